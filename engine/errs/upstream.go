@@ -1,0 +1,81 @@
+package errs
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/aws/smithy-go"
+)
+
+// throttlingCodes are the AWS error codes that mean "slow down and retry".
+var throttlingCodes = map[string]bool{
+	"Throttling": true, "ThrottlingException": true, "ThrottledException": true,
+	"RequestLimitExceeded": true, "TooManyRequestsException": true,
+	"RequestThrottled": true, "RequestThrottledException": true,
+	"SlowDown": true, "PriorRequestNotComplete": true,
+	"ServiceUnavailable": true, "InternalFailure": true, "InternalError": true,
+	"ServerException": true, "ServiceUnavailableException": true,
+}
+
+// APICode returns the AWS error code of err, or "" when err is not an AWS API error.
+func APICode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}
+
+// IsAPICode reports whether err is an AWS API error with one of codes.
+func IsAPICode(err error, codes ...string) bool {
+	c := APICode(err)
+	if c == "" {
+		return false
+	}
+	for _, want := range codes {
+		if c == want {
+			return true
+		}
+	}
+	return false
+}
+
+// IsNotFound reports whether err is an AWS "it does not exist" error of any service.
+func IsNotFound(err error) bool {
+	c := APICode(err)
+	return c == "ResourceNotFound" || c == "ResourceNotFoundException" ||
+		c == "NoSuchEntity" || c == "NoSuchEntityException" || strings.HasSuffix(c, ".NotFound") ||
+		c == "NotFoundException"
+}
+
+// FromUpstream turns an AWS error into an UPSTREAM error that names the AWS
+// code; throttling and server faults are marked retryable. An error that is
+// already coded is returned unchanged.
+func FromUpstream(err error, action string) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	code := APICode(err)
+	msg := err.Error()
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorMessage() != "" {
+		msg = ae.ErrorMessage()
+	}
+	out := &Error{Code: Upstream, UpstreamCode: code, Retryable: throttlingCodes[code] || code == "", cause: err}
+	if code != "" {
+		out.Message = action + ": " + code + ": " + msg
+	} else {
+		out.Message = action + ": " + msg
+	}
+	return out
+}
+
+// IsRetryable reports whether err may succeed if tried again unchanged.
+func IsRetryable(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Retryable
+	}
+	return throttlingCodes[APICode(err)]
+}

@@ -1,0 +1,84 @@
+package ops
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// State is what Observe found.
+type State int
+
+// The states Observe can report.
+const (
+	// Absent: the goal does not hold and nothing is under way; Apply is needed.
+	Absent State = iota
+	// Pending: the change is under way (e.g. a cluster is CREATING); keep polling.
+	Pending
+	// Done: the goal holds.
+	Done
+	// Broken: the target reached a state from which this phase cannot succeed
+	// (e.g. a cluster that FAILED); Observation.Err says why.
+	Broken
+	// NotNeeded: the phase has nothing to do for this operation (it is SKIPPED).
+	NotNeeded
+)
+
+// Observation is the result of Observe.
+type Observation struct {
+	State   State
+	Outputs map[string]string
+	Message string
+	// Err explains a Broken state; it should be an errs.Error.
+	Err error
+}
+
+// Step defines one phase: how to see whether its goal holds, and how to make
+// it hold.
+type Step struct {
+	Name      string
+	Title     string
+	DependsOn []string
+	// Timeout bounds the phase from its start to its goal; 0 means the
+	// runner's default.
+	Timeout time.Duration
+	Observe func(ctx context.Context, run *Run) (Observation, error)
+	// Apply makes the change once. It may be nil for phases that only wait.
+	Apply func(ctx context.Context, run *Run) (map[string]string, error)
+}
+
+// Run is what a phase sees of its operation while it runs.
+type Run struct {
+	// Op is a snapshot of the operation taken when the phase started; the
+	// outputs of every phase it depends on are final in it.
+	Op      *Operation
+	Phase   string
+	Attempt int
+}
+
+// Output returns an output of another phase of the operation.
+func (r *Run) Output(phase, key string) string { return r.Op.Output(phase, key) }
+
+// ClientToken is the idempotency token for the current Apply: derived from the
+// operation, phase and attempt, so a replayed call is idempotent at AWS too.
+// It is 32 hex characters, within every AWS client-token limit.
+func (r *Run) ClientToken() string {
+	h := sha256.Sum256([]byte(r.Op.ID + "/" + r.Phase + "/" + strconv.Itoa(r.Attempt)))
+	return hex.EncodeToString(h[:16])
+}
+
+// Definition describes one kind of operation.
+type Definition struct {
+	Kind string
+	// StatusQuery names the query that confirms the operation's effect.
+	StatusQuery string
+	// Steps builds the phases of op from its stored input.
+	Steps func(op *Operation) ([]Step, error)
+	// Reflect updates the target resource from the operation, in the same
+	// transaction every time the operation is stored. It may be nil.
+	Reflect func(tx *store.Tx, op *Operation) error
+}

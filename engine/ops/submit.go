@@ -1,0 +1,205 @@
+package ops
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Store indexes kept by the runner.
+const (
+	indexLock     = "lock"      // <target kind>/<target id> -> operation id
+	indexIdem     = "idem"      // <caller>\x00<key> -> request hash \x00 operation id
+	indexByTarget = "op-target" // <target kind>/<target id>/<operation id> -> ""
+)
+
+// Request asks for a new operation.
+type Request struct {
+	Kind           string
+	Target         Ref
+	RequestedBy    string
+	IdempotencyKey string
+	// Input is stored with the operation (JSON) and read back by the
+	// definition's Steps, so the operation can be resumed after a restart.
+	Input any
+	// Noop marks a request that the caller found already satisfied: the
+	// operation is stored SUCCEEDED with noop set, and nothing runs.
+	Noop bool
+	// Prepare runs in the transaction that stores the operation, after the
+	// lock and idempotency checks (e.g. to reserve a name and create the
+	// target's record). An error aborts the whole request.
+	Prepare func(tx *store.Tx, op *Operation) error
+}
+
+// Submit stores a new operation and starts it, returning at once. The same
+// idempotency key from the same caller returns the first operation; a second
+// operation on a target that has one running is a CONFLICT naming it.
+func (r *Runner) Submit(req Request) (*Operation, error) {
+	if err := r.acceptingWork(); err != nil {
+		return nil, err
+	}
+	def := r.defs[req.Kind]
+	if def == nil {
+		return nil, fmt.Errorf("operation kind %q is not registered", req.Kind)
+	}
+	input, err := json.Marshal(req.Input)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s input: %w", req.Kind, err)
+	}
+	hash := requestHash(req, input)
+	op := &Operation{
+		ID: r.ids.NewID(), Kind: req.Kind, Target: req.Target, RequestedBy: req.RequestedBy,
+		IdempotencyKey: req.IdempotencyKey, Status: Queued, StatusQuery: def.StatusQuery, Input: input,
+	}
+	var existing *Operation
+	err = r.store.Update(func(tx *store.Tx) error {
+		op.CreatedAt = tx.Now()
+		if req.IdempotencyKey != "" {
+			prior, err := r.byIdempotencyKey(tx, req.RequestedBy, req.IdempotencyKey, hash)
+			if err != nil || prior != nil {
+				existing = prior
+				return err
+			}
+		}
+		if err := r.lock(tx, op); err != nil {
+			return err
+		}
+		if req.Prepare != nil {
+			if err := req.Prepare(tx, op); err != nil {
+				return err
+			}
+		}
+		if err := r.plan(op, def); err != nil {
+			return err
+		}
+		if req.Noop {
+			op.Status, op.Noop = Succeeded, true
+			now := tx.Now()
+			op.StartedAt, op.FinishedAt = &now, &now
+			for _, p := range op.Phases {
+				p.Status, p.Message = PhaseSkipped, "already as requested"
+			}
+			if err := tx.DeleteIndex(indexLock, lockKey(op.Target)); err != nil {
+				return err
+			}
+		}
+		if req.IdempotencyKey != "" {
+			if err := tx.PutIndex(indexIdem, idemKey(req.RequestedBy, req.IdempotencyKey), hash+"\x00"+op.ID); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutIndex(indexByTarget, lockKey(op.Target)+"/"+op.ID, ""); err != nil {
+			return err
+		}
+		return r.save(tx, op)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return existing, nil
+	}
+	r.observer.OperationStatus(op.Kind, op.Status)
+	if !op.Status.Terminal() {
+		r.launch(op.ID)
+	}
+	return op, nil
+}
+
+// plan fills op.Phases from the definition's steps.
+func (r *Runner) plan(op *Operation, def *Definition) error {
+	steps, err := def.Steps(op)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, st := range steps {
+		for _, d := range st.DependsOn {
+			if !seen[d] {
+				return fmt.Errorf("%s: phase %q depends on %q, which is not an earlier phase", op.Kind, st.Name, d)
+			}
+		}
+		seen[st.Name] = true
+		op.Phases = append(op.Phases, &Phase{Name: st.Name, Title: st.Title, DependsOn: st.DependsOn, Status: PhasePending})
+	}
+	return nil
+}
+
+func (r *Runner) byIdempotencyKey(tx *store.Tx, caller, key, hash string) (*Operation, error) {
+	v, err := tx.GetIndex(indexIdem, idemKey(caller, key))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	priorHash, id, _ := strings.Cut(v, "\x00")
+	if priorHash != hash {
+		return nil, errs.Field("idempotencyKey", "idempotency key %q was already used for a different request (operation %s); use a new key for a new request", key, id)
+	}
+	var op Operation
+	if err := tx.Get(recordKind, id, &op); err != nil {
+		return nil, fmt.Errorf("load operation %s of idempotency key: %w", id, err)
+	}
+	return &op, nil
+}
+
+// lock makes op the one running operation of its target.
+func (r *Runner) lock(tx *store.Tx, op *Operation) error {
+	key := lockKey(op.Target)
+	holder, err := tx.GetIndex(indexLock, key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return err
+	case holder != op.ID:
+		var running Operation
+		if err := tx.Get(recordKind, holder, &running); err == nil && !running.Status.Terminal() {
+			return errs.New(errs.Conflict, "%s %s is busy with operation %s (%s, %s); wait for it to end (waitOperation) or cancel it (cancelOperation), then try again",
+				strings.ToLower(op.Target.Kind), targetLabel(op.Target), running.ID, running.Kind, running.Status).
+				WithDetail("operationId", running.ID)
+		}
+	}
+	return tx.PutIndex(indexLock, key, op.ID)
+}
+
+func (r *Runner) unlock(tx *store.Tx, op *Operation) error {
+	key := lockKey(op.Target)
+	holder, err := tx.GetIndex(indexLock, key)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && holder != op.ID) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return tx.DeleteIndex(indexLock, key)
+}
+
+func targetLabel(t Ref) string {
+	if t.Name != "" {
+		return fmt.Sprintf("%q (%s)", t.Name, t.ID)
+	}
+	return t.ID
+}
+
+func lockKey(t Ref) string              { return t.Kind + "/" + t.ID }
+func idemKey(caller, key string) string { return caller + "\x00" + key }
+
+func requestHash(req Request, input []byte) string {
+	h := sha256.New()
+	h.Write([]byte(req.Kind + "\x00" + req.Target.Kind + "\x00"))
+	if req.Target.Name != "" {
+		h.Write([]byte(req.Target.Name))
+	} else {
+		h.Write([]byte(req.Target.ID))
+	}
+	h.Write([]byte{0})
+	h.Write(input)
+	return hex.EncodeToString(h.Sum(nil))
+}

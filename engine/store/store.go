@@ -1,0 +1,190 @@
+// Package store keeps the control plane's records in Badger: resources,
+// operations, unique indexes (names, idempotency keys, per-target locks) and
+// the event log. Every write goes through Update, which appends the events of
+// the change in the same transaction and then hands them to live subscribers.
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// ErrNotFound is returned by Get for a key that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrClosed is returned by writes after Close.
+var ErrClosed = errors.New("store is closed")
+
+// Options tune Open.
+type Options struct {
+	// InMemory keeps everything in memory (tests and benchmarks only).
+	InMemory bool
+	// SyncWrites fsyncs every commit. Off survives a killed process; on also
+	// survives a power cut.
+	SyncWrites bool
+	Logger     *slog.Logger
+	// Clock stamps events; nil means time.Now.
+	Clock func() time.Time
+}
+
+// Store is the Badger-backed record store. It is safe for concurrent use.
+type Store struct {
+	db    *badger.DB
+	clock func() time.Time
+
+	// mu serialises writers so that event sequence numbers commit in order
+	// and reach subscribers in order.
+	mu     sync.Mutex
+	seq    uint64
+	closed bool
+	hub    hub
+}
+
+var (
+	keySeq        = []byte("m/seq")
+	prefixRecord  = "r/"
+	prefixIndex   = "i/"
+	prefixEvent   = []byte("e/")
+	eventKeyBytes = len(prefixEvent) + 8
+)
+
+// Open opens (creating if needed) the store in dir. A second process on the
+// same directory gets an error that says so.
+func Open(dir string, opts Options) (*Store, error) {
+	bo := badger.DefaultOptions(filepath.Join(dir, "badger")).
+		WithLogger(nil).
+		WithSyncWrites(opts.SyncWrites).
+		WithNumVersionsToKeep(1).
+		WithValueLogFileSize(64 << 20).
+		WithMemTableSize(16 << 20)
+	if opts.InMemory {
+		bo = bo.WithInMemory(true).WithDir("").WithValueDir("")
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+	}
+	db, err := badger.Open(bo)
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") || strings.Contains(err.Error(), "resource temporarily unavailable") {
+			return nil, fmt.Errorf("data directory %s is in use by another InstantStart process: stop it, or start this one with a different --data-dir", dir)
+		}
+		return nil, fmt.Errorf("open store in %s: %w", dir, err)
+	}
+	s := &Store{db: db, clock: opts.Clock}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	s.hub.init()
+	err = db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(keySeq)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			s.seq = binary.BigEndian.Uint64(v)
+			return nil
+		})
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read event sequence: %w", err)
+	}
+	return s, nil
+}
+
+// Close stops subscribers and closes Badger cleanly.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.hub.closeAll()
+	s.mu.Unlock()
+	return s.db.Close()
+}
+
+// Ping reports whether the store can serve reads.
+func (s *Store) Ping() error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return s.db.View(func(*badger.Txn) error { return nil })
+}
+
+// LastSequence returns the sequence number of the newest event.
+func (s *Store) LastSequence() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// Update runs fn in a read-write transaction. The events fn appends commit
+// with it and are then published to subscribers.
+func (s *Store) Update(fn func(tx *Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	startSeq := s.seq
+	tx := &Tx{s: s, write: true, now: s.clock().UTC()}
+	err := s.db.Update(func(txn *badger.Txn) error {
+		tx.txn = txn
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if len(tx.events) == 0 {
+			return nil
+		}
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], s.seq)
+		return txn.Set(keySeq, b[:])
+	})
+	if err != nil {
+		s.seq = startSeq
+		return err
+	}
+	s.hub.publish(tx.events)
+	return nil
+}
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(fn func(tx *Tx) error) error {
+	return s.db.View(func(txn *badger.Txn) error {
+		return fn(&Tx{s: s, txn: txn, now: s.clock().UTC()})
+	})
+}
+
+func recordKey(kind, id string) []byte  { return []byte(prefixRecord + kind + "/" + id) }
+func indexKey(index, key string) []byte { return []byte(prefixIndex + index + "/" + key) }
+
+func eventKey(seq uint64) []byte {
+	k := make([]byte, eventKeyBytes)
+	copy(k, prefixEvent)
+	binary.BigEndian.PutUint64(k[len(prefixEvent):], seq)
+	return k
+}
+
+func decode(raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode record: %w", err)
+	}
+	return nil
+}
