@@ -1,0 +1,117 @@
+// Package awscloud is the real AWS provider: it hands the engine the
+// aws-sdk-go-v2 clients themselves as its cloud ports, one set per region,
+// configured by the standard credential chain, AWS_REGION and
+// AWS_ENDPOINT_URL* so that it can also be pointed at an emulator.
+package awscloud
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+)
+
+// providerName is the cloud.Provider name of every provider made here.
+const providerName = "aws"
+
+// Options configures New. The zero value uses the standard AWS
+// configuration: the region from AWS_REGION or the shared config, endpoints
+// from AWS_ENDPOINT_URL* or the shared config, and the standard credential
+// chain.
+type Options struct {
+	// DefaultRegion is the region used when a request names none; it also
+	// overrides AWS_REGION while loading the configuration.
+	DefaultRegion string
+	// BaseEndpoint, when set, sends every client to this URL (an emulator,
+	// say) and overrides AWS_ENDPOINT_URL* and the shared config.
+	BaseEndpoint string
+	// Credentials, when set, signs every request; nil means the standard
+	// credential chain.
+	Credentials aws.CredentialsProvider
+}
+
+// Regions hands out the real AWS clients for each region; it implements
+// cloud.Regions. Clients are built once per region and shared, as the SDK
+// clients are safe for concurrent use.
+type Regions struct {
+	cfg           aws.Config
+	defaultRegion string
+
+	mu        sync.Mutex
+	providers map[string]*cloud.Provider
+}
+
+var _ cloud.Regions = (*Regions)(nil)
+
+// New loads the AWS configuration once and returns the regions it serves.
+// It makes no AWS call; bad credentials show up on the first request. It
+// fails when no region is known from opts, AWS_REGION or the shared config.
+func New(ctx context.Context, opts Options) (*Regions, error) {
+	var load []func(*config.LoadOptions) error
+	if opts.DefaultRegion != "" {
+		if err := checkRegion(opts.DefaultRegion); err != nil {
+			return nil, fmt.Errorf("default region: %w", err)
+		}
+		load = append(load, config.WithRegion(opts.DefaultRegion))
+	}
+	if opts.BaseEndpoint != "" {
+		load = append(load, config.WithBaseEndpoint(opts.BaseEndpoint))
+	}
+	if opts.Credentials != nil {
+		load = append(load, config.WithCredentialsProvider(opts.Credentials))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, load...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration (environment, shared config and credential chain): %w", err)
+	}
+	if cfg.Region == "" {
+		return nil, fmt.Errorf("no AWS region configured: set --region or AWS_REGION")
+	}
+	if err := checkRegion(cfg.Region); err != nil {
+		return nil, fmt.Errorf("region from AWS_REGION or the shared config: %w", err)
+	}
+	return &Regions{cfg: cfg, defaultRegion: cfg.Region, providers: make(map[string]*cloud.Provider)}, nil
+}
+
+// DefaultRegion is the region used when a request names none: the one given
+// in Options, else the one from AWS_REGION or the shared config.
+func (r *Regions) DefaultRegion() string {
+	return r.defaultRegion
+}
+
+// Provider returns the AWS clients for region, building them on first use.
+// It fails when region is empty or not shaped like an AWS region code.
+func (r *Regions) Provider(region string) (*cloud.Provider, error) {
+	if err := checkRegion(region); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.providers[region]; ok {
+		return p, nil
+	}
+	cfg := r.cfg.Copy()
+	cfg.Region = region
+	p := &cloud.Provider{
+		Name:          providerName,
+		Region:        region,
+		SageMaker:     sagemaker.NewFromConfig(cfg),
+		EKS:           eks.NewFromConfig(cfg),
+		EC2:           ec2.NewFromConfig(cfg),
+		IAM:           iam.NewFromConfig(cfg),
+		STS:           sts.NewFromConfig(cfg),
+		ServiceQuotas: servicequotas.NewFromConfig(cfg),
+	}
+	r.providers[region] = p
+	return p, nil
+}

@@ -1,0 +1,244 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+	"github.com/aws/smithy-go"
+)
+
+func TestParseFault(t *testing.T) {
+	cases := []struct {
+		spec string
+		want Fault
+		bad  bool
+	}{
+		{"capacity:zone=us-west-2a,instanceType=ml.p5.48xlarge", Fault{Kind: "capacity", Zone: "us-west-2a", InstanceType: "ml.p5.48xlarge"}, false},
+		{"throttle:service=eks,operation=DescribeCluster,count=3", Fault{Kind: "throttle", Service: "eks", Operation: "DescribeCluster", Count: 3}, false},
+		{"error:service=eks,operation=CreateCluster,code=InvalidParameterException,message=boom",
+			Fault{Kind: "error", Service: "eks", Operation: "CreateCluster", Code: "InvalidParameterException", Message: "boom"}, false},
+		{"quota:instanceType=ml.p5.48xlarge,value=0", Fault{Kind: "quota", InstanceType: "ml.p5.48xlarge"}, false},
+		{"fail:service=sagemaker,message=Lifecycle script failed", Fault{Kind: "fail", Service: "sagemaker", Message: "Lifecycle script failed"}, false},
+		{" Throttle : Service = ec2 ", Fault{Kind: "throttle", Service: "ec2"}, false},
+		{"fail", Fault{Kind: "fail"}, false},
+		{"meteor:zone=us-west-2a", Fault{}, true},
+		{"throttle:service", Fault{}, true},
+		{"throttle:colour=red", Fault{}, true},
+		{"throttle:count=many", Fault{}, true},
+	}
+	for _, c := range cases {
+		got, err := ParseFault(c.spec)
+		if (err != nil) != c.bad {
+			t.Errorf("ParseFault(%q): err = %v", c.spec, err)
+			continue
+		}
+		if !c.bad && got != c.want {
+			t.Errorf("ParseFault(%q) = %+v, want %+v", c.spec, got, c.want)
+		}
+	}
+}
+
+func TestInjectFaultValidates(t *testing.T) {
+	f := newFixture(t)
+	bad := []Fault{
+		{Kind: "meteor"},
+		{Kind: FaultThrottle},                     // no service
+		{Kind: FaultThrottle, Service: "s3"},      // unknown service
+		{Kind: FaultCapacity},                     // no zone
+		{Kind: FaultCapacity, Zone: "us-west-2z"}, // unknown zone
+		{Kind: FaultCapacity, Zone: "us-west-2a", Region: "us-east-1"},
+		{Kind: FaultQuota},                             // no instance type
+		{Kind: FaultQuota, InstanceType: "ml.x9.huge"}, // unknown type
+		{Kind: FaultFail, Service: "iam"},              // nothing asynchronous
+		{Kind: FaultError, Service: "eks", Count: -1},
+	}
+	for _, fault := range bad {
+		if _, err := f.w.InjectFault(fault); err == nil {
+			t.Errorf("InjectFault(%+v) succeeded", fault)
+		}
+	}
+	a := ok(f.w.InjectFault(Fault{Kind: FaultError, Service: "EKS"})).must(t)
+	b := ok(f.w.InjectFault(Fault{Kind: FaultCapacity, Zone: "usw2-az1", InstanceType: "p5.48xlarge"})).must(t)
+	if a.ID == "" || a.ID == b.ID || a.Code != "InternalFailure" || a.Service != "eks" {
+		t.Errorf("stored faults: %+v %+v", a, b)
+	}
+	if b.Region != "us-west-2" || b.InstanceType != "ml.p5.48xlarge" {
+		t.Errorf("capacity fault not normalised: %+v", b)
+	}
+	if _, err := f.w.InjectFault(Fault{ID: a.ID, Kind: FaultThrottle, Service: "ec2"}); err == nil {
+		t.Errorf("a second fault with id %s was accepted", a.ID)
+	}
+	if err := f.w.ClearFault(a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.w.ClearFault(a.ID); err == nil {
+		t.Errorf("ClearFault of a cleared fault succeeded")
+	}
+	if got := f.w.Faults(); len(got) != 1 || got[0].ID != b.ID {
+		t.Errorf("Faults = %+v", got)
+	}
+	f.w.ClearFaults()
+	if got := f.w.Faults(); len(got) != 0 {
+		t.Errorf("after ClearFaults: %+v", got)
+	}
+}
+
+func TestThrottleFault(t *testing.T) {
+	f := newFixture(t)
+	ok(f.w.InjectFault(Fault{Kind: FaultThrottle, Service: "eks", Operation: "DescribeCluster", Count: 2})).must(t)
+	ok(f.w.InjectFault(Fault{Kind: FaultThrottle, Service: "ec2"})).must(t)
+	describe := func() error {
+		_, err := f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("x")})
+		return err
+	}
+	for i := 0; i < 2; i++ {
+		if code := errorCode(t, describe()); code != "ThrottlingException" {
+			t.Errorf("call %d: code %q", i, code)
+		}
+	}
+	var notFound *ekstypes.ResourceNotFoundException
+	if err := describe(); !errors.As(err, &notFound) {
+		t.Errorf("third call, after the fault's count: %v", err)
+	}
+	if _, err := f.p.EKS.ListClusters(f.ctx, nil); err != nil {
+		t.Errorf("another EKS operation was throttled: %v", err)
+	}
+	_, err := f.p.EC2.DescribeVpcs(f.ctx, nil)
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "RequestLimitExceeded" || ae.ErrorMessage() != "Rate exceeded" {
+		t.Errorf("EC2 throttling: %v", err)
+	}
+	if got := f.w.Faults(); len(got) != 1 || got[0].Service != "ec2" {
+		t.Errorf("the spent fault was not removed: %+v", got)
+	}
+	if got := f.w.Calls()["eks"]["DescribeCluster"]; got != 3 {
+		t.Errorf("throttled calls are calls too: counted %d", got)
+	}
+}
+
+func TestErrorFault(t *testing.T) {
+	f := newFixture(t)
+	ok(f.w.InjectFault(ok(ParseFault("error:service=iam,operation=CreateRole,code=ServiceFailure,message=boom,count=1")).must(t))).must(t)
+	ok(f.w.InjectFault(Fault{Kind: FaultError, Service: "sts"})).must(t)
+	_, err := f.p.IAM.CreateRole(f.ctx, &iam.CreateRoleInput{RoleName: aws.String("r"), AssumeRolePolicyDocument: aws.String(trustPolicy)})
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ServiceFailure" || ae.ErrorMessage() != "boom" {
+		t.Errorf("injected error: %v", err)
+	}
+	f.role("r") // the fault fired its one time
+	_, err = f.p.STS.GetCallerIdentity(f.ctx, nil)
+	if code := errorCode(t, err); code != "InternalFailure" {
+		t.Errorf("default code: %q", code)
+	}
+}
+
+func TestCapacityFault(t *testing.T) {
+	f := newFixture(t)
+	h := f.hyperPod()
+	fault := ok(f.w.InjectFault(ok(ParseFault("capacity:zone=us-west-2a,instanceType=ml.p5.48xlarge")).must(t))).must(t)
+
+	// Another type in the zone is not affected.
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("g5", "ml.g5.xlarge", 1, 0))).must(t)
+	// The request is accepted and fails when it would have been InService.
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("hp", "ml.p5.48xlarge", 2, 0))).must(t)
+	if s := f.hpStatus("hp").ClusterStatus; s != smtypes.ClusterStatusCreating {
+		t.Errorf("right after create: %s", s)
+	}
+	f.clock.Advance(scaled(hpCreateTime))
+	d := f.hpStatus("hp")
+	msg := aws.ToString(d.FailureMessage)
+	if d.ClusterStatus != smtypes.ClusterStatusFailed || !strings.HasPrefix(msg, "InsufficientInstanceCapacity") ||
+		!strings.Contains(msg, "us-west-2a") || !strings.Contains(msg, "ml.p5.48xlarge") {
+		t.Fatalf("cluster = %s: %q", d.ClusterStatus, msg)
+	}
+	if s := f.hpStatus("g5").ClusterStatus; s != smtypes.ClusterStatusInservice {
+		t.Errorf("g5 cluster: %s", s)
+	}
+	nodes := ok(f.p.SageMaker.ListClusterNodes(f.ctx, &sagemaker.ListClusterNodesInput{ClusterName: aws.String("hp")})).must(t)
+	if len(nodes.ClusterNodeSummaries) != 0 {
+		t.Errorf("a failed cluster has %d nodes", len(nodes.ClusterNodeSummaries))
+	}
+
+	// Delete the failed cluster, clear the fault, and try again.
+	ok(f.p.SageMaker.DeleteCluster(f.ctx, &sagemaker.DeleteClusterInput{ClusterName: aws.String("hp")})).must(t)
+	f.clock.Advance(scaled(hpDeleteTime))
+	if err := f.w.ClearFault(fault.ID); err != nil {
+		t.Fatal(err)
+	}
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("hp", "ml.p5.48xlarge", 2, 0))).must(t)
+	f.clock.Advance(scaled(hpCreateTime))
+	if s := f.hpStatus("hp").ClusterStatus; s != smtypes.ClusterStatusInservice {
+		t.Errorf("after clearing the fault: %s", s)
+	}
+}
+
+func TestQuotaFault(t *testing.T) {
+	f := newFixture(t)
+	h := f.hyperPod()
+	ok(f.w.InjectFault(ok(ParseFault("quota:instanceType=ml.p5.48xlarge,value=0")).must(t))).must(t)
+	if q := f.quotas(100)["ml.p5.48xlarge for cluster usage"]; *q.Value != 0 {
+		t.Errorf("ListServiceQuotas reports %v", *q.Value)
+	}
+	_, err := f.p.SageMaker.CreateCluster(f.ctx, h.input("hp", "ml.p5.48xlarge", 1, 0))
+	var limit *smtypes.ResourceLimitExceeded
+	if !errors.As(err, &limit) || !strings.Contains(aws.ToString(limit.Message), "ml.p5.48xlarge for cluster usage") {
+		t.Fatalf("CreateCluster over a zero quota: %v", err)
+	}
+	// Zero instances fit in a zero quota; other types are unaffected.
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("zero", "ml.p5.48xlarge", 0, 0))).must(t)
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("g5", "ml.g5.12xlarge", 16, 0))).must(t)
+	f.w.ClearFaults()
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("hp", "ml.p5.48xlarge", 4, 0))).must(t)
+}
+
+func TestFailFault(t *testing.T) {
+	f := newFixture(t)
+	h := f.hyperPod() // made before the faults, so its EKS cluster is ACTIVE
+
+	ok(f.w.InjectFault(Fault{Kind: FaultFail, Service: "sagemaker", Message: "Lifecycle script failed on 1 instance", Count: 1})).must(t)
+	ok(f.p.SageMaker.CreateCluster(f.ctx, h.input("hp", "ml.g5.xlarge", 1, 0))).must(t)
+	f.clock.Advance(scaled(hpCreateTime))
+	if d := f.hpStatus("hp"); d.ClusterStatus != smtypes.ClusterStatusFailed || aws.ToString(d.FailureMessage) != "Lifecycle script failed on 1 instance" {
+		t.Errorf("sagemaker cluster = %s %q", d.ClusterStatus, aws.ToString(d.FailureMessage))
+	}
+
+	ok(f.w.InjectFault(Fault{Kind: FaultFail, Service: "eks", Operation: "CreateAddon", Count: 1})).must(t)
+	ok(f.p.EKS.CreateAddon(f.ctx, &eks.CreateAddonInput{ClusterName: aws.String("eks"), AddonName: aws.String("cert-manager")})).must(t)
+	f.clock.Advance(scaled(addonCreateTime))
+	ad := ok(f.p.EKS.DescribeAddon(f.ctx, &eks.DescribeAddonInput{ClusterName: aws.String("eks"), AddonName: aws.String("cert-manager")})).must(t).Addon
+	if ad.Status != ekstypes.AddonStatusCreateFailed || len(ad.Health.Issues) != 1 {
+		t.Errorf("add-on = %s %+v", ad.Status, ad.Health)
+	}
+
+	ok(f.w.InjectFault(Fault{Kind: FaultFail, Service: "eks"})).must(t)
+	ok(f.p.EKS.CreateCluster(f.ctx, &eks.CreateClusterInput{
+		Name: aws.String("broken"), RoleArn: aws.String("arn:aws:iam::123456789012:role/eks-eks-role"),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: h.net.subnets},
+	})).must(t)
+	f.clock.Advance(scaled(eksCreateTime))
+	c := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("broken")})).must(t).Cluster
+	if c.Status != ekstypes.ClusterStatusFailed {
+		t.Errorf("EKS cluster = %s", c.Status)
+	}
+	// A FAILED control plane can be deleted.
+	ok(f.p.EKS.DeleteCluster(f.ctx, &eks.DeleteClusterInput{Name: aws.String("broken")})).must(t)
+
+	ok(f.w.InjectFault(Fault{Kind: FaultFail, Service: "ec2", Message: "no luck"})).must(t)
+	igw := ok(f.p.EC2.CreateInternetGateway(f.ctx, nil)).must(t).InternetGateway.InternetGatewayId
+	ok(f.p.EC2.AttachInternetGateway(f.ctx, &ec2.AttachInternetGatewayInput{InternetGatewayId: igw, VpcId: &h.net.vpc})).must(t)
+	eip := ok(f.p.EC2.AllocateAddress(f.ctx, nil)).must(t).AllocationId
+	nat := ok(f.p.EC2.CreateNatGateway(f.ctx, &ec2.CreateNatGatewayInput{SubnetId: &h.net.subnets[0], AllocationId: eip})).must(t).NatGateway
+	f.clock.Advance(scaled(natCreateTime))
+	if got := f.natState(nat.NatGatewayId); got != ec2types.NatGatewayStateFailed {
+		t.Errorf("NAT gateway = %s", got)
+	}
+}

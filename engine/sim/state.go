@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// state is everything the world remembers. It is saved as JSON, so it holds
+// plain records, not SDK types (some of which are unions JSON cannot decode).
+type state struct {
+	Seq      uint64                    // source of every generated id
+	Calls    map[string]map[string]int // service -> operation -> count
+	Faults   []Fault
+	FaultSeq int
+	Roles    map[string]*roleRec // by lower-case role name: IAM names are case-insensitive
+	OIDC     map[string]*oidcRec // by ARN
+	Regions  map[string]*regionState
+}
+
+// regionState holds the regional resources of one region.
+type regionState struct {
+	VPCs           map[string]*vpcRec
+	Subnets        map[string]*subnetRec
+	IGWs           map[string]*igwRec
+	Addresses      map[string]*addressRec // by allocation id
+	NATs           map[string]*natRec
+	RouteTables    map[string]*routeTableRec
+	SecurityGroups map[string]*sgRec
+	Tags           map[string]map[string]string // EC2 tags by resource id
+	EKS            map[string]*eksClusterRec    // by cluster name
+	HyperPod       map[string]*hpClusterRec     // by cluster name
+}
+
+func newState() *state {
+	st := &state{}
+	st.init()
+	return st
+}
+
+func decodeState(data []byte) (*state, error) {
+	st := &state{}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, fmt.Errorf("decode world: %w", err)
+	}
+	st.init()
+	return st, nil
+}
+
+// init fills the maps JSON leaves nil.
+func (st *state) init() {
+	if st.Calls == nil {
+		st.Calls = map[string]map[string]int{}
+	}
+	if st.Roles == nil {
+		st.Roles = map[string]*roleRec{}
+	}
+	if st.OIDC == nil {
+		st.OIDC = map[string]*oidcRec{}
+	}
+	if st.Regions == nil {
+		st.Regions = map[string]*regionState{}
+	}
+	for _, rs := range st.Regions {
+		rs.init()
+	}
+}
+
+func (rs *regionState) init() {
+	if rs.VPCs == nil {
+		rs.VPCs = map[string]*vpcRec{}
+	}
+	if rs.Subnets == nil {
+		rs.Subnets = map[string]*subnetRec{}
+	}
+	if rs.IGWs == nil {
+		rs.IGWs = map[string]*igwRec{}
+	}
+	if rs.Addresses == nil {
+		rs.Addresses = map[string]*addressRec{}
+	}
+	if rs.NATs == nil {
+		rs.NATs = map[string]*natRec{}
+	}
+	if rs.RouteTables == nil {
+		rs.RouteTables = map[string]*routeTableRec{}
+	}
+	if rs.SecurityGroups == nil {
+		rs.SecurityGroups = map[string]*sgRec{}
+	}
+	if rs.Tags == nil {
+		rs.Tags = map[string]map[string]string{}
+	}
+	if rs.EKS == nil {
+		rs.EKS = map[string]*eksClusterRec{}
+	}
+	if rs.HyperPod == nil {
+		rs.HyperPod = map[string]*hpClusterRec{}
+	}
+	for _, c := range rs.EKS {
+		c.init()
+	}
+}
+
+func (st *state) regionState(region string) *regionState {
+	rs, ok := st.Regions[region]
+	if !ok {
+		rs = &regionState{}
+		rs.init()
+		st.Regions[region] = rs
+	}
+	return rs
+}
+
+func (st *state) count(service, op string) {
+	ops, ok := st.Calls[service]
+	if !ok {
+		ops = map[string]int{}
+		st.Calls[service] = ops
+	}
+	ops[op]++
+}
+
+// prune drops the resources that have finished disappearing by now.
+func (st *state) prune(now time.Time) {
+	for _, rs := range st.Regions {
+		rs.prune(now)
+	}
+}
+
+// natGoneAfter is how long a deleted NAT gateway stays visible in state
+// "deleted", as in EC2 (about an hour).
+const natGoneAfter = time.Hour
+
+func (rs *regionState) prune(now time.Time) {
+	for name, c := range rs.EKS {
+		if c.Life.phase(now) == phaseGone {
+			delete(rs.SecurityGroups, c.ClusterSGID)
+			delete(rs.Tags, c.ClusterSGID)
+			delete(rs.EKS, name)
+			continue
+		}
+		for an, a := range c.Addons {
+			if a.Life.phase(now) == phaseGone {
+				delete(c.Addons, an)
+			}
+		}
+	}
+	for name, c := range rs.HyperPod {
+		if c.Life.phase(now) == phaseGone {
+			delete(rs.HyperPod, name)
+		}
+	}
+	for id, n := range rs.NATs {
+		if n.Life.GoneAt != nil && now.After(n.Life.GoneAt.Add(natGoneAfter)) {
+			delete(rs.NATs, id)
+			delete(rs.Tags, id)
+		}
+	}
+}
+
+// txn is the context of one call: the world's state, the call's region and
+// the time the call happened.
+type txn struct {
+	w      *World
+	st     *state
+	region string
+	rs     *regionState // nil for the global services
+	now    time.Time
+}
+
+func (t *txn) account() string { return t.w.account }
+
+// after is the simulated moment a real latency d from now ends.
+func (t *txn) after(d time.Duration) time.Time { return t.now.Add(t.w.scale(d)) }
+
+// newID returns an EC2-style id such as "vpc-0a1b2c3d4e5f60718": a prefix
+// and 17 hex digits, deterministic from the world's sequence.
+func (t *txn) newID(prefix string) string {
+	return fmt.Sprintf("%s-%017x", prefix, t.nextRand())
+}
+
+// nextRand advances the sequence and returns a well-mixed 64-bit value
+// (splitmix64), so generated ids look random yet replay identically.
+func (t *txn) nextRand() uint64 {
+	t.st.Seq++
+	z := t.st.Seq*0x9e3779b97f4a7c15 + 0x632be59bd9b4e5f5
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// randString returns n characters drawn from alphabet.
+func (t *txn) randString(alphabet string, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		v := t.nextRand()
+		for i := 0; i < 10 && b.Len() < n; i++ {
+			b.WriteByte(alphabet[v%uint64(len(alphabet))])
+			v /= uint64(len(alphabet))
+		}
+	}
+	return b.String()
+}
+
+const (
+	upperHex   = "0123456789ABCDEF"
+	lowerAlnum = "abcdefghijklmnopqrstuvwxyz0123456789"
+	upperAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+)
+
+// phase is where an asynchronous resource is in its life.
+type phase int
+
+const (
+	phaseCreating phase = iota
+	phaseReady
+	phaseFailed
+	phaseDeleting
+	phaseGone
+)
+
+// lifecycle records the timestamps from which an asynchronous resource's
+// status is computed: nothing runs in the background.
+type lifecycle struct {
+	CreatedAt   time.Time
+	ReadyAt     time.Time  // when creation ends, in the ready or failed state
+	FailMessage string     `json:",omitempty"` // set: creation ends failed
+	DeletingAt  *time.Time `json:",omitempty"`
+	GoneAt      *time.Time `json:",omitempty"`
+}
+
+func newLifecycle(now, readyAt time.Time) lifecycle {
+	return lifecycle{CreatedAt: now, ReadyAt: readyAt}
+}
+
+func (l lifecycle) phase(now time.Time) phase {
+	switch {
+	case l.GoneAt != nil && !now.Before(*l.GoneAt):
+		return phaseGone
+	case l.DeletingAt != nil:
+		return phaseDeleting
+	case now.Before(l.ReadyAt):
+		return phaseCreating
+	case l.FailMessage != "":
+		return phaseFailed
+	default:
+		return phaseReady
+	}
+}
+
+// startDeleting marks the resource deleting now and gone at goneAt.
+func (l *lifecycle) startDeleting(now, goneAt time.Time) {
+	l.DeletingAt, l.GoneAt = &now, &goneAt
+}
