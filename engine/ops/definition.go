@@ -58,6 +58,11 @@ type Run struct {
 	Op      *Operation
 	Phase   string
 	Attempt int
+	// Applied is true once this phase's change was requested: by an Apply
+	// in this run, or by an earlier process (the phase was stored WAITING).
+	// Observe uses it to tell a failure of this attempt, which fails the
+	// phase, from the leftovers of an earlier one, which Apply may replace.
+	Applied bool
 }
 
 // Output returns an output of another phase of the operation.

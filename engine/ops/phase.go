@@ -38,6 +38,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) {
 	// Apply again.
 	applying := ph.Applying
 	appliedHere := ph.Status == PhaseWaiting
+	run.Applied = appliedHere
 
 	for poll := 0; ; poll++ {
 		if poll > 0 {
@@ -115,7 +116,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) {
 			r.failPhase(id, st.Name, started, errs.FromUpstream(err, st.Title))
 			return
 		}
-		appliedHere = true
+		appliedHere, run.Applied = true, true
 		r.applied(id, st.Name, outputs, "waiting for the change to take effect")
 	}
 }

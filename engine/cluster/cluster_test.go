@@ -1,0 +1,323 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+const speed = 5000
+
+type fixture struct {
+	world  *sim.World
+	runner *ops.Runner
+	svc    *Service
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	st, err := store.Open("", store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := ops.NewRunner(st, ops.Options{Backoff: ops.DefaultBackoff.Scaled(speed)})
+	svc := New(st, runner, world, Options{Scale: speed})
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		runner.Shutdown(context.Background())
+		st.Close()
+	})
+	return &fixture{world: world, runner: runner, svc: svc}
+}
+
+func (f *fixture) wait(t *testing.T, id string) *ops.Operation {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		op, err := f.runner.Wait(context.Background(), id, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if op.Status.Terminal() {
+			return op
+		}
+	}
+	t.Fatalf("operation %s did not end", id)
+	return nil
+}
+
+func p5Group() InstanceGroupSpec {
+	return InstanceGroupSpec{Name: "gpu", InstanceType: "ml.p5.48xlarge", Count: 2, Zone: "us-west-2a"}
+}
+
+func validInput() CreateInput {
+	return CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []InstanceGroupSpec{p5Group()}}
+}
+
+func TestCreateAndDeleteCluster(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := f.wait(t, op.ID)
+	if end.Status != ops.Succeeded {
+		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
+	}
+	c, err := f.svc.Get(op.Target.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != StatusActive || c.EKS.Status != "ACTIVE" || c.HyperPod.Status != "InService" || c.HyperPod.NodeRecovery != "Automatic" ||
+		c.HyperPod.NodeProvisioning != "Continuous" || c.EKS.AuthMode != "API" || c.EKS.OIDCProviderArn == "" {
+		t.Fatalf("cluster after create: %+v", c)
+	}
+	var compute int
+	for _, s := range c.Network.Subnets {
+		if s.Role == SubnetCompute {
+			compute++
+			if !strings.HasSuffix(s.CIDR, "/20") || s.Zone != "us-west-2a" {
+				t.Fatalf("compute subnet %+v", s)
+			}
+		}
+	}
+	if compute != 1 || len(c.Network.Subnets) != 5 || c.Network.NatGatewayID == "" || c.Network.CIDR != "10.0.0.0/16" {
+		t.Fatalf("network %+v", c.Network)
+	}
+	calls := f.world.Calls()
+	if calls["sagemaker"]["CreateCluster"] != 1 || calls["eks"]["CreateCluster"] != 1 {
+		t.Fatalf("calls %v", calls)
+	}
+
+	del, err := f.svc.Delete(context.Background(), "tester", c.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, del.ID); end.Status != ops.Succeeded {
+		t.Fatalf("delete ended %s: %+v", end.Status, end.Error)
+	}
+	c, _ = f.svc.Get(c.ID)
+	if c.Status != StatusDeleted || c.DeletedAt == nil {
+		t.Fatalf("after delete: %s", c.Status)
+	}
+	p, _ := f.world.Provider("us-west-2")
+	if v, _ := clusterVPC(context.Background(), p, c.ID); v != nil {
+		t.Fatalf("the VPC is still there: %s", *v.VpcId)
+	}
+	// The name is free again.
+	again, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatalf("re-create with the same name: %v", err)
+	}
+	if end := f.wait(t, again.ID); end.Status != ops.Succeeded {
+		t.Fatalf("re-create ended %s", end.Status)
+	}
+	page, _ := f.svc.List(ListFilter{}, 10, "")
+	if page.TotalCount != 1 || page.Items[0].ID != again.Target.ID {
+		t.Fatalf("list shows %d clusters", page.TotalCount)
+	}
+}
+
+func TestCapacityFaultFailsHyperPodPhaseAndRetryFinishesWithoutNewEKSCluster(t *testing.T) {
+	f := newFixture(t)
+	fault, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultCapacity, Zone: "us-west-2a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := f.wait(t, op.ID)
+	hp := end.Phase("hyperpod-cluster")
+	if end.Status != ops.Failed || hp.Status != ops.PhaseFailed || hp.Error.Code != "UPSTREAM" || !strings.Contains(hp.Error.Message, "us-west-2a") {
+		t.Fatalf("after the fault: op %s phase %+v", end.Status, hp.Error)
+	}
+	c, _ := f.svc.Get(op.Target.ID)
+	if c.Status != StatusFailed {
+		t.Fatalf("cluster status %s", c.Status)
+	}
+	if err := f.world.ClearFault(fault.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.runner.Retry(op.ID); err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
+		t.Fatalf("after retry %s: %+v", end.Status, end.Error)
+	}
+	calls := f.world.Calls()
+	if calls["eks"]["CreateCluster"] != 1 || calls["sagemaker"]["CreateCluster"] != 2 {
+		t.Fatalf("calls after retry: eks %d sagemaker %d", calls["eks"]["CreateCluster"], calls["sagemaker"]["CreateCluster"])
+	}
+	if c, _ := f.svc.Get(op.Target.ID); c.Status != StatusActive || c.HyperPod.FailureMessage != "" {
+		t.Fatalf("cluster after retry: %s %q", c.Status, c.HyperPod.FailureMessage)
+	}
+}
+
+func TestBadInputIsRefusedBeforeAnythingIsMade(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*CreateInput)
+		code  errs.Code
+		field string
+		says  string
+	}{
+		{"invalid name", func(in *CreateInput) { in.Name = "-bad_name" }, errs.Validation, "input.name", "not valid"},
+		{"unknown zone", func(in *CreateInput) { in.Zones = []string{"us-west-2a", "us-west-2z"} }, errs.Validation, "input.zones[1]", "us-west-2z"},
+		{"one zone", func(in *CreateInput) { in.Zones = []string{"us-west-2a"} }, errs.Validation, "input.zones", "at least two"},
+		{"unknown version", func(in *CreateInput) { in.KubernetesVersion = "1.12" }, errs.Validation, "input.kubernetesVersion", "1.28 to 1.34"},
+		{"instance type not offered in zone", func(in *CreateInput) { in.InstanceGroups[0].Zone = "us-west-2d"; in.Zones = append(in.Zones, "us-west-2d") },
+			errs.Precondition, "input.instanceGroups[0].instanceType", "us-west-2a"},
+		{"unknown instance type", func(in *CreateInput) { in.InstanceGroups[0].InstanceType = "ml.z9.large" }, errs.Precondition, "input.instanceGroups[0].instanceType", "no zone"},
+		{"not an ml type", func(in *CreateInput) { in.InstanceGroups[0].InstanceType = "p5.48xlarge" }, errs.Validation, "input.instanceGroups[0].instanceType", "ml."},
+		{"over quota", func(in *CreateInput) { in.InstanceGroups[0].Count = 50 }, errs.Precondition, "input.instanceGroups[0].count", "quota"},
+		{"bad threads", func(in *CreateInput) { in.InstanceGroups[0].ThreadsPerCore = 3 }, errs.Validation, "input.instanceGroups[0].threadsPerCore", "1 or 2"},
+		{"group zone outside the cluster", func(in *CreateInput) { in.InstanceGroups[0].Zone = "us-west-2c" }, errs.Validation, "input.instanceGroups[0].zone", "not one of the cluster's zones"},
+		{"VPC range with host bits", func(in *CreateInput) { in.VpcCIDR = "10.0.0.1/16" }, errs.Validation, "input.vpcCidr", "10.0.0.0/16"},
+		{"VPC range not a /16", func(in *CreateInput) { in.VpcCIDR = "10.9.0.0/20" }, errs.Validation, "input.vpcCidr", "/16"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			in := validInput()
+			tc.edit(&in)
+			_, err := f.svc.Create(context.Background(), "tester", in, "")
+			e := findField(err, tc.field)
+			if e == nil || e.Code != tc.code || !strings.Contains(e.Message, tc.says) {
+				t.Fatalf("got %v (field %q), want %s on %s saying %q", err, fieldsOf(err), tc.code, tc.field, tc.says)
+			}
+			for svc, ops := range f.world.Calls() {
+				for op := range ops {
+					if strings.HasPrefix(op, "Create") || strings.HasPrefix(op, "Allocate") {
+						t.Fatalf("%s %s was called for a refused request", svc, op)
+					}
+				}
+			}
+			if page, _ := f.svc.List(ListFilter{IncludeDeleted: true}, 10, ""); page.TotalCount != 0 {
+				t.Fatalf("a cluster record was made")
+			}
+		})
+	}
+}
+
+func TestOverlappingVpcCIDRIsRefused(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, op.ID)
+	in := validInput()
+	in.Name, in.VpcCIDR = "other", "10.0.0.0/16"
+	_, err = f.svc.Create(context.Background(), "tester", in, "")
+	if e := findField(err, "input.vpcCidr"); e == nil || !strings.Contains(e.Message, "overlaps") {
+		t.Fatalf("got %v", err)
+	}
+	in.VpcCIDR = ""
+	second, err := f.svc.Create(context.Background(), "tester", in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, second.ID)
+	c, _ := f.svc.Get(second.Target.ID)
+	if c.Network.CIDR != "10.1.0.0/16" {
+		t.Fatalf("second cluster's VPC %s, want the next free /16", c.Network.CIDR)
+	}
+}
+
+func TestDuplicateNameIsRefused(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.svc.Create(context.Background(), "tester", validInput(), ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if e := findField(err, "input.name"); e == nil || e.Code != errs.Precondition {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestImportAdoptsAnExistingCluster(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, op.ID)
+	// Forget the record (as if another control plane had made the cluster).
+	if err := f.svc.store.Update(func(tx *store.Tx) error {
+		if err := tx.DeleteIndex(indexName, "us-west-2/train-1"); err != nil {
+			return err
+		}
+		return tx.Delete(RecordKind, op.Target.ID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.world.Calls()
+	imp, err := f.svc.Import(context.Background(), "tester", ImportInput{EKSClusterName: "train-1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, imp.ID); end.Status != ops.Succeeded {
+		t.Fatalf("import ended %s: %+v", end.Status, end.Error)
+	}
+	c, _ := f.svc.Get(imp.Target.ID)
+	if !c.Imported || c.Status != StatusActive || c.HyperPod.Name != "train-1" || c.HyperPod.Status != "InService" || len(c.Network.Subnets) != 4 || c.KubernetesVersion != DefaultKubernetesVersion {
+		t.Fatalf("imported cluster %+v", c)
+	}
+	after := f.world.Calls()
+	for svc, opsBySvc := range after {
+		for name, n := range opsBySvc {
+			if n != before[svc][name] && !(strings.HasPrefix(name, "Describe") || strings.HasPrefix(name, "List") || strings.HasPrefix(name, "Get")) {
+				t.Fatalf("import called %s %s", svc, name)
+			}
+		}
+	}
+	if _, err := f.svc.Import(context.Background(), "tester", ImportInput{Name: "x", EKSClusterName: "nope"}, ""); errs.CodeOf(err) != errs.Precondition {
+		t.Fatalf("import of a missing cluster: %v", err)
+	}
+}
+
+func findField(err error, field string) *errs.Error {
+	var list errs.List
+	if errors.As(err, &list) {
+		for _, e := range list {
+			if e.Field == field {
+				return e
+			}
+		}
+		return nil
+	}
+	var e *errs.Error
+	if errors.As(err, &e) && e.Field == field {
+		return e
+	}
+	return nil
+}
+
+func fieldsOf(err error) []string {
+	var list errs.List
+	var out []string
+	if errors.As(err, &list) {
+		for _, e := range list {
+			out = append(out, e.Field)
+		}
+	}
+	var e *errs.Error
+	if errors.As(err, &e) {
+		out = append(out, e.Field)
+	}
+	return out
+}

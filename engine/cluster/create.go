@@ -1,0 +1,141 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Operation kinds of this area.
+const (
+	KindCreate = "CreateCluster"
+	KindDelete = "DeleteCluster"
+	KindImport = "ImportCluster"
+)
+
+// statusQuery is the query that confirms every cluster operation.
+const statusQuery = "cluster"
+
+// indexName maps <region>/<name> to the id of the live cluster of that name.
+const indexName = "cluster-name"
+
+// TargetKind is the kind operations name as their target.
+const TargetKind = "CLUSTER"
+
+// Create checks the request against the region (zones, instance types,
+// quotas, the name) and starts a CreateCluster operation. Nothing is made
+// in AWS before every check passes.
+func (s *Service) Create(ctx context.Context, caller string, in CreateInput, idempotencyKey string) (*ops.Operation, error) {
+	if bad := normalize(&in); len(bad) > 0 {
+		return nil, bad
+	}
+	p, err := s.provider(in.Region)
+	if err != nil {
+		return nil, err
+	}
+	in.Region = p.Region
+	if err := checkAgainstRegion(ctx, p, &in); err != nil {
+		return nil, err
+	}
+	if err := checkVpcCIDR(ctx, p, in.VpcCIDR); err != nil {
+		return nil, err
+	}
+	if err := s.checkNameFreeInAWS(ctx, p.Region, in.Name); err != nil {
+		return nil, err
+	}
+	id := s.ids.NewID()
+	return s.runner.Submit(ops.Request{
+		Kind: KindCreate, Target: ops.Ref{Kind: TargetKind, ID: id, Name: in.Name}, RequestedBy: caller,
+		IdempotencyKey: idempotencyKey, Input: in,
+		Prepare: func(tx *store.Tx, op *ops.Operation) error {
+			if err := reserveName(tx, in.Region, in.Name, id); err != nil {
+				return err
+			}
+			now := tx.Now()
+			c := &Cluster{ID: id, Name: in.Name, Region: in.Region, KubernetesVersion: in.KubernetesVersion, Zones: in.Zones,
+				Status: StatusCreating, InstanceGroups: in.InstanceGroups, CreatedAt: now, UpdatedAt: now,
+				Network: Network{Owned: true}, EKS: EKS{Name: in.Name, Owned: true}, HyperPod: HyperPod{Name: in.Name, Owned: true}, Roles: Roles{Owned: true}}
+			return tx.Put(RecordKind, id, c)
+		},
+	})
+}
+
+func reserveName(tx *store.Tx, region, name, id string) error {
+	holder, err := tx.GetIndex(indexName, region+"/"+name)
+	if err == nil && holder != id {
+		return errs.New(errs.Precondition, "a cluster named %q already exists in %s (id %s); choose another name or delete that cluster first", name, region, holder).WithField("input.name")
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return tx.PutIndex(indexName, region+"/"+name, id)
+}
+
+// checkNameFreeInAWS refuses a name an EKS or HyperPod cluster already has.
+func (s *Service) checkNameFreeInAWS(ctx context.Context, region, name string) error {
+	p, err := s.provider(region)
+	if err != nil {
+		return err
+	}
+	_, err = p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+	if err == nil {
+		return errs.New(errs.Precondition, "an EKS cluster named %q already exists in %s; adopt it with importCluster or choose another name", name, region).WithField("input.name")
+	}
+	if !errs.IsNotFound(err) {
+		return errs.FromUpstream(err, "check the EKS cluster name")
+	}
+	_, err = p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(name)})
+	if err == nil {
+		return errs.New(errs.Precondition, "a HyperPod cluster named %q already exists in %s; choose another name", name, region).WithField("input.name")
+	}
+	if !errs.IsNotFound(err) {
+		return errs.FromUpstream(err, "check the HyperPod cluster name")
+	}
+	return nil
+}
+
+// createSteps builds the DAG of a CreateCluster operation.
+func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
+	var in CreateInput
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
+	p, err := s.provider(in.Region)
+	if err != nil {
+		return nil, err
+	}
+	tags := map[string]string{tagClusterID: op.Target.ID, "instantstart:cluster": in.Name}
+	net := &network{p: p, clusterID: op.Target.ID, name: in.Name, in: &in}
+	iamRoles := &roles{p: p, specs: clusterRoles(in.Name)}
+	cp := &controlPlane{p: p, name: in.Name, version: in.KubernetesVersion, tags: tags}
+	hp := &hyperPod{p: p, name: in.Name, groups: in.InstanceGroups, tags: tags, replaceWait: s.timeout(20 * time.Minute), poll: s.timeout(10 * time.Second)}
+	return []ops.Step{
+		{Name: "iam-roles", Title: "Create the IAM roles", Observe: iamRoles.observe, Apply: iamRoles.apply, Timeout: s.timeout(10 * time.Minute)},
+		{Name: "vpc", Title: "Create the VPC and internet gateway", Observe: net.observeVPC, Apply: net.applyVPC, Timeout: s.timeout(10 * time.Minute)},
+		{Name: "subnets", Title: "Create the control plane's subnets and security group", DependsOn: []string{"vpc"},
+			Observe: net.observeSubnets, Apply: net.applySubnets, Timeout: s.timeout(10 * time.Minute)},
+		{Name: "nat-gateway", Title: "Create the NAT gateway", DependsOn: []string{"subnets"},
+			Observe: net.observeNAT, Apply: net.applyNAT, Timeout: s.timeout(15 * time.Minute)},
+		{Name: "eks-cluster", Title: "Create the EKS control plane", DependsOn: []string{"iam-roles", "subnets"},
+			Observe: cp.observeCluster, Apply: cp.applyCluster, Timeout: s.timeout(40 * time.Minute)},
+		{Name: "oidc-provider", Title: "Register the cluster's OIDC provider", DependsOn: []string{"eks-cluster"},
+			Observe: cp.observeOIDC, Apply: cp.applyOIDC, Timeout: s.timeout(5 * time.Minute)},
+		{Name: "cluster-access", Title: "Give the control plane cluster access", DependsOn: []string{"eks-cluster"},
+			Observe: cp.observeAccess, Apply: cp.applyAccess, Timeout: s.timeout(5 * time.Minute)},
+		{Name: "base-addons", Title: "Install the base add-ons", DependsOn: []string{"eks-cluster"},
+			Observe: cp.observeAddons, Apply: cp.applyAddons, Timeout: s.timeout(20 * time.Minute)},
+		{Name: "compute-subnet", Title: "Create the compute subnet", DependsOn: []string{"nat-gateway"},
+			Observe: net.observeCompute, Apply: net.applyCompute, Timeout: s.timeout(10 * time.Minute)},
+		{Name: "hyperpod-cluster", Title: "Create the HyperPod cluster", DependsOn: []string{"iam-roles", "eks-cluster", "oidc-provider", "cluster-access", "base-addons", "compute-subnet"},
+			Observe: hp.observe, Apply: hp.apply, Timeout: s.timeout(4 * time.Hour)},
+	}, nil
+}

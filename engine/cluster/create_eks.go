@@ -1,0 +1,238 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+)
+
+// baseAddons are installed on every cluster, in this order. HyperPod needs
+// VPC CNI and pod identity; cert-manager comes before anything with webhooks.
+var baseAddons = []string{"vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent", "cert-manager"}
+
+const clusterAdminPolicy = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+
+type controlPlane struct {
+	p       *cloud.Provider
+	name    string
+	version string
+	tags    map[string]string
+}
+
+// eks-cluster: the EKS control plane with API authentication (HyperPod
+// accepts only API or API_AND_CONFIG_MAP).
+func (c *controlPlane) observeCluster(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	return observeEKS(ctx, c.p, c.name)
+}
+
+func observeEKS(ctx context.Context, p *cloud.Provider, name string) (ops.Observation, error) {
+	out, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+	if errs.IsNotFound(err) {
+		return ops.Observation{State: ops.Absent}, nil
+	}
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	cl := out.Cluster
+	msg := "EKS cluster " + name + " is " + string(cl.Status)
+	switch cl.Status {
+	case ekstypes.ClusterStatusActive:
+		o := map[string]string{"arn": aws.ToString(cl.Arn), "version": aws.ToString(cl.Version), "endpoint": aws.ToString(cl.Endpoint), "status": string(cl.Status)}
+		if cl.Identity != nil && cl.Identity.Oidc != nil {
+			o["oidcIssuer"] = aws.ToString(cl.Identity.Oidc.Issuer)
+		}
+		if cl.AccessConfig != nil {
+			o["authenticationMode"] = string(cl.AccessConfig.AuthenticationMode)
+		}
+		if v := cl.ResourcesVpcConfig; v != nil {
+			o["vpcId"], o["subnetIds"] = aws.ToString(v.VpcId), strings.Join(v.SubnetIds, ",")
+			o["clusterSecurityGroupId"] = aws.ToString(v.ClusterSecurityGroupId)
+		}
+		return ops.Observation{State: ops.Done, Message: msg, Outputs: o}, nil
+	case ekstypes.ClusterStatusFailed:
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "EKS cluster %s FAILED; delete the cluster and create it again", name)}, nil
+	case ekstypes.ClusterStatusDeleting:
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "EKS cluster %s is being deleted; wait for the deletion to end, then retry", name)}, nil
+	}
+	return ops.Observation{State: ops.Pending, Message: msg, Outputs: map[string]string{"arn": aws.ToString(cl.Arn), "status": string(cl.Status)}}, nil
+}
+
+func (c *controlPlane) applyCluster(ctx context.Context, run *ops.Run) (map[string]string, error) {
+	var subnets []string
+	for _, role := range []SubnetRole{SubnetPrivate, SubnetPublic} {
+		for _, s := range subnetsOf(run, role) {
+			subnets = append(subnets, s.ID)
+		}
+	}
+	out, err := c.p.EKS.CreateCluster(ctx, &eks.CreateClusterInput{
+		Name: aws.String(c.name), RoleArn: aws.String(run.Output("iam-roles", "eksClusterRoleArn")), Version: aws.String(c.version),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: subnets, SecurityGroupIds: []string{run.Output("subnets", "securityGroupId")},
+			EndpointPublicAccess: aws.Bool(true), EndpointPrivateAccess: aws.Bool(true)},
+		AccessConfig:       &ekstypes.CreateAccessConfigRequest{AuthenticationMode: ekstypes.AuthenticationModeApi, BootstrapClusterCreatorAdminPermissions: aws.Bool(true)},
+		ClientRequestToken: aws.String(run.ClientToken()),
+		Tags:               c.tags,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"arn": aws.ToString(out.Cluster.Arn)}, nil
+}
+
+// oidc-provider: the IAM OIDC provider of the cluster's issuer (for IRSA).
+func (c *controlPlane) observeOIDC(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	arn, err := findOIDCProvider(ctx, c.p, run.Output("eks-cluster", "oidcIssuer"))
+	if err != nil || arn == "" {
+		return ops.Observation{State: ops.Absent}, err
+	}
+	return ops.Observation{State: ops.Done, Outputs: map[string]string{"oidcProviderArn": arn}, Message: "OIDC provider ready"}, nil
+}
+
+func findOIDCProvider(ctx context.Context, p *cloud.Provider, issuer string) (string, error) {
+	if issuer == "" {
+		return "", errs.New(errs.Upstream, "the EKS cluster reports no OIDC issuer")
+	}
+	host := strings.TrimPrefix(issuer, "https://")
+	out, err := p.IAM.ListOpenIDConnectProviders(ctx, &iam.ListOpenIDConnectProvidersInput{})
+	if err != nil {
+		return "", err
+	}
+	for _, e := range out.OpenIDConnectProviderList {
+		if strings.HasSuffix(aws.ToString(e.Arn), ":oidc-provider/"+host) {
+			return aws.ToString(e.Arn), nil
+		}
+	}
+	return "", nil
+}
+
+func (c *controlPlane) applyOIDC(ctx context.Context, run *ops.Run) (map[string]string, error) {
+	out, err := c.p.IAM.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
+		Url: aws.String(run.Output("eks-cluster", "oidcIssuer")), ClientIDList: []string{"sts.amazonaws.com"}})
+	if err != nil {
+		if errs.IsAPICode(err, "EntityAlreadyExists", "EntityAlreadyExistsException") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return map[string]string{"oidcProviderArn": aws.ToString(out.OpenIDConnectProviderArn)}, nil
+}
+
+// cluster-access: the control plane's own principal is a cluster admin, so
+// it can manage Kubernetes objects.
+func (c *controlPlane) principal(ctx context.Context) (string, error) {
+	id, err := c.p.STS.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return "", err
+	}
+	return principalARN(aws.ToString(id.Arn)), nil
+}
+
+// principalARN turns an assumed-role session ARN into its role's ARN, the
+// form EKS access entries take.
+func principalARN(arn string) string {
+	// arn:aws:sts::123456789012:assumed-role/Role/session
+	parts := strings.Split(arn, ":")
+	if len(parts) == 6 && parts[2] == "sts" && strings.HasPrefix(parts[5], "assumed-role/") {
+		seg := strings.Split(parts[5], "/")
+		return fmt.Sprintf("arn:%s:iam::%s:role/%s", parts[1], parts[4], seg[1])
+	}
+	return arn
+}
+
+func (c *controlPlane) observeAccess(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	who, err := c.principal(ctx)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	out, err := c.p.EKS.ListAssociatedAccessPolicies(ctx, &eks.ListAssociatedAccessPoliciesInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who)})
+	if errs.IsNotFound(err) {
+		return ops.Observation{State: ops.Absent}, nil
+	}
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	for _, p := range out.AssociatedAccessPolicies {
+		if aws.ToString(p.PolicyArn) == clusterAdminPolicy {
+			return ops.Observation{State: ops.Done, Message: who + " is a cluster admin", Outputs: map[string]string{"principalArn": who}}, nil
+		}
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+func (c *controlPlane) applyAccess(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	who, err := c.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = c.p.EKS.CreateAccessEntry(ctx, &eks.CreateAccessEntryInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who), ClientRequestToken: nil})
+	if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
+		return nil, err
+	}
+	_, err = c.p.EKS.AssociateAccessPolicy(ctx, &eks.AssociateAccessPolicyInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who),
+		PolicyArn: aws.String(clusterAdminPolicy), AccessScope: &ekstypes.AccessScope{Type: ekstypes.AccessScopeTypeCluster}})
+	return map[string]string{"principalArn": who}, err
+}
+
+// base-addons: VPC CNI, kube-proxy, CoreDNS, the pod identity agent and
+// cert-manager as EKS add-ons.
+func (c *controlPlane) observeAddons(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	var waiting, ready []string
+	for _, name := range baseAddons {
+		out, err := c.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String(c.name), AddonName: aws.String(name)})
+		if errs.IsNotFound(err) {
+			return ops.Observation{State: ops.Absent}, nil
+		}
+		if err != nil {
+			return ops.Observation{}, err
+		}
+		switch st := out.Addon.Status; st {
+		case ekstypes.AddonStatusActive:
+			ready = append(ready, name)
+		case ekstypes.AddonStatusDegraded:
+			// CoreDNS and cert-manager run on nodes; with none yet they are DEGRADED.
+			ready = append(ready, name+" (degraded until nodes join)")
+		case ekstypes.AddonStatusCreateFailed, ekstypes.AddonStatusDeleteFailed, ekstypes.AddonStatusUpdateFailed:
+			msg := string(st)
+			if len(out.Addon.Health.Issues) > 0 {
+				msg += ": " + aws.ToString(out.Addon.Health.Issues[0].Message)
+			}
+			return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "add-on %s is %s; fix the cause, delete the add-on, and retry", name, msg)}, nil
+		case ekstypes.AddonStatusDeleting:
+			return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "add-on %s is being deleted; retry once it is gone", name)}, nil
+		default:
+			waiting = append(waiting, name)
+		}
+	}
+	if len(waiting) > 0 {
+		return ops.Observation{State: ops.Pending, Message: "waiting for add-ons: " + strings.Join(waiting, ", ")}, nil
+	}
+	return ops.Observation{State: ops.Done, Message: "add-ons active: " + strings.Join(ready, ", "), Outputs: map[string]string{"addons": strings.Join(baseAddons, ",")}}, nil
+}
+
+func (c *controlPlane) applyAddons(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	list, err := c.p.EKS.ListAddons(ctx, &eks.ListAddonsInput{ClusterName: aws.String(c.name)})
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range baseAddons {
+		if slices.Contains(list.Addons, name) {
+			continue
+		}
+		_, err := c.p.EKS.CreateAddon(ctx, &eks.CreateAddonInput{ClusterName: aws.String(c.name), AddonName: aws.String(name),
+			ResolveConflicts: ekstypes.ResolveConflictsOverwrite, Tags: c.tags})
+		if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
+			return nil, err
+		}
+	}
+	return nil, nil
+}

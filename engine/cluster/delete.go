@@ -1,0 +1,311 @@
+package cluster
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+)
+
+// Delete starts a DeleteCluster operation: the reverse of creation,
+// tolerant of pieces already gone. An imported cluster's network and roles
+// were not made here and are left in place.
+func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string) (*ops.Operation, error) {
+	c, err := s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Status == StatusDeleted {
+		return nil, errs.New(errs.Precondition, "cluster %s (%s) is already deleted", c.Name, id)
+	}
+	return s.runner.Submit(ops.Request{Kind: KindDelete, Target: ops.Ref{Kind: TargetKind, ID: id, Name: c.Name},
+		RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: deleteInput{ClusterID: id}})
+}
+
+type deleteInput struct {
+	ClusterID string `json:"clusterId"`
+}
+
+// teardown holds what a DeleteCluster operation removes.
+type teardown struct {
+	p *cloud.Provider
+	c *Cluster
+}
+
+func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
+	c, err := s.Get(op.Target.ID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return nil, err
+	}
+	t := &teardown{p: p, c: c}
+	return []ops.Step{
+		{Name: "hyperpod-cluster", Title: "Delete the HyperPod cluster", Observe: t.observeHyperPod, Apply: t.deleteHyperPod, Timeout: s.timeout(60 * time.Minute)},
+		{Name: "eks-cluster", Title: "Delete the EKS control plane", DependsOn: []string{"hyperpod-cluster"},
+			Observe: t.observeEKS, Apply: t.deleteEKS, Timeout: s.timeout(40 * time.Minute)},
+		{Name: "oidc-provider", Title: "Delete the OIDC provider", DependsOn: []string{"eks-cluster"},
+			Observe: t.observeOIDC, Apply: t.deleteOIDC, Timeout: s.timeout(5 * time.Minute)},
+		{Name: "nat-gateway", Title: "Delete the NAT gateway", DependsOn: []string{"eks-cluster"},
+			Observe: t.observeNAT, Apply: t.deleteNAT, Timeout: s.timeout(15 * time.Minute)},
+		{Name: "elastic-ip", Title: "Release the NAT gateway's Elastic IP", DependsOn: []string{"nat-gateway"},
+			Observe: t.observeAddress, Apply: t.releaseAddress, Timeout: s.timeout(5 * time.Minute)},
+		{Name: "network", Title: "Delete the subnets, route tables, security group and VPC", DependsOn: []string{"nat-gateway"},
+			Observe: t.observeNetwork, Apply: t.deleteNetwork, Timeout: s.timeout(20 * time.Minute)},
+		{Name: "iam-roles", Title: "Delete the IAM roles", DependsOn: []string{"eks-cluster"},
+			Observe: t.observeRoles, Apply: t.deleteRoles, Timeout: s.timeout(5 * time.Minute)},
+	}, nil
+}
+
+func notOwned(what string) ops.Observation {
+	return ops.Observation{State: ops.NotNeeded, Message: what + " was not made by InstantStart (imported); left in place"}
+}
+
+func (t *teardown) observeHyperPod(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	if t.c.HyperPod.Name == "" {
+		return ops.Observation{State: ops.NotNeeded, Message: "the cluster has no HyperPod cluster"}, nil
+	}
+	out, err := t.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(t.c.HyperPod.Name)})
+	if errs.IsNotFound(err) {
+		return ops.Observation{State: ops.Done, Message: "HyperPod cluster " + t.c.HyperPod.Name + " is gone"}, nil
+	}
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	if out.ClusterStatus == smtypes.ClusterStatusDeleting {
+		return ops.Observation{State: ops.Pending, Message: "HyperPod cluster " + t.c.HyperPod.Name + " is Deleting"}, nil
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+func (t *teardown) deleteHyperPod(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	_, err := t.p.SageMaker.DeleteCluster(ctx, &sagemaker.DeleteClusterInput{ClusterName: aws.String(t.c.HyperPod.Name)})
+	return nil, ignoreGone(err)
+}
+
+func (t *teardown) observeEKS(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	out, err := t.p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(t.c.EKS.Name)})
+	if errs.IsNotFound(err) {
+		return ops.Observation{State: ops.Done, Message: "EKS cluster " + t.c.EKS.Name + " is gone"}, nil
+	}
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	if out.Cluster.Status == ekstypes.ClusterStatusDeleting {
+		return ops.Observation{State: ops.Pending, Message: "EKS cluster " + t.c.EKS.Name + " is DELETING"}, nil
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+func (t *teardown) deleteEKS(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	_, err := t.p.EKS.DeleteCluster(ctx, &eks.DeleteClusterInput{Name: aws.String(t.c.EKS.Name)})
+	return nil, ignoreGone(err)
+}
+
+func (t *teardown) observeOIDC(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	if !t.c.EKS.Owned {
+		return notOwned("the OIDC provider"), nil
+	}
+	if t.c.EKS.OIDCProviderArn == "" {
+		return ops.Observation{State: ops.NotNeeded, Message: "no OIDC provider was registered"}, nil
+	}
+	_, err := t.p.IAM.GetOpenIDConnectProvider(ctx, &iam.GetOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(t.c.EKS.OIDCProviderArn)})
+	if errs.IsNotFound(err) {
+		return ops.Observation{State: ops.Done, Message: "OIDC provider is gone"}, nil
+	}
+	return ops.Observation{State: ops.Absent}, err
+}
+
+func (t *teardown) deleteOIDC(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	_, err := t.p.IAM.DeleteOpenIDConnectProvider(ctx, &iam.DeleteOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(t.c.EKS.OIDCProviderArn)})
+	return nil, ignoreGone(err)
+}
+
+func (t *teardown) observeNAT(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	if !t.c.Network.Owned {
+		return notOwned("the NAT gateway"), nil
+	}
+	out, err := t.p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	for _, n := range out.NatGateways {
+		switch n.State {
+		case ec2types.NatGatewayStateDeleted:
+		case ec2types.NatGatewayStateDeleting:
+			return ops.Observation{State: ops.Pending, Message: "NAT gateway " + aws.ToString(n.NatGatewayId) + " is deleting"}, nil
+		default:
+			return ops.Observation{State: ops.Absent}, nil
+		}
+	}
+	return ops.Observation{State: ops.Done, Message: "the NAT gateway is gone"}, nil
+}
+
+func (t *teardown) deleteNAT(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	out, err := t.p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range out.NatGateways {
+		if n.State == ec2types.NatGatewayStateDeleted || n.State == ec2types.NatGatewayStateDeleting {
+			continue
+		}
+		if _, err := t.p.EC2.DeleteNatGateway(ctx, &ec2.DeleteNatGatewayInput{NatGatewayId: n.NatGatewayId}); ignoreGone(err) != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+func (t *teardown) observeAddress(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	if !t.c.Network.Owned {
+		return notOwned("the Elastic IP"), nil
+	}
+	addrs, err := t.p.EC2.DescribeAddresses(ctx, &ec2.DescribeAddressesInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	if len(addrs.Addresses) > 0 {
+		return ops.Observation{State: ops.Absent}, nil
+	}
+	return ops.Observation{State: ops.Done, Message: "the Elastic IP is released"}, nil
+}
+
+func (t *teardown) releaseAddress(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	addrs, err := t.p.EC2.DescribeAddresses(ctx, &ec2.DescribeAddressesInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range addrs.Addresses {
+		if _, err := t.p.EC2.ReleaseAddress(ctx, &ec2.ReleaseAddressInput{AllocationId: a.AllocationId}); ignoreGone(err) != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+func (t *teardown) observeNetwork(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	if !t.c.Network.Owned {
+		return notOwned("the network"), nil
+	}
+	v, err := clusterVPC(ctx, t.p, t.c.ID)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	if v == nil {
+		return ops.Observation{State: ops.Done, Message: "the VPC is gone"}, nil
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+// deleteNetwork removes subnets, route tables, the security group, the
+// internet gateway and the VPC. Dependencies AWS is still releasing (network
+// interfaces of a deleted cluster) make it retry with backoff.
+func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	v, err := clusterVPC(ctx, t.p, t.c.ID)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	vpcID := aws.ToString(v.VpcId)
+	rts, err := t.p.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return nil, err
+	}
+	for _, rt := range rts.RouteTables {
+		for _, a := range rt.Associations {
+			if a.SubnetId != nil {
+				if _, err := t.p.EC2.DisassociateRouteTable(ctx, &ec2.DisassociateRouteTableInput{AssociationId: a.RouteTableAssociationId}); ignoreGone(err) != nil {
+					return nil, dependency(err)
+				}
+			}
+		}
+		if _, err := t.p.EC2.DeleteRouteTable(ctx, &ec2.DeleteRouteTableInput{RouteTableId: rt.RouteTableId}); ignoreGone(err) != nil {
+			return nil, dependency(err)
+		}
+	}
+	subnets, err := vpcSubnets(ctx, t.p, vpcID)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subnets {
+		if _, err := t.p.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: s.SubnetId}); ignoreGone(err) != nil {
+			return nil, dependency(err)
+		}
+	}
+	sgs, err := t.p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range sgs.SecurityGroups {
+		if _, err := t.p.EC2.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: g.GroupId}); ignoreGone(err) != nil {
+			return nil, dependency(err)
+		}
+	}
+	igws, err := t.p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range igws.InternetGateways {
+		for _, a := range g.Attachments {
+			if _, err := t.p.EC2.DetachInternetGateway(ctx, &ec2.DetachInternetGatewayInput{InternetGatewayId: g.InternetGatewayId, VpcId: a.VpcId}); ignoreGone(err) != nil {
+				return nil, dependency(err)
+			}
+		}
+		if _, err := t.p.EC2.DeleteInternetGateway(ctx, &ec2.DeleteInternetGatewayInput{InternetGatewayId: g.InternetGatewayId}); ignoreGone(err) != nil {
+			return nil, dependency(err)
+		}
+	}
+	_, err = t.p.EC2.DeleteVpc(ctx, &ec2.DeleteVpcInput{VpcId: v.VpcId})
+	return nil, dependency(ignoreGone(err))
+}
+
+func (t *teardown) observeRoles(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	if !t.c.Roles.Owned {
+		return notOwned("the IAM roles"), nil
+	}
+	for _, spec := range clusterRoles(t.c.Name) {
+		_, err := t.p.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(spec.name)})
+		if err == nil {
+			return ops.Observation{State: ops.Absent}, nil
+		}
+		if !errs.IsNotFound(err) {
+			return ops.Observation{}, err
+		}
+	}
+	return ops.Observation{State: ops.Done, Message: "the IAM roles are gone"}, nil
+}
+
+func (t *teardown) deleteRoles(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	return nil, deleteRoles(ctx, t.p, clusterRoles(t.c.Name))
+}
+
+func ignoreGone(err error) error {
+	if err == nil || errs.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// dependency marks DependencyViolation as retryable: AWS releases network
+// interfaces of deleted clusters some minutes after they are gone.
+func dependency(err error) error {
+	if err != nil && errs.IsAPICode(err, "DependencyViolation", "InvalidRouteTableID.NotFound") {
+		e := errs.FromUpstream(err, "delete the network")
+		e.Retryable = true
+		return e
+	}
+	return err
+}

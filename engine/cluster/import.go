@@ -1,0 +1,185 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Import adopts an existing EKS cluster, and the HyperPod cluster it
+// orchestrates, by reading their actual state. Nothing in AWS changes.
+func (s *Service) Import(ctx context.Context, caller string, in ImportInput, idempotencyKey string) (*ops.Operation, error) {
+	in.EKSClusterName = strings.TrimSpace(in.EKSClusterName)
+	if in.EKSClusterName == "" {
+		return nil, errs.Field("input.eksClusterName", "name the existing EKS cluster to import")
+	}
+	if in.Name == "" {
+		in.Name = in.EKSClusterName
+	}
+	if !clusterNamePattern.MatchString(in.Name) {
+		return nil, errs.Field("input.name", "name %q is not valid: use 1-40 letters, digits and single hyphens, starting with a letter; pass name to choose another", in.Name)
+	}
+	p, err := s.provider(in.Region)
+	if err != nil {
+		return nil, err
+	}
+	in.Region = p.Region
+	if _, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(in.EKSClusterName)}); err != nil {
+		if errs.IsNotFound(err) {
+			return nil, errs.New(errs.Precondition, "there is no EKS cluster named %q in %s; check the name and region", in.EKSClusterName, in.Region).WithField("input.eksClusterName")
+		}
+		return nil, errs.FromUpstream(err, "read the EKS cluster")
+	}
+	if in.HyperPodClusterName != "" {
+		if _, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(in.HyperPodClusterName)}); err != nil {
+			if errs.IsNotFound(err) {
+				return nil, errs.New(errs.Precondition, "there is no HyperPod cluster named %q in %s; check the name, or leave it out to find the one that uses the EKS cluster", in.HyperPodClusterName, in.Region).WithField("input.hyperPodClusterName")
+			}
+			return nil, errs.FromUpstream(err, "read the HyperPod cluster")
+		}
+	}
+	id := s.ids.NewID()
+	return s.runner.Submit(ops.Request{
+		Kind: KindImport, Target: ops.Ref{Kind: TargetKind, ID: id, Name: in.Name}, RequestedBy: caller,
+		IdempotencyKey: idempotencyKey, Input: in,
+		Prepare: func(tx *store.Tx, op *ops.Operation) error {
+			if err := reserveName(tx, in.Region, in.Name, id); err != nil {
+				return err
+			}
+			now := tx.Now()
+			return tx.Put(RecordKind, id, &Cluster{ID: id, Name: in.Name, Region: in.Region, Status: StatusImporting, Imported: true,
+				EKS: EKS{Name: in.EKSClusterName}, HyperPod: HyperPod{Name: in.HyperPodClusterName}, CreatedAt: now, UpdatedAt: now})
+		},
+	})
+}
+
+type discovery struct {
+	p  *cloud.Provider
+	in ImportInput
+}
+
+func (s *Service) importSteps(op *ops.Operation) ([]ops.Step, error) {
+	var in ImportInput
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
+	p, err := s.provider(in.Region)
+	if err != nil {
+		return nil, err
+	}
+	d := &discovery{p: p, in: in}
+	return []ops.Step{
+		{Name: "eks-cluster", Title: "Read the EKS cluster", Observe: d.observeEKS, Timeout: s.timeout(40 * time.Minute)},
+		{Name: "network", Title: "Read the network, OIDC provider and add-ons", DependsOn: []string{"eks-cluster"}, Observe: d.observeNetwork, Timeout: s.timeout(5 * time.Minute)},
+		{Name: "hyperpod-cluster", Title: "Find the HyperPod cluster", DependsOn: []string{"eks-cluster"}, Observe: d.observeHyperPod, Timeout: s.timeout(60 * time.Minute)},
+	}, nil
+}
+
+func (d *discovery) observeEKS(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	obs, err := observeEKS(ctx, d.p, d.in.EKSClusterName)
+	if err == nil && obs.State == ops.Absent {
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "the EKS cluster %s no longer exists", d.in.EKSClusterName)}, nil
+	}
+	return obs, err
+}
+
+func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	o := map[string]string{}
+	ids := strings.Split(run.Output("eks-cluster", "subnetIds"), ",")
+	var subnets []Subnet
+	var zones []string
+	if len(ids) > 0 && ids[0] != "" {
+		out, err := d.p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: ids})
+		if err != nil {
+			return ops.Observation{}, err
+		}
+		for _, sn := range out.Subnets {
+			role := SubnetPrivate
+			if aws.ToBool(sn.MapPublicIpOnLaunch) {
+				role = SubnetPublic
+			}
+			zone := aws.ToString(sn.AvailabilityZone)
+			subnets = append(subnets, Subnet{ID: aws.ToString(sn.SubnetId), Zone: zone, CIDR: aws.ToString(sn.CidrBlock), Role: role})
+			if !slices.Contains(zones, zone) {
+				zones = append(zones, zone)
+			}
+		}
+	}
+	slices.Sort(zones)
+	raw, _ := json.Marshal(subnets)
+	o["subnets"], o["zones"] = string(raw), strings.Join(zones, ",")
+	if vpcID := run.Output("eks-cluster", "vpcId"); vpcID != "" {
+		if vs, err := regionVPCs(ctx, d.p); err == nil {
+			for _, v := range vs {
+				if v.id == vpcID && v.cidr.Addr().Is4() && v.cidr != (netip.Prefix{}) {
+					o["cidr"] = v.cidr.String()
+					break
+				}
+			}
+		}
+	}
+	if issuer := run.Output("eks-cluster", "oidcIssuer"); issuer != "" {
+		if arn, err := findOIDCProvider(ctx, d.p, issuer); err == nil && arn != "" {
+			o["oidcProviderArn"] = arn
+		}
+	}
+	addons, err := d.p.EKS.ListAddons(ctx, &eks.ListAddonsInput{ClusterName: aws.String(d.in.EKSClusterName)})
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	o["addons"] = strings.Join(addons.Addons, ",")
+	return ops.Observation{State: ops.Done, Outputs: o, Message: fmt.Sprintf("read %d subnets and %d add-ons", len(subnets), len(addons.Addons))}, nil
+}
+
+// observeHyperPod finds the named HyperPod cluster, or the one whose
+// orchestrator is the imported EKS cluster.
+func (d *discovery) observeHyperPod(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	eksArn := run.Output("eks-cluster", "arn")
+	name := d.in.HyperPodClusterName
+	if name == "" {
+		var token *string
+		for name == "" {
+			list, err := d.p.SageMaker.ListClusters(ctx, &sagemaker.ListClustersInput{NextToken: token})
+			if err != nil {
+				return ops.Observation{}, err
+			}
+			for _, sum := range list.ClusterSummaries {
+				out, err := d.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: sum.ClusterName})
+				if err != nil {
+					continue
+				}
+				if out.Orchestrator != nil && out.Orchestrator.Eks != nil && aws.ToString(out.Orchestrator.Eks.ClusterArn) == eksArn {
+					name = aws.ToString(out.ClusterName)
+					break
+				}
+			}
+			if token = list.NextToken; token == nil {
+				break
+			}
+		}
+	}
+	if name == "" {
+		return ops.Observation{State: ops.NotNeeded, Message: "no HyperPod cluster uses this EKS cluster yet"}, nil
+	}
+	out, err := d.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(name)})
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	o := map[string]string{"name": name, "arn": aws.ToString(out.ClusterArn), "status": string(out.ClusterStatus),
+		"failureMessage": aws.ToString(out.FailureMessage), "nodeRecovery": string(out.NodeRecovery), "nodeProvisioningMode": string(out.NodeProvisioningMode)}
+	return ops.Observation{State: ops.Done, Outputs: o, Message: "HyperPod cluster " + name + " is " + string(out.ClusterStatus)}, nil
+}
