@@ -1,0 +1,213 @@
+// Command instantstart is the InstantStart control plane for SageMaker
+// HyperPod clusters on EKS.
+//
+//	instantstart [serve] [flags]   serve the UI, GraphQL and metrics (the default)
+//
+// Run "instantstart serve -h" for the flags.
+package main
+
+//go:generate go tool gqlgen generate
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/resolvers/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run dispatches on the subcommand; with none (or only flags) it serves.
+func run(args []string, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stderr)
+	case "help":
+		usage(stderr)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "instantstart: unknown command %q\n", cmd)
+		usage(stderr)
+		return exitUsage
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `usage: instantstart [serve] [flags]
+
+commands:
+  serve   serve the GraphQL API, health, readiness and metrics (the default)
+
+run "instantstart serve -h" for the flags`)
+}
+
+// serveFlags are the settings of serve, each from a flag or else from its
+// environment variable.
+type serveFlags struct {
+	listen    string
+	dataDir   string
+	provider  string
+	simSpeed  float64
+	region    string
+	logFormat string
+	logLevel  string
+	faults    []sim.Fault
+}
+
+func serve(args []string, stderr io.Writer) int {
+	f, err := parseServeFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "instantstart: %v\n", err)
+		return exitUsage
+	}
+	log, err := newLogger(stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "instantstart: %v\n", err)
+		return exitUsage
+	}
+	srv, err := server.New(server.Config{
+		Listen:    f.listen,
+		DataDir:   f.dataDir,
+		Provider:  f.provider,
+		SimSpeed:  f.simSpeed,
+		Region:    f.region,
+		SimFaults: f.faults,
+		Version:   buildVersion(),
+		Logger:    log,
+	})
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return exitError
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Run(ctx); err != nil {
+		log.Error("stopped with an error", "err", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
+	f := &serveFlags{}
+	fs := flag.NewFlagSet("instantstart serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.listen, "listen", env("INSTANTSTART_LISTEN", "127.0.0.1:3099"), "host:port to serve on (env INSTANTSTART_LISTEN)")
+	fs.StringVar(&f.dataDir, "data-dir", env("INSTANTSTART_DATA_DIR", "./data"), "directory of the store and the simulator's world (env INSTANTSTART_DATA_DIR)")
+	fs.StringVar(&f.provider, "provider", env("INSTANTSTART_PROVIDER", server.ProviderSim), "sim (the embedded simulator) or aws (the standard AWS credential chain) (env INSTANTSTART_PROVIDER)")
+	fs.StringVar(&f.region, "region", env("INSTANTSTART_REGION", os.Getenv("AWS_REGION")), "default AWS region (env INSTANTSTART_REGION, else AWS_REGION; the simulator's default when empty)")
+	fs.StringVar(&f.logFormat, "log-format", env("INSTANTSTART_LOG_FORMAT", "text"), "text or json (env INSTANTSTART_LOG_FORMAT)")
+	fs.StringVar(&f.logLevel, "log-level", env("INSTANTSTART_LOG_LEVEL", "info"), "debug, info, warn or error (env INSTANTSTART_LOG_LEVEL)")
+	speed := env("INSTANTSTART_SIM_SPEED", strconv.Itoa(sim.DefaultSpeed))
+	fs.StringVar(&speed, "sim-speed", speed, "how many times faster than AWS the simulator runs; the default creates a cluster in about a minute (env INSTANTSTART_SIM_SPEED)")
+	var faultSpecs []string
+	fs.Func("sim-fault", "inject a simulator fault at start, kind[:key=value,...], e.g. capacity:zone=us-east-1a (repeatable; env INSTANTSTART_SIM_FAULT, specs separated by ;)", func(spec string) error {
+		if _, err := sim.ParseFault(spec); err != nil {
+			return err
+		}
+		faultSpecs = append(faultSpecs, spec)
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if faultSpecs == nil {
+		for spec := range strings.SplitSeq(os.Getenv("INSTANTSTART_SIM_FAULT"), ";") {
+			if strings.TrimSpace(spec) != "" {
+				faultSpecs = append(faultSpecs, spec)
+			}
+		}
+	}
+	for _, spec := range faultSpecs {
+		fault, err := sim.ParseFault(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--sim-fault (or INSTANTSTART_SIM_FAULT): %w", err)
+		}
+		f.faults = append(f.faults, fault)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q; serve takes only flags", fs.Args())
+	}
+	var err error
+	if f.simSpeed, err = strconv.ParseFloat(speed, 64); err != nil || f.simSpeed <= 0 {
+		return nil, fmt.Errorf("--sim-speed (or INSTANTSTART_SIM_SPEED) must be a positive number, got %q", speed)
+	}
+	if f.provider != server.ProviderSim && f.provider != server.ProviderAWS {
+		return nil, fmt.Errorf("--provider (or INSTANTSTART_PROVIDER) must be %s or %s, got %q", server.ProviderSim, server.ProviderAWS, f.provider)
+	}
+	if f.provider == server.ProviderAWS && len(f.faults) > 0 {
+		return nil, errors.New("--sim-fault needs --provider sim")
+	}
+	if f.listen == "" {
+		return nil, errors.New("--listen (or INSTANTSTART_LISTEN) must be host:port")
+	}
+	if f.dataDir == "" {
+		return nil, errors.New("--data-dir (or INSTANTSTART_DATA_DIR) must name a directory")
+	}
+	return f, nil
+}
+
+// env returns the environment variable key, or def when it is unset or empty.
+func env(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level (or INSTANTSTART_LOG_LEVEL) must be debug, info, warn or error, got %q", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format (or INSTANTSTART_LOG_FORMAT) must be text or json, got %q", format)
+}
+
+// buildVersion is the -X version, else the module version the binary was
+// built from, else "dev".
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}

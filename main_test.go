@@ -1,0 +1,102 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// clearEnv unsets every variable serve reads, so the machine's own settings
+// do not leak into a test.
+func clearEnv(t *testing.T) {
+	for _, k := range []string{"INSTANTSTART_LISTEN", "INSTANTSTART_DATA_DIR", "INSTANTSTART_PROVIDER", "INSTANTSTART_SIM_SPEED",
+		"INSTANTSTART_REGION", "AWS_REGION", "INSTANTSTART_LOG_FORMAT", "INSTANTSTART_LOG_LEVEL", "INSTANTSTART_SIM_FAULT"} {
+		t.Setenv(k, "")
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("INSTANTSTART_LISTEN", "127.0.0.1:4000")
+	t.Setenv("INSTANTSTART_SIM_SPEED", "100")
+	t.Setenv("AWS_REGION", "eu-west-1")
+
+	f, err := parseServeFlags([]string{"--listen", "127.0.0.1:5000", "--sim-fault", "capacity:zone=us-east-1a", "--sim-fault", "throttle:service=eks"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.listen != "127.0.0.1:5000" {
+		t.Errorf("listen = %q: the flag must win over the environment", f.listen)
+	}
+	if f.simSpeed != 100 {
+		t.Errorf("sim speed = %v, want 100 from INSTANTSTART_SIM_SPEED", f.simSpeed)
+	}
+	if f.region != "eu-west-1" {
+		t.Errorf("region = %q, want AWS_REGION when INSTANTSTART_REGION is unset", f.region)
+	}
+	if f.dataDir != "./data" || f.provider != "sim" || len(f.faults) != 2 || f.faults[0].Zone != "us-east-1a" {
+		t.Errorf("parsed %+v", f)
+	}
+
+	t.Setenv("INSTANTSTART_SIM_FAULT", "capacity:zone=us-east-1b; quota:instanceType=ml.p5.48xlarge,value=0")
+	f, err = parseServeFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.faults) != 2 || f.faults[0].Zone != "us-east-1b" || f.faults[1].Kind != "quota" {
+		t.Errorf("faults from INSTANTSTART_SIM_FAULT = %+v", f.faults)
+	}
+	f, err = parseServeFlags([]string{"--sim-fault", "throttle:service=iam"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.faults) != 1 || f.faults[0].Service != "iam" {
+		t.Errorf("--sim-fault must replace INSTANTSTART_SIM_FAULT, got %+v", f.faults)
+	}
+}
+
+func TestBadInvocationsExitWithUsage(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{args: []string{"--provider", "gcp"}, want: "--provider"},
+		{args: []string{"--sim-speed", "fast"}, want: "--sim-speed"},
+		{args: []string{"--sim-speed", "-3"}, want: "--sim-speed"},
+		{args: nil, env: map[string]string{"INSTANTSTART_SIM_SPEED": "0"}, want: "INSTANTSTART_SIM_SPEED"},
+		{args: []string{"--sim-fault", "flood"}, want: "unknown fault kind"},
+		{args: nil, env: map[string]string{"INSTANTSTART_SIM_FAULT": "capacity;flood"}, want: "INSTANTSTART_SIM_FAULT"},
+		{args: []string{"--log-format", "xml"}, want: "--log-format"},
+		{args: []string{"--log-level", "loud"}, want: "--log-level"},
+		{args: []string{"--provider", "aws", "--sim-fault", "capacity:zone=us-east-1a"}, want: "--sim-fault"},
+		{args: []string{"--no-such-flag"}, want: "no-such-flag"},
+		{args: []string{"serve", "extra"}, want: "unexpected arguments"},
+		{args: []string{"frobnicate"}, want: "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var stderr strings.Builder
+			if code := run(tt.args, &stderr); code != exitUsage {
+				t.Errorf("exit code = %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr = %q, want it to mention %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	clearEnv(t)
+	for _, args := range [][]string{{"-h"}, {"serve", "-h"}, {"help"}} {
+		var stderr strings.Builder
+		if code := run(args, &stderr); code != exitOK || !strings.Contains(stderr.String(), "serve") {
+			t.Errorf("%v: exit %d, output %q", args, code, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package resolvers
+
+import (
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/graph/model"
+)
+
+// mapCluster turns a stored cluster into its GraphQL form. Its operations
+// and lastOperation are field resolvers.
+func mapCluster(c *cluster.Cluster) *model.Cluster {
+	if c == nil {
+		return nil
+	}
+	out := &model.Cluster{
+		ID:                c.ID,
+		Name:              c.Name,
+		Region:            c.Region,
+		KubernetesVersion: c.KubernetesVersion,
+		Zones:             append([]string{}, c.Zones...),
+		Status:            model.ClusterStatus(c.Status),
+		StatusMessage:     optional(c.StatusMessage),
+		Imported:          c.Imported,
+		Network:           mapNetwork(c.Network),
+		Eks: &model.EksControlPlane{
+			Name:               c.EKS.Name,
+			Arn:                optional(c.EKS.Arn),
+			Status:             optional(c.EKS.Status),
+			Version:            optional(c.EKS.Version),
+			Endpoint:           optional(c.EKS.Endpoint),
+			OidcIssuer:         optional(c.EKS.OIDCIssuer),
+			OidcProviderArn:    optional(c.EKS.OIDCProviderArn),
+			AuthenticationMode: optional(c.EKS.AuthMode),
+			Addons:             append([]string{}, c.EKS.Addons...),
+		},
+		HyperPod: &model.HyperPodCluster{
+			Name:                 c.HyperPod.Name,
+			Arn:                  optional(c.HyperPod.Arn),
+			Status:               optional(c.HyperPod.Status),
+			FailureMessage:       optional(c.HyperPod.FailureMessage),
+			NodeRecovery:         optional(c.HyperPod.NodeRecovery),
+			NodeProvisioningMode: optional(c.HyperPod.NodeProvisioning),
+		},
+		EksClusterRoleArn: optional(c.Roles.EKSClusterRoleArn),
+		ExecutionRoleArn:  optional(c.Roles.ExecutionRoleArn),
+		InstanceGroups:    make([]*model.InstanceGroupSpec, 0, len(c.InstanceGroups)),
+		CreatedAt:         c.CreatedAt,
+		UpdatedAt:         c.UpdatedAt,
+	}
+	for _, g := range c.InstanceGroups {
+		out.InstanceGroups = append(out.InstanceGroups, mapInstanceGroupSpec(g))
+	}
+	return out
+}
+
+func mapNetwork(n cluster.Network) *model.ClusterNetwork {
+	out := &model.ClusterNetwork{
+		VpcID:             optional(n.VpcID),
+		Cidr:              optional(n.CIDR),
+		Subnets:           make([]*model.Subnet, 0, len(n.Subnets)),
+		SecurityGroupID:   optional(n.SecurityGroupID),
+		NatGatewayID:      optional(n.NatGatewayID),
+		InternetGatewayID: optional(n.InternetGateway),
+		Owned:             n.Owned,
+	}
+	for _, s := range n.Subnets {
+		out.Subnets = append(out.Subnets, &model.Subnet{ID: s.ID, Zone: s.Zone, Cidr: s.CIDR, Role: model.SubnetRole(s.Role)})
+	}
+	return out
+}
+
+func mapInstanceGroupSpec(g cluster.InstanceGroupSpec) *model.InstanceGroupSpec {
+	out := &model.InstanceGroupSpec{
+		Name:             g.Name,
+		InstanceType:     g.InstanceType,
+		Count:            g.Count,
+		Zone:             g.Zone,
+		CapacityType:     model.CapacityType(g.CapacityType),
+		ThreadsPerCore:   g.ThreadsPerCore,
+		VolumeSizeGb:     g.VolumeSizeGB,
+		DeepHealthChecks: append([]string{}, g.DeepHealthChecks...),
+	}
+	if g.MinCount > 0 {
+		minCount := g.MinCount
+		out.MinCount = &minCount
+	}
+	if out.CapacityType == "" {
+		out.CapacityType = model.CapacityTypeOnDemand
+	}
+	return out
+}
+
+func mapClusterPage(p *cluster.Page) *model.ClusterConnection {
+	out := &model.ClusterConnection{
+		Edges:      make([]*model.ClusterEdge, 0, len(p.Items)),
+		PageInfo:   &model.PageInfo{HasNextPage: p.HasNext},
+		TotalCount: p.TotalCount,
+	}
+	for _, c := range p.Items {
+		out.Edges = append(out.Edges, &model.ClusterEdge{Cursor: c.ID, Node: mapCluster(c)})
+	}
+	if n := len(p.Items); n > 0 {
+		out.PageInfo.EndCursor = &p.Items[n-1].ID
+	}
+	return out
+}
+
+func mapClusterFilter(f *model.ClusterFilter) cluster.ListFilter {
+	if f == nil {
+		return cluster.ListFilter{}
+	}
+	out := cluster.ListFilter{IncludeDeleted: f.IncludeDeleted != nil && *f.IncludeDeleted}
+	for _, s := range f.Statuses {
+		out.Statuses = append(out.Statuses, cluster.Status(s))
+	}
+	return out
+}
+
+// mapCreateClusterInput passes the request on as given: absent fields stay
+// zero and the engine applies the defaults the schema documents.
+func mapCreateClusterInput(in model.CreateClusterInput) cluster.CreateInput {
+	out := cluster.CreateInput{
+		Name:              in.Name,
+		Region:            deref(in.Region),
+		KubernetesVersion: deref(in.KubernetesVersion),
+		Zones:             in.Zones,
+	}
+	for _, g := range in.InstanceGroups {
+		spec := cluster.InstanceGroupSpec{
+			Name:             g.Name,
+			InstanceType:     g.InstanceType,
+			Count:            g.Count,
+			Zone:             deref(g.Zone),
+			DeepHealthChecks: g.DeepHealthChecks,
+		}
+		if g.MinCount != nil {
+			spec.MinCount = *g.MinCount
+		}
+		if g.CapacityType != nil {
+			spec.CapacityType = cluster.CapacityType(*g.CapacityType)
+		}
+		if g.ThreadsPerCore != nil {
+			spec.ThreadsPerCore = *g.ThreadsPerCore
+		}
+		if g.VolumeSizeGb != nil {
+			spec.VolumeSizeGB = *g.VolumeSizeGb
+		}
+		out.InstanceGroups = append(out.InstanceGroups, spec)
+	}
+	return out
+}
+
+func mapImportClusterInput(in model.ImportClusterInput) cluster.ImportInput {
+	return cluster.ImportInput{
+		Name:                deref(in.Name),
+		Region:              deref(in.Region),
+		EKSClusterName:      in.EksClusterName,
+		HyperPodClusterName: deref(in.HyperPodClusterName),
+	}
+}

@@ -1,0 +1,30 @@
+// Package resolvers adapts the GraphQL schema to the engine: each resolver
+// checks its arguments, calls one engine method and maps the result. No AWS
+// or Kubernetes call is made here.
+package resolvers
+
+import (
+	"log/slog"
+
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Resolver holds the engine services the resolvers call.
+type Resolver struct {
+	Version  string
+	Store    *store.Store
+	Ops      *ops.Runner
+	Clusters *cluster.Service
+	// Log receives what a client must not see (the causes of INTERNAL
+	// errors, subscriptions that stop early). Nil discards it.
+	Log *slog.Logger
+}
+
+func (r *Resolver) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Log
+}
