@@ -180,7 +180,10 @@ func TestBadInputIsRefusedBeforeAnythingIsMade(t *testing.T) {
 		{"unknown zone", func(in *CreateInput) { in.Zones = []string{"us-west-2a", "us-west-2z"} }, errs.Validation, "input.zones[1]", "us-west-2z"},
 		{"one zone", func(in *CreateInput) { in.Zones = []string{"us-west-2a"} }, errs.Validation, "input.zones", "at least two"},
 		{"unknown version", func(in *CreateInput) { in.KubernetesVersion = "1.12" }, errs.Validation, "input.kubernetesVersion", "1.28 to 1.34"},
-		{"instance type not offered in zone", func(in *CreateInput) { in.InstanceGroups[0].Zone = "us-west-2d"; in.Zones = append(in.Zones, "us-west-2d") },
+		{"instance type not offered in zone", func(in *CreateInput) {
+			in.InstanceGroups[0].Zone = "us-west-2d"
+			in.Zones = append(in.Zones, "us-west-2d")
+		},
 			errs.Precondition, "input.instanceGroups[0].instanceType", "us-west-2a"},
 		{"unknown instance type", func(in *CreateInput) { in.InstanceGroups[0].InstanceType = "ml.z9.large" }, errs.Precondition, "input.instanceGroups[0].instanceType", "no zone"},
 		{"not an ml type", func(in *CreateInput) { in.InstanceGroups[0].InstanceType = "p5.48xlarge" }, errs.Validation, "input.instanceGroups[0].instanceType", "ml."},
@@ -320,4 +323,40 @@ func fieldsOf(err error) []string {
 		out = append(out, e.Field)
 	}
 	return out
+}
+
+func TestIdempotencyKeysReturnTheFirstOperation(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	in := validInput()
+	in.Zones = nil // defaults are filled after the key is checked
+	first, err := f.svc.Create(ctx, "alice", in, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, first.ID)
+	again, err := f.svc.Create(ctx, "alice", in, "k1")
+	if err != nil || again.ID != first.ID {
+		t.Fatalf("retried create: %v %v", again, err)
+	}
+	other := in
+	other.Name = "train-2"
+	if _, err := f.svc.Create(ctx, "alice", other, "k1"); errs.CodeOf(err) != errs.Validation {
+		t.Fatalf("key reused for another request: %v", err)
+	}
+	del, err := f.svc.Delete(ctx, "alice", first.Target.ID, "k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, del.ID)
+	if again, err := f.svc.Delete(ctx, "alice", first.Target.ID, "k2"); err != nil || again.ID != del.ID {
+		t.Fatalf("retried delete: %v %v", again, err)
+	}
+	imp1, err := f.svc.Import(ctx, "alice", ImportInput{EKSClusterName: "nope"}, "k3")
+	if errs.CodeOf(err) != errs.Precondition || imp1 != nil {
+		t.Fatalf("import of a missing cluster: %v", err)
+	}
+	if calls := f.world.Calls(); calls["eks"]["CreateCluster"] != 1 || calls["sagemaker"]["CreateCluster"] != 1 {
+		t.Fatalf("calls %v", calls)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,6 +36,13 @@ const TargetKind = "CLUSTER"
 // quotas, the name) and starts a CreateCluster operation. Nothing is made
 // in AWS before every check passes.
 func (s *Service) Create(ctx context.Context, caller string, in CreateInput, idempotencyKey string) (*ops.Operation, error) {
+	asSent := in
+	// Defaults are filled into a copy: the caller's request stays as sent.
+	in.Zones, in.InstanceGroups = slices.Clone(in.Zones), slices.Clone(in.InstanceGroups)
+	replay := ops.Request{Kind: KindCreate, Target: ops.Ref{Kind: TargetKind, Name: in.Name}, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: asSent}
+	if op, err := s.runner.Replay(replay); op != nil || err != nil {
+		return op, err
+	}
 	if bad := normalize(&in); len(bad) > 0 {
 		return nil, bad
 	}
@@ -55,7 +63,7 @@ func (s *Service) Create(ctx context.Context, caller string, in CreateInput, ide
 	id := s.ids.NewID()
 	return s.runner.Submit(ops.Request{
 		Kind: KindCreate, Target: ops.Ref{Kind: TargetKind, ID: id, Name: in.Name}, RequestedBy: caller,
-		IdempotencyKey: idempotencyKey, Input: in,
+		IdempotencyKey: idempotencyKey, Input: in, Fingerprint: asSent,
 		Prepare: func(tx *store.Tx, op *ops.Operation) error {
 			if err := reserveName(tx, in.Region, in.Name, id); err != nil {
 				return err

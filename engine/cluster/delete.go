@@ -22,6 +22,11 @@ import (
 // tolerant of pieces already gone. An imported cluster's network and roles
 // were not made here and are left in place.
 func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string) (*ops.Operation, error) {
+	req := ops.Request{Kind: KindDelete, Target: ops.Ref{Kind: TargetKind, ID: id}, RequestedBy: caller, IdempotencyKey: idempotencyKey,
+		Input: deleteInput{ClusterID: id}, Fingerprint: deleteInput{ClusterID: id}}
+	if op, err := s.runner.Replay(req); op != nil || err != nil {
+		return op, err
+	}
 	c, err := s.Get(id)
 	if err != nil {
 		return nil, err
@@ -29,8 +34,8 @@ func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string)
 	if c.Status == StatusDeleted {
 		return nil, errs.New(errs.Precondition, "cluster %s (%s) is already deleted", c.Name, id)
 	}
-	return s.runner.Submit(ops.Request{Kind: KindDelete, Target: ops.Ref{Kind: TargetKind, ID: id, Name: c.Name},
-		RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: deleteInput{ClusterID: id}})
+	req.Target.Name = c.Name
+	return s.runner.Submit(req)
 }
 
 type deleteInput struct {

@@ -23,6 +23,11 @@ import (
 // Import adopts an existing EKS cluster, and the HyperPod cluster it
 // orchestrates, by reading their actual state. Nothing in AWS changes.
 func (s *Service) Import(ctx context.Context, caller string, in ImportInput, idempotencyKey string) (*ops.Operation, error) {
+	asSent := in
+	if op, err := s.runner.Replay(ops.Request{Kind: KindImport, Target: ops.Ref{Kind: TargetKind, Name: in.Name}, RequestedBy: caller,
+		IdempotencyKey: idempotencyKey, Fingerprint: asSent}); op != nil || err != nil {
+		return op, err
+	}
 	in.EKSClusterName = strings.TrimSpace(in.EKSClusterName)
 	if in.EKSClusterName == "" {
 		return nil, errs.Field("input.eksClusterName", "name the existing EKS cluster to import")
@@ -55,7 +60,7 @@ func (s *Service) Import(ctx context.Context, caller string, in ImportInput, ide
 	id := s.ids.NewID()
 	return s.runner.Submit(ops.Request{
 		Kind: KindImport, Target: ops.Ref{Kind: TargetKind, ID: id, Name: in.Name}, RequestedBy: caller,
-		IdempotencyKey: idempotencyKey, Input: in,
+		IdempotencyKey: idempotencyKey, Input: in, Fingerprint: asSent,
 		Prepare: func(tx *store.Tx, op *ops.Operation) error {
 			if err := reserveName(tx, in.Region, in.Name, id); err != nil {
 				return err

@@ -28,6 +28,10 @@ type Request struct {
 	// Input is stored with the operation (JSON) and read back by the
 	// definition's Steps, so the operation can be resumed after a restart.
 	Input any
+	// Fingerprint identifies the request as the client sent it, for the
+	// idempotency check (nil = Input). Pass the raw request when Input has
+	// defaults filled in from the world, so a retry matches before any check.
+	Fingerprint any
 	// Noop marks a request that the caller found already satisfied: the
 	// operation is stored SUCCEEDED with noop set, and nothing runs.
 	Noop bool
@@ -52,7 +56,10 @@ func (r *Runner) Submit(req Request) (*Operation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s input: %w", req.Kind, err)
 	}
-	hash := requestHash(req, input)
+	hash, err := requestHash(req)
+	if err != nil {
+		return nil, err
+	}
 	op := &Operation{
 		ID: r.ids.NewID(), Kind: req.Kind, Target: req.Target, RequestedBy: req.RequestedBy,
 		IdempotencyKey: req.IdempotencyKey, Status: Queued, StatusQuery: def.StatusQuery, Input: input,
@@ -191,15 +198,47 @@ func targetLabel(t Ref) string {
 func lockKey(t Ref) string              { return t.Kind + "/" + t.ID }
 func idemKey(caller, key string) string { return caller + "\x00" + key }
 
-func requestHash(req Request, input []byte) string {
+func requestHash(req Request) (string, error) {
 	h := sha256.New()
-	h.Write([]byte(req.Kind + "\x00" + req.Target.Kind + "\x00"))
-	if req.Target.Name != "" {
-		h.Write([]byte(req.Target.Name))
-	} else {
-		h.Write([]byte(req.Target.ID))
+	h.Write([]byte(req.Kind + "\x00"))
+	fingerprint := req.Fingerprint
+	if fingerprint == nil {
+		// Without a fingerprint the request is its target and input. A new
+		// resource's generated id is not part of it; its name is.
+		fingerprint = req.Input
+		h.Write([]byte(req.Target.Kind + "\x00"))
+		if req.Target.Name != "" {
+			h.Write([]byte(req.Target.Name))
+		} else {
+			h.Write([]byte(req.Target.ID))
+		}
+		h.Write([]byte{0})
 	}
-	h.Write([]byte{0})
-	h.Write(input)
-	return hex.EncodeToString(h.Sum(nil))
+	raw, err := json.Marshal(fingerprint)
+	if err != nil {
+		return "", fmt.Errorf("encode %s request: %w", req.Kind, err)
+	}
+	h.Write(raw)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Replay returns the operation an earlier request with the same caller and
+// idempotency key made, or nil when the key is new. Call it before checks
+// that read the world, so a retried request gets its operation back even
+// when the world has changed since (the cluster it created now exists). A
+// key reused for a different request is a VALIDATION error.
+func (r *Runner) Replay(req Request) (*Operation, error) {
+	if req.IdempotencyKey == "" {
+		return nil, nil
+	}
+	hash, err := requestHash(req)
+	if err != nil {
+		return nil, err
+	}
+	var op *Operation
+	err = r.store.View(func(tx *store.Tx) error {
+		op, err = r.byIdempotencyKey(tx, req.RequestedBy, req.IdempotencyKey, hash)
+		return err
+	})
+	return op, err
 }
