@@ -1419,6 +1419,8 @@ input CreateClusterInput {
   zones: [String!]
   "Instance groups to create with the cluster."
   instanceGroups: [InstanceGroupInput!]
+  "Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen."
+  vpcCidr: String
 }
 
 """
@@ -1677,7 +1679,7 @@ type Event {
   time: Time!
   "What happened."
   action: EventAction!
-  "The resource that changed."
+  "The resource that changed. For RESUBSCRIBE it is {kind: SUBSCRIPTION, id: events}."
   target: ResourceRef!
   "The resource as stored after the change (before it, for DELETED)."
   payload: JSON
@@ -6965,7 +6967,7 @@ func (ec *executionContext) unmarshalInputCreateClusterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "region", "kubernetesVersion", "zones", "instanceGroups"}
+	fieldsInOrder := [...]string{"name", "region", "kubernetesVersion", "zones", "instanceGroups", "vpcCidr"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7007,6 +7009,13 @@ func (ec *executionContext) unmarshalInputCreateClusterInput(ctx context.Context
 				return it, err
 			}
 			it.InstanceGroups = data
+		case "vpcCidr":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vpcCidr"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VpcCidr = data
 		}
 	}
 	return it, nil

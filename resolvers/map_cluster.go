@@ -123,6 +123,7 @@ func mapCreateClusterInput(in model.CreateClusterInput) cluster.CreateInput {
 		Region:            deref(in.Region),
 		KubernetesVersion: deref(in.KubernetesVersion),
 		Zones:             in.Zones,
+		VpcCIDR:           deref(in.VpcCidr),
 	}
 	for _, g := range in.InstanceGroups {
 		spec := cluster.InstanceGroupSpec{

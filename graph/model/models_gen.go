@@ -106,6 +106,8 @@ type CreateClusterInput struct {
 	Zones []string `json:"zones,omitempty"`
 	// Instance groups to create with the cluster.
 	InstanceGroups []*InstanceGroupInput `json:"instanceGroups,omitempty"`
+	// Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen.
+	VpcCidr *string `json:"vpcCidr,omitempty"`
 }
 
 // The cluster's EKS control plane.
@@ -138,7 +140,7 @@ type Event struct {
 	Time time.Time `json:"time"`
 	// What happened.
 	Action EventAction `json:"action"`
-	// The resource that changed.
+	// The resource that changed. For RESUBSCRIBE it is {kind: SUBSCRIPTION, id: events}.
 	Target *ResourceRef `json:"target"`
 	// The resource as stored after the change (before it, for DELETED).
 	Payload any `json:"payload,omitempty"`

@@ -230,6 +230,12 @@ func (s *Server) Sim() *sim.World { return s.world }
 func (s *Server) Run(ctx context.Context) error {
 	served := make(chan error, 1)
 	go func() { served <- s.http.Serve(s.listener) }()
+	refreshCtx, stopRefresh := context.WithCancel(context.Background())
+	refreshed := make(chan struct{})
+	go func() {
+		defer close(refreshed)
+		cluster.Refresher{Service: s.clusters, Fast: s.scaled(15 * time.Second), Slow: s.scaled(5 * time.Minute)}.Run(refreshCtx)
+	}()
 	s.log.Info("InstantStart is serving",
 		"graphql", s.URL()+"/graphql", "websocket", "ws://"+s.Addr()+"/graphql",
 		"metrics", s.URL()+"/metrics", "health", s.URL()+"/healthz",
@@ -241,7 +247,17 @@ func (s *Server) Run(ctx context.Context) error {
 	case err = <-served:
 		err = fmt.Errorf("serve HTTP: %w", err)
 	}
+	stopRefresh()
+	<-refreshed
 	return errors.Join(err, s.shutdown())
+}
+
+// scaled divides a real-world interval by the simulator's speed.
+func (s *Server) scaled(d time.Duration) time.Duration {
+	if s.world == nil {
+		return d
+	}
+	return max(time.Duration(float64(d)/s.cfg.SimSpeed), 10*time.Millisecond)
 }
 
 func (s *Server) simSpeed() any {

@@ -1,0 +1,143 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Refresh re-reads the actual EKS and HyperPod state of every live cluster
+// that no operation is changing, and stores what differs (which publishes
+// it as events). It returns how many clusters changed.
+func (s *Service) Refresh(ctx context.Context) (int, error) {
+	page, err := s.List(ListFilter{Statuses: []Status{StatusActive, StatusFailed}}, 1<<20, "")
+	if err != nil {
+		return 0, err
+	}
+	changed := 0
+	for _, c := range page.Items {
+		if c.LastOperationID != "" {
+			if op, err := s.runner.Get(c.LastOperationID); err == nil && !op.Status.Terminal() {
+				continue // its operation keeps the record current
+			}
+		}
+		eksStatus, hpStatus, failure, err := s.readActual(ctx, c)
+		if err != nil {
+			if ctx.Err() != nil {
+				return changed, ctx.Err()
+			}
+			s.log.Warn("refresh cluster", "cluster", c.ID, "err", err)
+			continue
+		}
+		var updated bool
+		err = s.store.Update(func(tx *store.Tx) error {
+			var cur Cluster
+			if err := tx.Get(RecordKind, c.ID, &cur); err != nil {
+				return err
+			}
+			if cur.LastOperationID != c.LastOperationID {
+				return nil // an operation started meanwhile
+			}
+			before := cur
+			cur.EKS.Status, cur.HyperPod.Status, cur.HyperPod.FailureMessage = eksStatus, hpStatus, failure
+			cur.StatusMessage = driftMessage(&cur)
+			if before.EKS.Status == cur.EKS.Status && before.HyperPod.Status == cur.HyperPod.Status &&
+				before.HyperPod.FailureMessage == cur.HyperPod.FailureMessage && before.StatusMessage == cur.StatusMessage {
+				return nil
+			}
+			updated = true
+			cur.UpdatedAt = tx.Now()
+			return tx.Put(RecordKind, cur.ID, &cur)
+		})
+		if err != nil {
+			return changed, err
+		}
+		if updated {
+			changed++
+		}
+	}
+	return changed, nil
+}
+
+// readActual describes the cluster's EKS and HyperPod clusters; a cluster
+// that no longer exists reads as "NOT_FOUND".
+func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStatus, failure string, err error) {
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return "", "", "", err
+	}
+	eksStatus, hpStatus = c.EKS.Status, c.HyperPod.Status
+	out, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(c.EKS.Name)})
+	switch {
+	case errs.IsNotFound(err):
+		eksStatus = notFound
+	case err != nil:
+		return "", "", "", err
+	default:
+		eksStatus = string(out.Cluster.Status)
+	}
+	if c.HyperPod.Name == "" {
+		return eksStatus, hpStatus, "", nil
+	}
+	hp, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(c.HyperPod.Name)})
+	switch {
+	case errs.IsNotFound(err):
+		return eksStatus, notFound, "", nil
+	case err != nil:
+		return "", "", "", err
+	}
+	return eksStatus, string(hp.ClusterStatus), aws.ToString(hp.FailureMessage), nil
+}
+
+const notFound = "NOT_FOUND"
+
+// driftMessage says what is wrong with an ACTIVE cluster whose parts changed
+// outside InstantStart.
+func driftMessage(c *Cluster) string {
+	switch {
+	case c.Status != StatusActive:
+		return c.StatusMessage
+	case c.EKS.Status == notFound:
+		return "the EKS cluster " + c.EKS.Name + " no longer exists (deleted outside InstantStart?); delete this cluster to clean up"
+	case c.HyperPod.Status == notFound:
+		return "the HyperPod cluster " + c.HyperPod.Name + " no longer exists (deleted outside InstantStart?)"
+	case c.HyperPod.Status == "Failed" || c.HyperPod.Status == "RollingBack":
+		return "the HyperPod cluster is " + c.HyperPod.Status + ": " + c.HyperPod.FailureMessage
+	}
+	return ""
+}
+
+// Refresher runs Refresh adaptively: every Fast while something changes,
+// backing off to Slow while nothing does.
+type Refresher struct {
+	Service    *Service
+	Fast, Slow time.Duration
+}
+
+// Run refreshes until ctx ends.
+func (r Refresher) Run(ctx context.Context) {
+	wait := r.Fast
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		n, err := r.Service.Refresh(ctx)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			r.Service.log.Warn("refresh clusters", "err", err)
+		}
+		if n > 0 {
+			wait = r.Fast
+		} else {
+			wait = min(wait*2, r.Slow)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package cluster
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+)
+
+func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, op.ID)
+	if n, err := f.svc.Refresh(context.Background()); err != nil || n != 0 {
+		t.Fatalf("refresh of an unchanged cluster: %d changes, %v", n, err)
+	}
+	// Someone deletes the HyperPod cluster with the AWS CLI.
+	p, _ := f.world.Provider("us-west-2")
+	if _, err := p.SageMaker.DeleteCluster(context.Background(), &sagemaker.DeleteClusterInput{ClusterName: aws.String("train-1")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.svc.Refresh(context.Background()); err != nil || n != 1 {
+		t.Fatalf("refresh after an outside change: %d changes, %v", n, err)
+	}
+	c, _ := f.svc.Get(op.Target.ID)
+	if c.HyperPod.Status != "Deleting" {
+		t.Fatalf("HyperPod status %q", c.HyperPod.Status)
+	}
+	// Once it is gone, the record says so and what to do.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := f.svc.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ = f.svc.Get(op.Target.ID); c.HyperPod.Status == notFound {
+			break
+		}
+	}
+	if c.HyperPod.Status != notFound || !strings.Contains(c.StatusMessage, "no longer exists") {
+		t.Fatalf("after the deletion: %q %q", c.HyperPod.Status, c.StatusMessage)
+	}
+}
