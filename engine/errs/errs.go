@@ -22,6 +22,12 @@ const (
 	Timeout        Code = "TIMEOUT"
 	Internal       Code = "INTERNAL"
 	Unavailable    Code = "UNAVAILABLE"
+	// Unauthenticated: no credential, or one that is unknown, revoked or expired.
+	Unauthenticated Code = "UNAUTHENTICATED"
+	// Forbidden: the credential's role does not allow the request.
+	Forbidden Code = "FORBIDDEN"
+	// Limit: the request exceeds a size, depth, rate or count limit.
+	Limit Code = "LIMIT"
 )
 
 // Error is an error with a code, an optional field it concerns, and for
