@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,6 +58,9 @@ func TestKillMidOperationAndResume(t *testing.T) {
 	srv.stop(t)
 }
 
+// crashAdmin is the admin token the test gives the binary.
+var crashAdmin = "isk_" + strings.Repeat("C", 42) + "A"
+
 type binary struct {
 	cmd  *exec.Cmd
 	base string
@@ -73,6 +77,7 @@ func startBinary(t *testing.T, bin, data string) *binary {
 	l.Close()
 	out := &bytes.Buffer{}
 	cmd := exec.Command(bin, "--listen", addr, "--data-dir", data, "--sim-speed", "150", "--region", "us-west-2")
+	cmd.Env = append(os.Environ(), "INSTANTSTART_ADMIN_TOKEN="+crashAdmin)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,6 +130,7 @@ func (b *binary) graphql(t *testing.T, query string, into any) {
 	body, _ := json.Marshal(map[string]any{"query": query})
 	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, b.base+"/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+crashAdmin)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +155,9 @@ func (b *binary) graphql(t *testing.T, query string, into any) {
 
 func (b *binary) getJSON(t *testing.T, path string, into any) {
 	t.Helper()
-	resp, err := http.Get(b.base + path)
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, b.base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+crashAdmin)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,10 @@ type serveFlags struct {
 	logFormat string
 	logLevel  string
 	faults    []sim.Fault
+
+	allowedOrigins  []string
+	tlsCert, tlsKey string
+	metricsAuth     bool
 }
 
 func serve(args []string, stderr io.Writer) int {
@@ -104,6 +108,12 @@ func serve(args []string, stderr io.Writer) int {
 		SimFaults: f.faults,
 		Version:   buildVersion(),
 		Logger:    log,
+
+		AdminToken:     os.Getenv("INSTANTSTART_ADMIN_TOKEN"),
+		AllowedOrigins: f.allowedOrigins,
+		TLSCert:        f.tlsCert,
+		TLSKey:         f.tlsKey,
+		MetricsAuth:    f.metricsAuth,
 	})
 	if err != nil {
 		log.Error("cannot start", "err", err)
@@ -138,8 +148,31 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		faultSpecs = append(faultSpecs, spec)
 		return nil
 	})
+	fs.Func("allowed-origin", "a browser origin besides the server's own that may use cookies and WebSockets, e.g. https://instantstart.example.com (repeatable; env INSTANTSTART_ALLOWED_ORIGINS, comma-separated)", func(o string) error {
+		f.allowedOrigins = append(f.allowedOrigins, o)
+		return nil
+	})
+	fs.StringVar(&f.tlsCert, "tls-cert", env("INSTANTSTART_TLS_CERT", ""), "PEM certificate to serve HTTPS with, together with --tls-key (env INSTANTSTART_TLS_CERT)")
+	fs.StringVar(&f.tlsKey, "tls-key", env("INSTANTSTART_TLS_KEY", ""), "PEM private key of --tls-cert (env INSTANTSTART_TLS_KEY)")
+	metricsAuth := env("INSTANTSTART_METRICS_AUTH", "false")
+	fs.StringVar(&metricsAuth, "metrics-auth", metricsAuth, "true to require a viewer token on /metrics (env INSTANTSTART_METRICS_AUTH)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if f.allowedOrigins == nil {
+		for o := range strings.SplitSeq(os.Getenv("INSTANTSTART_ALLOWED_ORIGINS"), ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				f.allowedOrigins = append(f.allowedOrigins, o)
+			}
+		}
+	}
+	if b, err := strconv.ParseBool(metricsAuth); err != nil {
+		return nil, fmt.Errorf("--metrics-auth (or INSTANTSTART_METRICS_AUTH) must be true or false, got %q", metricsAuth)
+	} else {
+		f.metricsAuth = b
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together: give both or neither")
 	}
 	if faultSpecs == nil {
 		for spec := range strings.SplitSeq(os.Getenv("INSTANTSTART_SIM_FAULT"), ";") {

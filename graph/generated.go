@@ -39,6 +39,29 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AuditRecord struct {
+		Arguments   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Message     func(childComplexity int) int
+		Mutation    func(childComplexity int) int
+		OperationID func(childComplexity int) int
+		Outcome     func(childComplexity int) int
+		Role        func(childComplexity int) int
+		Time        func(childComplexity int) int
+		TokenName   func(childComplexity int) int
+	}
+
+	AuditRecordConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditRecordEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Cluster struct {
 		CreatedAt         func(childComplexity int) int
 		Eks               func(childComplexity int) int
@@ -79,6 +102,11 @@ type ComplexityRoot struct {
 		SecurityGroupID   func(childComplexity int) int
 		Subnets           func(childComplexity int) int
 		VpcID             func(childComplexity int) int
+	}
+
+	CreatedToken struct {
+		Secret func(childComplexity int) int
+		Token  func(childComplexity int) int
 	}
 
 	EksControlPlane struct {
@@ -124,12 +152,21 @@ type ComplexityRoot struct {
 		Zone             func(childComplexity int) int
 	}
 
+	Me struct {
+		Name    func(childComplexity int) int
+		Role    func(childComplexity int) int
+		TokenID func(childComplexity int) int
+		Via     func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CancelOperation func(childComplexity int, id string) int
 		CreateCluster   func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
+		CreateToken     func(childComplexity int, input model.CreateTokenInput) int
 		DeleteCluster   func(childComplexity int, id string, idempotencyKey *string) int
 		ImportCluster   func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
 		RetryOperation  func(childComplexity int, id string) int
+		RevokeToken     func(childComplexity int, id string) int
 	}
 
 	Operation struct {
@@ -192,10 +229,13 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		AuditLog      func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
 		Cluster       func(childComplexity int, id string) int
 		Clusters      func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
+		Me            func(childComplexity int) int
 		Operation     func(childComplexity int, id string) int
 		Operations    func(childComplexity int, filter *model.OperationFilter, first *int, after *string) int
+		Tokens        func(childComplexity int) int
 		Version       func(childComplexity int) int
 		WaitOperation func(childComplexity int, id string, timeoutSeconds *int) int
 	}
@@ -217,6 +257,18 @@ type ComplexityRoot struct {
 		Events           func(childComplexity int, since *string, filter *model.EventFilter) int
 		OperationUpdated func(childComplexity int, id string) int
 	}
+
+	Token struct {
+		Active     func(childComplexity int) int
+		CreatedAt  func(childComplexity int) int
+		CreatedBy  func(childComplexity int) int
+		ExpiresAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Name       func(childComplexity int) int
+		RevokedAt  func(childComplexity int) int
+		Role       func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -232,6 +284,8 @@ type EventResolver interface {
 	Cluster(ctx context.Context, obj *model.Event) (*model.Cluster, error)
 }
 type MutationResolver interface {
+	CreateToken(ctx context.Context, input model.CreateTokenInput) (*model.CreatedToken, error)
+	RevokeToken(ctx context.Context, id string) (*model.Token, error)
 	CreateCluster(ctx context.Context, input model.CreateClusterInput, idempotencyKey *string) (*model.Operation, error)
 	ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
@@ -240,6 +294,9 @@ type MutationResolver interface {
 }
 type QueryResolver interface {
 	Version(ctx context.Context) (string, error)
+	Me(ctx context.Context) (*model.Me, error)
+	Tokens(ctx context.Context) ([]*model.Token, error)
+	AuditLog(ctx context.Context, filter *model.AuditFilter, first *int, after *string) (*model.AuditRecordConnection, error)
 	Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error)
 	Cluster(ctx context.Context, id string) (*model.Cluster, error)
 	Operation(ctx context.Context, id string) (*model.Operation, error)
@@ -268,6 +325,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AuditRecord.arguments":
+		if e.ComplexityRoot.AuditRecord.Arguments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Arguments(childComplexity), true
+	case "AuditRecord.id":
+		if e.ComplexityRoot.AuditRecord.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.ID(childComplexity), true
+	case "AuditRecord.message":
+		if e.ComplexityRoot.AuditRecord.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Message(childComplexity), true
+	case "AuditRecord.mutation":
+		if e.ComplexityRoot.AuditRecord.Mutation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Mutation(childComplexity), true
+	case "AuditRecord.operationId":
+		if e.ComplexityRoot.AuditRecord.OperationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.OperationID(childComplexity), true
+	case "AuditRecord.outcome":
+		if e.ComplexityRoot.AuditRecord.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Outcome(childComplexity), true
+	case "AuditRecord.role":
+		if e.ComplexityRoot.AuditRecord.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Role(childComplexity), true
+	case "AuditRecord.time":
+		if e.ComplexityRoot.AuditRecord.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.Time(childComplexity), true
+	case "AuditRecord.tokenName":
+		if e.ComplexityRoot.AuditRecord.TokenName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecord.TokenName(childComplexity), true
+
+	case "AuditRecordConnection.edges":
+		if e.ComplexityRoot.AuditRecordConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecordConnection.Edges(childComplexity), true
+	case "AuditRecordConnection.pageInfo":
+		if e.ComplexityRoot.AuditRecordConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecordConnection.PageInfo(childComplexity), true
+	case "AuditRecordConnection.totalCount":
+		if e.ComplexityRoot.AuditRecordConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecordConnection.TotalCount(childComplexity), true
+
+	case "AuditRecordEdge.cursor":
+		if e.ComplexityRoot.AuditRecordEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecordEdge.Cursor(childComplexity), true
+	case "AuditRecordEdge.node":
+		if e.ComplexityRoot.AuditRecordEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditRecordEdge.Node(childComplexity), true
 
 	case "Cluster.createdAt":
 		if e.ComplexityRoot.Cluster.CreatedAt == nil {
@@ -457,6 +601,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClusterNetwork.VpcID(childComplexity), true
+
+	case "CreatedToken.secret":
+		if e.ComplexityRoot.CreatedToken.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedToken.Secret(childComplexity), true
+	case "CreatedToken.token":
+		if e.ComplexityRoot.CreatedToken.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CreatedToken.Token(childComplexity), true
 
 	case "EksControlPlane.addons":
 		if e.ComplexityRoot.EksControlPlane.Addons == nil {
@@ -648,6 +805,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceGroupSpec.Zone(childComplexity), true
 
+	case "Me.name":
+		if e.ComplexityRoot.Me.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Name(childComplexity), true
+	case "Me.role":
+		if e.ComplexityRoot.Me.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Role(childComplexity), true
+	case "Me.tokenId":
+		if e.ComplexityRoot.Me.TokenID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.TokenID(childComplexity), true
+	case "Me.via":
+		if e.ComplexityRoot.Me.Via == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Via(childComplexity), true
+
 	case "Mutation.cancelOperation":
 		if e.ComplexityRoot.Mutation.CancelOperation == nil {
 			break
@@ -670,6 +852,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCluster(childComplexity, args["input"].(model.CreateClusterInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.createToken":
+		if e.ComplexityRoot.Mutation.CreateToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["input"].(model.CreateTokenInput)), true
 	case "Mutation.deleteCluster":
 		if e.ComplexityRoot.Mutation.DeleteCluster == nil {
 			break
@@ -703,6 +896,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryOperation(childComplexity, args["id"].(string)), true
+	case "Mutation.revokeToken":
+		if e.ComplexityRoot.Mutation.RevokeToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeToken(childComplexity, args["id"].(string)), true
 
 	case "Operation.cancelRequested":
 		if e.ComplexityRoot.Operation.CancelRequested == nil {
@@ -939,6 +1143,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PhaseOutput.Value(childComplexity), true
 
+	case "Query.auditLog":
+		if e.ComplexityRoot.Query.AuditLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["filter"].(*model.AuditFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.cluster":
 		if e.ComplexityRoot.Query.Cluster == nil {
 			break
@@ -962,6 +1177,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Clusters(childComplexity, args["filter"].(*model.ClusterFilter), args["first"].(*int), args["after"].(*string)), true
 
+	case "Query.me":
+		if e.ComplexityRoot.Query.Me == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Me(childComplexity), true
 	case "Query.operation":
 		if e.ComplexityRoot.Query.Operation == nil {
 			break
@@ -984,6 +1205,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Operations(childComplexity, args["filter"].(*model.OperationFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.tokens":
+		if e.ComplexityRoot.Query.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Tokens(childComplexity), true
 	case "Query.version":
 		if e.ComplexityRoot.Query.Version == nil {
 			break
@@ -1069,6 +1296,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.OperationUpdated(childComplexity, args["id"].(string)), true
 
+	case "Token.active":
+		if e.ComplexityRoot.Token.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.Active(childComplexity), true
+	case "Token.createdAt":
+		if e.ComplexityRoot.Token.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.CreatedAt(childComplexity), true
+	case "Token.createdBy":
+		if e.ComplexityRoot.Token.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.CreatedBy(childComplexity), true
+	case "Token.expiresAt":
+		if e.ComplexityRoot.Token.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.ExpiresAt(childComplexity), true
+	case "Token.id":
+		if e.ComplexityRoot.Token.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.ID(childComplexity), true
+	case "Token.lastUsedAt":
+		if e.ComplexityRoot.Token.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.LastUsedAt(childComplexity), true
+	case "Token.name":
+		if e.ComplexityRoot.Token.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.Name(childComplexity), true
+	case "Token.revokedAt":
+		if e.ComplexityRoot.Token.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.RevokedAt(childComplexity), true
+	case "Token.role":
+		if e.ComplexityRoot.Token.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Token.Role(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1078,8 +1360,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AuditFilter", ec.unmarshalInputAuditFilter),
 			graphql.NewInputUnmarshaler("ClusterFilter", ec.unmarshalInputClusterFilter),
 			graphql.NewInputUnmarshaler("CreateClusterInput", ec.unmarshalInputCreateClusterInput),
+			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("ImportClusterInput", ec.unmarshalInputImportClusterInput),
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
@@ -1177,6 +1461,170 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../schema/auth.graphqls", Input: `"""
+What a token may do. Each role includes the ones below it.
+"""
+enum Role {
+  "Read everything (queries and subscriptions)."
+  VIEWER
+  "Also change the world (mutations), except what needs ADMIN."
+  OPERATOR
+  "Also manage tokens, read the audit log, delete clusters and control the simulator."
+  ADMIN
+}
+
+"""
+The role a field needs beyond its default: queries and subscriptions need VIEWER, mutations OPERATOR.
+"""
+directive @hasRole("The least role that may use the field." role: Role!) on FIELD_DEFINITION
+
+"""
+An API token. Its secret is shown once, when it is created, and is stored only as a hash.
+"""
+type Token {
+  "The token's id."
+  id: ID!
+  "A name that says who or what uses it."
+  name: String!
+  "What it may do."
+  role: Role!
+  "When it was created."
+  createdAt: Time!
+  "The name of the token that created it."
+  createdBy: String!
+  "When it was last used (updated at most once a minute)."
+  lastUsedAt: Time
+  "When it stops working, if ever."
+  expiresAt: Time
+  "When it was revoked, if it was."
+  revokedAt: Time
+  "True when it works now: not revoked and not expired."
+  active: Boolean!
+}
+
+"""
+A new token and its secret.
+"""
+type CreatedToken {
+  "The token."
+  token: Token!
+  "The secret to send as ` + "`" + `Authorization: Bearer <secret>` + "`" + `. It is shown only this once: store it now."
+  secret: String!
+}
+
+"""
+Who the caller is.
+"""
+type Me {
+  "The name of the caller's token."
+  name: String!
+  "The caller's role."
+  role: Role!
+  "The id of the caller's token."
+  tokenId: ID!
+  "How the caller authenticated: bearer (a token) or cookie (a browser session)."
+  via: String!
+}
+
+"""
+One audited mutation.
+"""
+type AuditRecord {
+  "The record's id."
+  id: ID!
+  "When the mutation was called."
+  time: Time!
+  "The name of the caller's token."
+  tokenName: String!
+  "The caller's role."
+  role: Role!
+  "The mutation's name, for example createCluster."
+  mutation: String!
+  "The arguments, with secrets replaced by [REDACTED]."
+  arguments: JSON
+  "The operation it started, if any."
+  operationId: ID
+  "OK, or the error code it ended with."
+  outcome: String!
+  "The error message, when it failed."
+  message: String
+}
+
+"""
+An audit record in a connection.
+"""
+type AuditRecordEdge {
+  "The cursor of this record."
+  cursor: String!
+  "The record."
+  node: AuditRecord!
+}
+
+"""
+A page of audit records, newest first.
+"""
+type AuditRecordConnection {
+  "The records of this page."
+  edges: [AuditRecordEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+  "How many records match in all."
+  totalCount: Int!
+}
+
+"""
+Selects audit records; absent fields match all.
+"""
+input AuditFilter {
+  "Only records of this token name."
+  tokenName: String
+  "Only records of this mutation."
+  mutation: String
+  "Only records with this outcome (OK or an error code)."
+  outcome: String
+}
+
+"""
+A token to create.
+"""
+input CreateTokenInput {
+  "A name that says who or what uses it: 1-64 letters, digits, spaces, dots, underscores or hyphens; unique among active tokens."
+  name: String!
+  "What it may do."
+  role: Role!
+  "When it stops working (default: never)."
+  expiresAt: Time
+}
+
+extend type Query {
+  "Who the caller is and what it may do."
+  me: Me!
+  "Every token, newest first, revoked ones included. Secrets are never shown."
+  tokens: [Token!]! @hasRole(role: ADMIN)
+  "Audited mutations, newest first."
+  auditLog(
+    "Which records."
+    filter: AuditFilter
+    "How many (1-200)."
+    first: Int = 50
+    "The cursor after which to start."
+    after: String
+  ): AuditRecordConnection! @hasRole(role: ADMIN)
+}
+
+extend type Mutation {
+  "Create an API token. Its secret is in the result and is never shown again."
+  createToken(
+    "The token to create."
+    input: CreateTokenInput!
+  ): CreatedToken! @hasRole(role: ADMIN)
+  "Revoke a token at once; its browser sessions end too. The last active ADMIN token cannot be revoked."
+  revokeToken(
+    "The token's id."
+    id: ID!
+  ): Token! @hasRole(role: ADMIN)
+}
+`, BuiltIn: false},
 	{Name: "../schema/cluster.graphqls", Input: `"""
 The control plane's summary of a cluster's state.
 """
@@ -1482,7 +1930,7 @@ extend type Mutation {
     id: ID!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
-  ): Operation!
+  ): Operation! @hasRole(role: ADMIN)
 }
 `, BuiltIn: false},
 	{Name: "../schema/operation.graphqls", Input: `"""
@@ -1784,6 +2232,52 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AuditRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditRecord_id(ctx, field)
+	case "time":
+		return ec.fieldContext_AuditRecord_time(ctx, field)
+	case "tokenName":
+		return ec.fieldContext_AuditRecord_tokenName(ctx, field)
+	case "role":
+		return ec.fieldContext_AuditRecord_role(ctx, field)
+	case "mutation":
+		return ec.fieldContext_AuditRecord_mutation(ctx, field)
+	case "arguments":
+		return ec.fieldContext_AuditRecord_arguments(ctx, field)
+	case "operationId":
+		return ec.fieldContext_AuditRecord_operationId(ctx, field)
+	case "outcome":
+		return ec.fieldContext_AuditRecord_outcome(ctx, field)
+	case "message":
+		return ec.fieldContext_AuditRecord_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditRecordConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditRecordConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditRecordConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditRecordConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditRecordConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditRecordEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AuditRecordEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AuditRecordEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditRecordEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Cluster(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1866,6 +2360,16 @@ func (ec *executionContext) childFields_ClusterNetwork(ctx context.Context, fiel
 		return ec.fieldContext_ClusterNetwork_owned(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ClusterNetwork", field.Name)
+}
+
+func (ec *executionContext) childFields_CreatedToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "token":
+		return ec.fieldContext_CreatedToken_token(ctx, field)
+	case "secret":
+		return ec.fieldContext_CreatedToken_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CreatedToken", field.Name)
 }
 
 func (ec *executionContext) childFields_EksControlPlane(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1952,6 +2456,20 @@ func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, f
 		return ec.fieldContext_InstanceGroupSpec_deepHealthChecks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupSpec", field.Name)
+}
+
+func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Me_name(ctx, field)
+	case "role":
+		return ec.fieldContext_Me_role(ctx, field)
+	case "tokenId":
+		return ec.fieldContext_Me_tokenId(ctx, field)
+	case "via":
+		return ec.fieldContext_Me_via(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Me", field.Name)
 }
 
 func (ec *executionContext) childFields_Operation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2096,6 +2614,30 @@ func (ec *executionContext) childFields_Subnet(ctx context.Context, field graphq
 		return ec.fieldContext_Subnet_role(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Subnet", field.Name)
+}
+
+func (ec *executionContext) childFields_Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Token_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Token_name(ctx, field)
+	case "role":
+		return ec.fieldContext_Token_role(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Token_createdAt(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Token_createdBy(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_Token_lastUsedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Token_expiresAt(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_Token_revokedAt(ctx, field)
+	case "active":
+		return ec.fieldContext_Token_active(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2272,6 +2814,20 @@ func (ec *executionContext) field_Mutation_createCluster_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateTokenInput, error) {
+			return ec.unmarshalNCreateTokenInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCreateTokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2330,6 +2886,20 @@ func (ec *executionContext) field_Mutation_retryOperation_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_revokeToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2341,6 +2911,36 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.AuditFilter, error) {
+			return ec.unmarshalOAuditFilter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -2563,6 +3163,355 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _AuditRecord_id(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditRecord_time(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AuditRecord_tokenName(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_tokenName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_tokenName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditRecord_role(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "Role")
+}
+
+func (ec *executionContext) _AuditRecord_mutation(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_mutation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mutation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_mutation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditRecord_arguments(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_arguments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Arguments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_arguments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _AuditRecord_operationId(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_operationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OperationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_operationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "ID")
+}
+
+func (ec *executionContext) _AuditRecord_outcome(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditRecord_message(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecord_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecord_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecord", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditRecordConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecordConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AuditRecordEdge) graphql.Marshaler {
+			return ec.marshalNAuditRecordEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecordEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecordConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditRecordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditRecordEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditRecordConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecordConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecordConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditRecordConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AuditRecordConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecordConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecordConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecordConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecordConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AuditRecordEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecordEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecordEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecordEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AuditRecordEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _AuditRecordEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.AuditRecordEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AuditRecordEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AuditRecord) graphql.Marshaler {
+			return ec.marshalNAuditRecord2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AuditRecordEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AuditRecordEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditRecord(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _Cluster_id(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -3356,6 +4305,61 @@ func (ec *executionContext) fieldContext_ClusterNetwork_owned(_ context.Context,
 	return graphql.NewScalarFieldContext("ClusterNetwork", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _CreatedToken_token(ctx context.Context, field graphql.CollectedField, obj *model.CreatedToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedToken_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Token) graphql.Marshaler {
+			return ec.marshalNToken2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedToken_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CreatedToken",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CreatedToken_secret(ctx context.Context, field graphql.CollectedField, obj *model.CreatedToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CreatedToken_secret(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Secret, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CreatedToken_secret(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CreatedToken", field, false, false, "String")
+}
+
 func (ec *executionContext) _EksControlPlane_name(ctx context.Context, field graphql.CollectedField, obj *model.EksControlPlane) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4094,6 +5098,186 @@ func (ec *executionContext) _InstanceGroupSpec_deepHealthChecks(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_InstanceGroupSpec_deepHealthChecks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "String")
+}
+
+func (ec *executionContext) _Me_name(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Me", field, false, false, "String")
+}
+
+func (ec *executionContext) _Me_role(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Me", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Me_tokenId(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_tokenId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_tokenId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Me", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Me_via(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_via(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Via, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_via(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Me", field, false, false, "String")
+}
+
+func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateToken(ctx, fc.Args["input"].(model.CreateTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CreatedToken) graphql.Marshaler {
+			return ec.marshalNCreatedToken2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCreatedToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CreatedToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeToken(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Token) graphql.Marshaler {
+			return ec.marshalNToken2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐToken(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_createCluster(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -5285,6 +6469,114 @@ func (ec *executionContext) fieldContext_Query_version(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
 }
 
+func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_me(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Me(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Me) graphql.Marshaler {
+			return ec.marshalNMe2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMe(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Me(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_tokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Tokens(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Token) graphql.Marshaler {
+			return ec.marshalNToken2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_auditLog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_auditLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AuditLog(ctx, fc.Args["filter"].(*model.AuditFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AuditRecordConnection) graphql.Marshaler {
+			return ec.marshalNAuditRecordConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecordConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AuditRecordConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_auditLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_clusters(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5828,6 +7120,213 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Token_id(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Token_name(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "String")
+}
+
+func (ec *executionContext) _Token_role(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Token_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Token_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "String")
+}
+
+func (ec *executionContext) _Token_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_lastUsedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastUsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Token_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Token_revokedAt(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_revokedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Token_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Token_active(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Token_active(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Token_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Token", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -6903,6 +8402,62 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj any) (model.AuditFilter, error) {
+	var it model.AuditFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tokenName", "mutation", "outcome"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tokenName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TokenName = data
+		case "mutation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mutation"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mutation = data
+		case "outcome":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcome"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Outcome = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAuditFilter unmarshals raw into the AuditFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAuditFilter(ctx context.Context, raw any) (model.AuditFilter, error) {
+	var out model.AuditFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AuditFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputClusterFilter(ctx context.Context, obj any) (model.ClusterFilter, error) {
 	var it model.ClusterFilter
 	if obj == nil {
@@ -7030,6 +8585,62 @@ func (ec *executionContext) unmarshalInputCreateClusterInput(ctx context.Context
 func UnmarshalCreateClusterInput(ctx context.Context, raw any) (model.CreateClusterInput, error) {
 	var out model.CreateClusterInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateClusterInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateTokenInput(ctx context.Context, obj any) (model.CreateTokenInput, error) {
+	var it model.CreateTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "role", "expiresAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "expiresAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expiresAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpiresAt = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateTokenInput unmarshals raw into the CreateTokenInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateTokenInput(ctx context.Context, raw any) (model.CreateTokenInput, error) {
+	var out model.CreateTokenInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTokenInput", raw, &out)
 	return out, err
 }
 
@@ -7318,6 +8929,160 @@ func UnmarshalOperationFilter(ctx context.Context, raw any) (model.OperationFilt
 
 // region    **************************** object.gotpl ****************************
 
+var auditRecordImplementors = []string{"AuditRecord"}
+
+func (ec *executionContext) _AuditRecord(ctx context.Context, sel ast.SelectionSet, obj *model.AuditRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditRecordImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditRecord")
+		case "id":
+			out.Values[i] = ec._AuditRecord_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._AuditRecord_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenName":
+			out.Values[i] = ec._AuditRecord_tokenName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._AuditRecord_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mutation":
+			out.Values[i] = ec._AuditRecord_mutation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "arguments":
+			out.Values[i] = ec._AuditRecord_arguments(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "operationId":
+			out.Values[i] = ec._AuditRecord_operationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outcome":
+			out.Values[i] = ec._AuditRecord_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._AuditRecord_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditRecordConnectionImplementors = []string{"AuditRecordConnection"}
+
+func (ec *executionContext) _AuditRecordConnection(ctx context.Context, sel ast.SelectionSet, obj *model.AuditRecordConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditRecordConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditRecordConnection")
+		case "edges":
+			out.Values[i] = ec._AuditRecordConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AuditRecordConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._AuditRecordConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var auditRecordEdgeImplementors = []string{"AuditRecordEdge"}
+
+func (ec *executionContext) _AuditRecordEdge(ctx context.Context, sel ast.SelectionSet, obj *model.AuditRecordEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, auditRecordEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AuditRecordEdge")
+		case "cursor":
+			out.Values[i] = ec._AuditRecordEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AuditRecordEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var clusterImplementors = []string{"Cluster"}
 
 func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, obj *model.Cluster) graphql.Marshaler {
@@ -7562,6 +9327,44 @@ func (ec *executionContext) _ClusterNetwork(ctx context.Context, sel ast.Selecti
 			}
 		case "owned":
 			out.Values[i] = ec._ClusterNetwork_owned(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var createdTokenImplementors = []string{"CreatedToken"}
+
+func (ec *executionContext) _CreatedToken(ctx context.Context, sel ast.SelectionSet, obj *model.CreatedToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, createdTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CreatedToken")
+		case "token":
+			out.Values[i] = ec._CreatedToken_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "secret":
+			out.Values[i] = ec._CreatedToken_secret(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -7851,6 +9654,54 @@ func (ec *executionContext) _InstanceGroupSpec(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var meImplementors = []string{"Me"}
+
+func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *model.Me) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, meImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Me")
+		case "name":
+			out.Values[i] = ec._Me_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._Me_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenId":
+			out.Values[i] = ec._Me_tokenId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "via":
+			out.Values[i] = ec._Me_via(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -7870,6 +9721,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Mutation")
+		case "createToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeToken(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createCluster":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createCluster(ctx, field)
@@ -8333,6 +10198,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_version(ctx, field)
 				})
+		case "me":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_me(ctx, field)
+				})
+		case "tokens":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tokens(ctx, field)
+				})
+		case "auditLog":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_auditLog(ctx, field)
+				})
 		case "clusters":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -8505,6 +10388,79 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var tokenImplementors = []string{"Token"}
+
+func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, obj *model.Token) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Token")
+		case "id":
+			out.Values[i] = ec._Token_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Token_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._Token_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Token_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdBy":
+			out.Values[i] = ec._Token_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastUsedAt":
+			out.Values[i] = ec._Token_lastUsedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._Token_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "revokedAt":
+			out.Values[i] = ec._Token_revokedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "active":
+			out.Values[i] = ec._Token_active(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var __DirectiveImplementors = []string{"__Directive"}
@@ -8869,6 +10825,46 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAuditRecord2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecord(ctx context.Context, sel ast.SelectionSet, v *model.AuditRecord) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditRecord!")
+		return graphql.Null
+	}
+	return ec._AuditRecord(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditRecordConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecordConnection(ctx context.Context, sel ast.SelectionSet, v *model.AuditRecordConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditRecordConnection!")
+		return graphql.Null
+	}
+	return ec._AuditRecordConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAuditRecordEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecordEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AuditRecordEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAuditRecordEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecordEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAuditRecordEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecordEdge(ctx context.Context, sel ast.SelectionSet, v *model.AuditRecordEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AuditRecordEdge!")
+		return graphql.Null
+	}
+	return ec._AuditRecordEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -8954,6 +10950,19 @@ func (ec *executionContext) marshalNClusterStatus2githubᚗcomᚋinstantstartᚋ
 func (ec *executionContext) unmarshalNCreateClusterInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCreateClusterInput(ctx context.Context, v any) (model.CreateClusterInput, error) {
 	res, err := ec.unmarshalInputCreateClusterInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateTokenInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCreateTokenInput(ctx context.Context, v any) (model.CreateTokenInput, error) {
+	res, err := ec.unmarshalInputCreateTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCreatedToken2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCreatedToken(ctx context.Context, sel ast.SelectionSet, v *model.CreatedToken) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CreatedToken!")
+		return graphql.Null
+	}
+	return ec._CreatedToken(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNEksControlPlane2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEksControlPlane(ctx context.Context, sel ast.SelectionSet, v *model.EksControlPlane) graphql.Marshaler {
@@ -9050,6 +11059,14 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMe(ctx context.Context, sel ast.SelectionSet, v *model.Me) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Me!")
+		return graphql.Null
+	}
+	return ec._Me(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx context.Context, sel ast.SelectionSet, v *model.Operation) graphql.Marshaler {
@@ -9176,6 +11193,16 @@ func (ec *executionContext) marshalNResourceRef2ᚖgithubᚗcomᚋinstantstart�
 	return ec._ResourceRef(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
+	var res model.Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx context.Context, sel ast.SelectionSet, v model.Role) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -9265,6 +11292,30 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNToken2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Token) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNToken2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐToken(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNToken2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐToken(ctx context.Context, sel ast.SelectionSet, v *model.Token) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Token!")
+		return graphql.Null
+	}
+	return ec._Token(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -9407,6 +11458,14 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalOAuditFilter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditFilter(ctx context.Context, v any) (*model.AuditFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAuditFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {

@@ -1,23 +1,31 @@
 package resolvers
 
-import "context"
+import (
+	"context"
 
-// Anonymous is the caller of a request that carries no identity.
-const Anonymous = "anonymous"
+	"github.com/instantstart/instantstart/engine/auth"
+)
 
-type callerKey struct{}
+type identityKey struct{}
 
-// WithCaller returns ctx carrying the identity of the caller. The server sets
-// it once per request (HTTP) or connection (WebSocket); the resolvers read it
-// with Caller to record who asked for an operation.
-func WithCaller(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, callerKey{}, id)
+// WithIdentity returns ctx carrying the authenticated caller. The server
+// sets it once per HTTP request or WebSocket connection, after its one
+// credential check.
+func WithIdentity(ctx context.Context, id *auth.Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
 }
 
-// Caller returns the identity set by WithCaller, or Anonymous.
+// IdentityOf returns the caller set by WithIdentity, or nil.
+func IdentityOf(ctx context.Context) *auth.Identity {
+	id, _ := ctx.Value(identityKey{}).(*auth.Identity)
+	return id
+}
+
+// Caller returns the name of the caller's token, recorded as who asked for
+// an operation; "" when the request carries no identity.
 func Caller(ctx context.Context) string {
-	if id, ok := ctx.Value(callerKey{}).(string); ok && id != "" {
-		return id
+	if id := IdentityOf(ctx); id != nil {
+		return id.Name
 	}
-	return Anonymous
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/instantstart/instantstart/engine/auth"
 	"log/slog"
 	"strings"
 	"testing"
@@ -138,10 +139,11 @@ func TestPageSize(t *testing.T) {
 }
 
 func TestCaller(t *testing.T) {
-	if got := Caller(context.Background()); got != Anonymous {
-		t.Errorf("Caller of a bare context = %q, want %q", got, Anonymous)
+	if got := Caller(context.Background()); got != "" {
+		t.Errorf("Caller of a bare context = %q, want none", got)
 	}
-	if got := Caller(WithCaller(context.Background(), "alice")); got != "alice" {
+	ctx := WithIdentity(context.Background(), &auth.Identity{Name: "alice", Role: auth.Operator})
+	if got := Caller(ctx); got != "alice" {
 		t.Errorf("Caller = %q, want alice", got)
 	}
 }

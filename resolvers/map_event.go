@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"encoding/json"
+	"github.com/instantstart/instantstart/engine/auth"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/store"
@@ -9,8 +10,8 @@ import (
 )
 
 // mapEvent turns an entry of the event log into its GraphQL form. The
-// payload stays raw JSON: it is written to the client as stored, and the
-// Event.operation and Event.cluster fields decode it when asked for.
+// payload stays JSON, redacted of secrets; the Event.operation and
+// Event.cluster fields decode it when asked for.
 func mapEvent(ev store.Event) *model.Event {
 	out := &model.Event{
 		Cursor: store.Cursor(ev.Seq),
@@ -19,7 +20,9 @@ func mapEvent(ev store.Event) *model.Event {
 		Target: &model.ResourceRef{Kind: schemaKind(ev.Kind), ID: ev.ID, Name: optional(payloadName(ev.Payload))},
 	}
 	if len(ev.Payload) > 0 {
-		out.Payload = ev.Payload
+		// Records may carry requests with secrets in them (an operation's
+		// input); the raw payload a client sees never does.
+		out.Payload = auth.RedactJSON(ev.Payload)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ package resolvers
 import (
 	"log/slog"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
@@ -17,6 +18,7 @@ type Resolver struct {
 	Store    *store.Store
 	Ops      *ops.Runner
 	Clusters *cluster.Service
+	Auth     *auth.Service
 	// Log receives what a client must not see (the causes of INTERNAL
 	// errors, subscriptions that stop early). Nil discards it.
 	Log *slog.Logger

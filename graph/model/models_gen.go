@@ -10,6 +10,56 @@ import (
 	"time"
 )
 
+// Selects audit records; absent fields match all.
+type AuditFilter struct {
+	// Only records of this token name.
+	TokenName *string `json:"tokenName,omitempty"`
+	// Only records of this mutation.
+	Mutation *string `json:"mutation,omitempty"`
+	// Only records with this outcome (OK or an error code).
+	Outcome *string `json:"outcome,omitempty"`
+}
+
+// One audited mutation.
+type AuditRecord struct {
+	// The record's id.
+	ID string `json:"id"`
+	// When the mutation was called.
+	Time time.Time `json:"time"`
+	// The name of the caller's token.
+	TokenName string `json:"tokenName"`
+	// The caller's role.
+	Role Role `json:"role"`
+	// The mutation's name, for example createCluster.
+	Mutation string `json:"mutation"`
+	// The arguments, with secrets replaced by [REDACTED].
+	Arguments any `json:"arguments,omitempty"`
+	// The operation it started, if any.
+	OperationID *string `json:"operationId,omitempty"`
+	// OK, or the error code it ended with.
+	Outcome string `json:"outcome"`
+	// The error message, when it failed.
+	Message *string `json:"message,omitempty"`
+}
+
+// A page of audit records, newest first.
+type AuditRecordConnection struct {
+	// The records of this page.
+	Edges []*AuditRecordEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many records match in all.
+	TotalCount int `json:"totalCount"`
+}
+
+// An audit record in a connection.
+type AuditRecordEdge struct {
+	// The cursor of this record.
+	Cursor string `json:"cursor"`
+	// The record.
+	Node *AuditRecord `json:"node"`
+}
+
 // A SageMaker HyperPod cluster orchestrated by Amazon EKS, with its network and IAM roles.
 type Cluster struct {
 	// The cluster's id in this control plane.
@@ -108,6 +158,24 @@ type CreateClusterInput struct {
 	InstanceGroups []*InstanceGroupInput `json:"instanceGroups,omitempty"`
 	// Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen.
 	VpcCidr *string `json:"vpcCidr,omitempty"`
+}
+
+// A token to create.
+type CreateTokenInput struct {
+	// A name that says who or what uses it: 1-64 letters, digits, spaces, dots, underscores or hyphens; unique among active tokens.
+	Name string `json:"name"`
+	// What it may do.
+	Role Role `json:"role"`
+	// When it stops working (default: never).
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// A new token and its secret.
+type CreatedToken struct {
+	// The token.
+	Token *Token `json:"token"`
+	// The secret to send as `Authorization: Bearer <secret>`. It is shown only this once: store it now.
+	Secret string `json:"secret"`
 }
 
 // The cluster's EKS control plane.
@@ -228,6 +296,18 @@ type InstanceGroupSpec struct {
 	VolumeSizeGb int `json:"volumeSizeGb"`
 	// Deep health checks run when instances start.
 	DeepHealthChecks []string `json:"deepHealthChecks"`
+}
+
+// Who the caller is.
+type Me struct {
+	// The name of the caller's token.
+	Name string `json:"name"`
+	// The caller's role.
+	Role Role `json:"role"`
+	// The id of the caller's token.
+	TokenID string `json:"tokenId"`
+	// How the caller authenticated: bearer (a token) or cookie (a browser session).
+	Via string `json:"via"`
 }
 
 // Change the world. Every mutation that changes AWS or Kubernetes returns an Operation at once and runs it in the background.
@@ -378,6 +458,28 @@ type Subnet struct {
 
 // Live updates, replayable from a cursor.
 type Subscription struct {
+}
+
+// An API token. Its secret is shown once, when it is created, and is stored only as a hash.
+type Token struct {
+	// The token's id.
+	ID string `json:"id"`
+	// A name that says who or what uses it.
+	Name string `json:"name"`
+	// What it may do.
+	Role Role `json:"role"`
+	// When it was created.
+	CreatedAt time.Time `json:"createdAt"`
+	// The name of the token that created it.
+	CreatedBy string `json:"createdBy"`
+	// When it was last used (updated at most once a minute).
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	// When it stops working, if ever.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// When it was revoked, if it was.
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+	// True when it works now: not revoked and not expired.
+	Active bool `json:"active"`
 }
 
 // How an instance group's instances are bought.
@@ -707,6 +809,67 @@ func (e *PhaseStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e PhaseStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a token may do. Each role includes the ones below it.
+type Role string
+
+const (
+	// Read everything (queries and subscriptions).
+	RoleViewer Role = "VIEWER"
+	// Also change the world (mutations), except what needs ADMIN.
+	RoleOperator Role = "OPERATOR"
+	// Also manage tokens, read the audit log, delete clusters and control the simulator.
+	RoleAdmin Role = "ADMIN"
+)
+
+var AllRole = []Role{
+	RoleViewer,
+	RoleOperator,
+	RoleAdmin,
+}
+
+func (e Role) IsValid() bool {
+	switch e {
+	case RoleViewer, RoleOperator, RoleAdmin:
+		return true
+	}
+	return false
+}
+
+func (e Role) String() string {
+	return string(e)
+}
+
+func (e *Role) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Role(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Role", str)
+	}
+	return nil
+}
+
+func (e Role) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Role) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Role) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/instantstart/instantstart/engine/auth"
+	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/resolvers"
 )
@@ -32,7 +36,9 @@ const (
 // routes is every path of the one listener.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", limitBody(identify(s.graphql())))
+	mux.Handle("/graphql", deadlines(limitBody(s.requireCredential(auth.Viewer, s.graphql()))))
+	mux.Handle("POST /auth/login", limitBody(http.HandlerFunc(s.login)))
+	mux.Handle("POST /auth/logout", http.HandlerFunc(s.logout))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})
@@ -44,10 +50,15 @@ func (s *Server) routes() http.Handler {
 		}
 		writeText(w, http.StatusOK, "ready")
 	})
-	mux.Handle("GET /metrics", s.metrics.handler())
+	if s.cfg.MetricsAuth {
+		mux.Handle("GET /metrics", s.requireCredential(auth.Viewer, s.metrics.handler()))
+	} else {
+		mux.Handle("GET /metrics", s.metrics.handler())
+	}
 	if s.world != nil {
-		// Open to every caller for now: /sim/ becomes admin-only with the auth work.
-		simRoutes(mux, s.world, s.log)
+		sim := http.NewServeMux()
+		simRoutes(sim, s.world, s.log)
+		mux.Handle("/sim/", s.requireCredential(auth.Admin, sim))
 	}
 	return s.track(s.metrics.instrument(s.logRequests(mux)))
 }
@@ -58,9 +69,15 @@ func (s *Server) graphql() http.Handler {
 	readLimit := int64(maxBodyBytes)
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: s.resolver()}))
 	srv.AddTransport(transport.Websocket{
-		// With no OriginPatterns a browser's upgrade is accepted only from
-		// the same origin; clients that send no Origin are not browsers.
-		Implementation:        transport.CoderWebsocketImplementation{AcceptOptions: coderws.AcceptOptions{}},
+		// A browser's upgrade is accepted only from the server's own origin
+		// or an allowed one, whatever credential it carries; clients that
+		// send no Origin are not browsers.
+		Implementation: transport.CoderWebsocketImplementation{AcceptOptions: coderws.AcceptOptions{OriginPatterns: s.originPatterns()}},
+		InitFunc: func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			ctx, err := s.wsInit(ctx, payload)
+			return ctx, nil, err
+		},
+		CloseFunc:             func(ctx context.Context, _ int) { closeConnection(ctx) },
 		KeepAlivePingInterval: keepAlive, // graphql-ws "ka"
 		PingPongInterval:      keepAlive, // graphql-transport-ws ping, expecting pong
 		InitTimeout:           wsInitTimeout,
@@ -74,21 +91,54 @@ func (s *Server) graphql() http.Handler {
 	srv.Use(extension.FixedComplexityLimit(maxComplexity))
 	srv.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
 	srv.SetRecoverFunc(resolvers.RecoverFunc(s.log))
+	srv.AroundOperations(s.limits.aroundOperations)
 	srv.AroundFields(resolvers.ExpandErrorLists)
+	srv.AroundFields(resolvers.Guard(s.auth, s.log))
 	return srv
 }
 
-// identify sets the caller of a request. Every caller is anonymous until
-// the auth work checks a token here (and in the WebSocket init payload).
-func identify(next http.Handler) http.Handler {
+// originPatterns are the hosts of the allowed origins, as the WebSocket
+// library matches them against a browser's Origin.
+func (s *Server) originPatterns() []string {
+	var hosts []string
+	for _, o := range s.cfg.AllowedOrigins {
+		if u, err := url.Parse(o); err == nil {
+			hosts = append(hosts, u.Host)
+		}
+	}
+	return hosts
+}
+
+// Per-request deadlines of plain HTTP requests: reading the request, and
+// writing the answer (a waitOperation may hold a request up to 5 minutes).
+const (
+	readTimeout  = 30 * time.Second
+	writeTimeout = 330 * time.Second
+)
+
+// deadlines bounds how long a plain HTTP request may take to arrive and to
+// be answered. WebSockets live for as long as their client keeps them.
+func deadlines(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(resolvers.WithCaller(r.Context(), resolvers.Anonymous)))
+		if !isWebSocket(r) {
+			rc := http.NewResponseController(w)
+			now := time.Now()
+			_ = rc.SetReadDeadline(now.Add(readTimeout))
+			_ = rc.SetWriteDeadline(now.Add(writeTimeout))
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
-// limitBody refuses request bodies over maxBodyBytes.
+// limitBody refuses request bodies over maxBodyBytes: at once with 413 and
+// the LIMIT code when the declared length is too large, else by cutting the
+// read short.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > maxBodyBytes {
+			writeGraphQLError(w, errs.New(errs.Limit, "the request body is %d bytes; the most allowed is %d", r.ContentLength, maxBodyBytes))
+			return
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		next.ServeHTTP(w, r)
 	})

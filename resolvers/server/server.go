@@ -12,10 +12,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
 	"github.com/instantstart/instantstart/engine/cluster"
@@ -53,6 +55,23 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
+
+	// AdminToken, when set, is the secret of the first admin token (from
+	// INSTANTSTART_ADMIN_TOKEN); otherwise one is made and written to
+	// <DataDir>/admin-token.
+	AdminToken string
+	// AllowedOrigins are browser origins besides the server's own that may
+	// open WebSockets and send cookie-authenticated requests
+	// (e.g. https://instantstart.example.com).
+	AllowedOrigins []string
+	// TLSCert and TLSKey serve HTTPS when both are set.
+	TLSCert, TLSKey string
+	// MetricsAuth makes /metrics need a viewer token; by default it is open
+	// like the health checks.
+	MetricsAuth bool
+	// Limits bound what one client may send or hold; zero fields take
+	// DefaultLimits.
+	Limits Limits
 }
 
 // Server is a built InstantStart, listening and ready for Run.
@@ -64,6 +83,8 @@ type Server struct {
 	regions  cloud.Regions
 	runner   *ops.Runner
 	clusters *cluster.Service
+	auth     *auth.Service
+	limits   *limiter
 	metrics  *metrics
 
 	listener     net.Listener
@@ -100,7 +121,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return nil, errors.New("TLS needs both --tls-cert and --tls-key")
+	}
+	for i, o := range cfg.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return nil, fmt.Errorf("allowed origin %q is not an origin: use scheme://host[:port], e.g. https://instantstart.example.com", o)
+		}
+		cfg.AllowedOrigins[i] = u.Scheme + "://" + u.Host
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, limits: newLimiter(cfg.Limits)}
 	if err := s.build(); err != nil {
 		s.closeBuilt()
 		return nil, err
@@ -116,6 +147,17 @@ func (s *Server) build() error {
 		return err
 	}
 	s.store = st
+	s.auth = auth.New(st, auth.Options{Logger: s.log})
+	boot, err := s.auth.Bootstrap(s.cfg.DataDir, s.cfg.AdminToken)
+	if err != nil {
+		return fmt.Errorf("create the first admin token: %w", err)
+	}
+	switch {
+	case boot.Created && boot.FromEnv:
+		s.log.Info("created the admin token from INSTANTSTART_ADMIN_TOKEN")
+	case boot.Created:
+		s.log.Info("created the admin token; read it from the file (mode 0600) and keep it safe", "path", boot.Path)
+	}
 
 	scale := 1.0
 	backoff, phaseTimeout := ops.DefaultBackoff, 2*time.Hour
@@ -215,7 +257,12 @@ func (s *Server) closeBuilt() {
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
 // URL is the base URL of the server, e.g. http://127.0.0.1:3099.
-func (s *Server) URL() string { return "http://" + s.Addr() }
+func (s *Server) URL() string {
+	if s.tls() {
+		return "https://" + s.Addr()
+	}
+	return "http://" + s.Addr()
+}
 
 // Store is the server's record store (for tests and tools in the same
 // process).
@@ -229,7 +276,13 @@ func (s *Server) Sim() *sim.World { return s.world }
 // stored point, and closes the store.
 func (s *Server) Run(ctx context.Context) error {
 	served := make(chan error, 1)
-	go func() { served <- s.http.Serve(s.listener) }()
+	go func() {
+		if s.tls() {
+			served <- s.http.ServeTLS(s.listener, s.cfg.TLSCert, s.cfg.TLSKey)
+			return
+		}
+		served <- s.http.Serve(s.listener)
+	}()
 	refreshCtx, stopRefresh := context.WithCancel(context.Background())
 	refreshed := make(chan struct{})
 	go func() {
@@ -305,5 +358,5 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
-	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Log: s.log}
+	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Auth: s.auth, Log: s.log}
 }

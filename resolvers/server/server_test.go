@@ -15,6 +15,12 @@ import (
 	"github.com/instantstart/instantstart/resolvers/server/gqltest"
 )
 
+// adminSecret is the first admin token of every test server.
+var adminSecret = "isk_" + strings.Repeat("A", 43)
+
+// bearer is the Authorization header of a token secret.
+func bearer(secret string) http.Header { return http.Header{"Authorization": {"Bearer " + secret}} }
+
 // startServer builds and runs a server on a free loopback port with a fresh
 // data directory and a fast simulator; it is shut down when the test ends,
 // and the test fails if shutdown does not go cleanly.
@@ -27,6 +33,9 @@ func startServer(t *testing.T, cfg server.Config) *server.Server {
 		cfg.SimSpeed = 2000
 	}
 	cfg.Listen = "127.0.0.1:0"
+	if cfg.AdminToken == "" {
+		cfg.AdminToken = adminSecret
+	}
 	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -56,11 +65,21 @@ func get(t *testing.T, url string) (int, string) {
 	return do(t, http.MethodGet, url, "")
 }
 
+// do sends a request as the admin.
 func do(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	return doWith(t, bearer(adminSecret), method, url, body)
+}
+
+// doWith sends a request with header.
+func doWith(t *testing.T, header http.Header, method, url, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(testContext(t), method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -77,10 +96,20 @@ func do(t *testing.T, method, url, body string) (int, string) {
 	return res.StatusCode, string(b)
 }
 
-// query posts a GraphQL request and returns the response.
+// query posts a GraphQL request as the admin and returns the response.
 func query(t *testing.T, srv *server.Server, q string, vars map[string]any) *gqltest.Response {
 	t.Helper()
-	res, err := gqltest.Post(testContext(t), srv.URL()+"/graphql", q, vars)
+	return queryAs(t, srv, adminSecret, q, vars)
+}
+
+// queryAs posts a GraphQL request with a token secret ("" for none).
+func queryAs(t *testing.T, srv *server.Server, secret, q string, vars map[string]any) *gqltest.Response {
+	t.Helper()
+	var h http.Header
+	if secret != "" {
+		h = bearer(secret)
+	}
+	res, err := gqltest.Post(testContext(t), srv.URL()+"/graphql", h, q, vars)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,13 +220,28 @@ func TestUnknownIDsAreNotFound(t *testing.T) {
 func TestOversizedBodyIsRefused(t *testing.T) {
 	srv := startServer(t, server.Config{})
 	big := `{"query": "{ version }", "variables": {"pad": "` + strings.Repeat("x", 2<<20) + `"}}`
-	_, body := do(t, http.MethodPost, srv.URL()+"/graphql", big)
+	status, body := do(t, http.MethodPost, srv.URL()+"/graphql", big)
 	var res gqltest.Response
 	if err := json.Unmarshal([]byte(body), &res); err != nil {
 		t.Fatalf("response %.200q: %v", body, err)
 	}
-	if len(res.Errors) != 1 || res.Errors[0].Code() != "VALIDATION" || !strings.Contains(res.Errors[0].Message, "too large") {
-		t.Errorf("a 2 MiB body gave %+v, want a VALIDATION error saying it is too large", res.Errors)
+	if status != http.StatusRequestEntityTooLarge || len(res.Errors) != 1 || res.Errors[0].Code() != "LIMIT" || !strings.Contains(res.Errors[0].Message, "most allowed") {
+		t.Errorf("a 2 MiB body gave %d %+v, want 413 with a LIMIT error", status, res.Errors)
+	}
+	// A body that does not declare its length is cut short at the limit.
+	req, _ := http.NewRequestWithContext(testContext(t), http.MethodPost, srv.URL()+"/graphql", io.MultiReader(strings.NewReader(big)))
+	req.Header = bearer(adminSecret)
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = -1
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out gqltest.Response
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if len(out.Errors) == 0 {
+		t.Errorf("a 2 MiB chunked body was accepted (%s)", resp.Status)
 	}
 }
 

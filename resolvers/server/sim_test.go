@@ -83,7 +83,7 @@ func TestSimFaults(t *testing.T) {
 
 func TestSimFaultsFromConfigSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
-	parsed := server.Config{DataDir: dir}
+	parsed := server.Config{DataDir: dir, AdminToken: adminSecret}
 	f, err := sim.ParseFault("capacity:id=no-p5,zone=us-east-1b")
 	if err != nil {
 		t.Fatal(err)

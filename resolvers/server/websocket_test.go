@@ -18,9 +18,12 @@ import (
 
 func wsURL(srv *server.Server) string { return "ws://" + srv.Addr() + "/graphql" }
 
+// adminInit is the connection_init payload that signs in as the admin.
+var adminInit = map[string]any{"authorization": "Bearer " + adminSecret}
+
 func dial(t *testing.T, srv *server.Server) *gqltest.Client {
 	t.Helper()
-	c, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{})
+	c, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{InitPayload: adminInit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +232,7 @@ func TestLegacyGraphQLWS(t *testing.T) {
 	putRecord(t, srv, "cluster", "c-9", map[string]any{"id": "c-9", "name": "nine"})
 
 	dialer := websocket.Dialer{Subprotocols: []string{"graphql-ws"}}
-	conn, _, err := dialer.DialContext(testContext(t), wsURL(srv), nil)
+	conn, _, err := dialer.DialContext(testContext(t), wsURL(srv), bearer(adminSecret)) // the credential on the upgrade request
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +287,11 @@ func TestLegacyGraphQLWS(t *testing.T) {
 
 func TestWebSocketFromAnotherOriginIsRefused(t *testing.T) {
 	srv := startServer(t, server.Config{})
-	_, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{Header: http.Header{"Origin": {"http://evil.example"}}})
+	_, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{Header: http.Header{"Origin": {"http://evil.example"}}, InitPayload: adminInit})
 	if err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("cross-origin dial: err = %v, want HTTP 403", err)
 	}
-	c, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{Header: http.Header{"Origin": {srv.URL()}}})
+	c, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{Header: http.Header{"Origin": {srv.URL()}}, InitPayload: adminInit})
 	if err != nil {
 		t.Fatalf("same-origin dial: %v", err)
 	}
@@ -296,7 +299,7 @@ func TestWebSocketFromAnotherOriginIsRefused(t *testing.T) {
 }
 
 func TestShutdownEndsSubscriptions(t *testing.T) {
-	cfg := server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", SimSpeed: 2000}
+	cfg := server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", SimSpeed: 2000, AdminToken: adminSecret}
 	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +308,7 @@ func TestShutdownEndsSubscriptions(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
 
-	c, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{})
+	c, err := gqltest.Dial(testContext(t), wsURL(srv), gqltest.Options{InitPayload: adminInit})
 	if err != nil {
 		t.Fatal(err)
 	}

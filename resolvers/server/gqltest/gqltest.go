@@ -57,9 +57,10 @@ type request struct {
 	Variables map[string]any `json:"variables,omitempty"`
 }
 
-// Post sends query with vars to the GraphQL endpoint url over HTTP POST. A
-// response with GraphQL errors is not an error of Post: see Response.Err.
-func Post(ctx context.Context, url, query string, vars map[string]any) (*Response, error) {
+// Post sends query with vars to the GraphQL endpoint url over HTTP POST,
+// with header (an Authorization, say; nil for none). A response with
+// GraphQL errors is not an error of Post: see Response.Err.
+func Post(ctx context.Context, url string, header http.Header, query string, vars map[string]any) (*Response, error) {
 	body, err := json.Marshal(request{Query: query, Variables: vars})
 	if err != nil {
 		return nil, err
@@ -67,6 +68,9 @@ func Post(ctx context.Context, url, query string, vars map[string]any) (*Respons
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)

@@ -1,0 +1,138 @@
+package auth
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// AuditRecord says who ran which mutation, when, with what arguments and
+// how it ended.
+type AuditRecord struct {
+	ID        string    `json:"id"`
+	Time      time.Time `json:"time"`
+	TokenID   string    `json:"tokenId"`
+	TokenName string    `json:"tokenName"`
+	Role      Role      `json:"role"`
+	Mutation  string    `json:"mutation"`
+	// Arguments are the mutation's arguments with secrets redacted.
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	OperationID string          `json:"operationId,omitempty"`
+	// Outcome is "OK" or the code of the error the mutation returned.
+	Outcome string `json:"outcome"`
+	Message string `json:"message,omitempty"`
+}
+
+// AuditFilter selects audit records; an empty field matches everything.
+type AuditFilter struct {
+	TokenName, Mutation, Outcome string
+}
+
+func (f AuditFilter) match(r *AuditRecord) bool {
+	return (f.TokenName == "" || f.TokenName == r.TokenName) &&
+		(f.Mutation == "" || f.Mutation == r.Mutation) &&
+		(f.Outcome == "" || f.Outcome == r.Outcome)
+}
+
+// AuditPage is one page of the audit log.
+type AuditPage struct {
+	Items []*AuditRecord
+	// TotalCount is the number of records matching the filter, on all pages.
+	TotalCount int
+	HasNext    bool
+}
+
+// Page sizes for AuditLog.
+const (
+	DefaultAuditPage = 50
+	MaxAuditPage     = 500
+)
+
+// Record appends rec to the audit log. It sets ID (a ULID) and Time when
+// they are empty and redacts Arguments again, whatever the caller did, and
+// any secret-looking word of Message (an error may quote its input).
+func (s *Service) Record(rec AuditRecord) error {
+	if rec.ID == "" {
+		rec.ID = s.ids.NewID()
+	}
+	key, err := auditKey(rec.ID)
+	if err != nil {
+		return err
+	}
+	if rec.Time.IsZero() {
+		rec.Time = s.now()
+	}
+	rec.Arguments = RedactJSON(rec.Arguments)
+	rec.Message = redactText(rec.Message)
+	return s.st.Update(func(tx *store.Tx) error { return putJSON(tx, indexAudit, key, rec) })
+}
+
+// AuditLog returns up to first records (DefaultAuditPage when first is 0)
+// matching f, newest first, starting after the record with id after ("" =
+// from the newest).
+func (s *Service) AuditLog(f AuditFilter, first int, after string) (*AuditPage, error) {
+	switch {
+	case first == 0:
+		first = DefaultAuditPage
+	case first < 0 || first > MaxAuditPage:
+		return nil, errs.Field("first", "first is %d; ask for 1 to %d records", first, MaxAuditPage)
+	}
+	var from string
+	if after != "" {
+		k, err := auditKey(after)
+		if err != nil {
+			return nil, errs.Field("after", "after %q is not an audit record id: pass the id of the last record you received, or omit it", after)
+		}
+		from = k
+	}
+	page := &AuditPage{Items: []*AuditRecord{}}
+	err := s.st.View(func(tx *store.Tx) error {
+		return tx.ScanIndex(indexAudit, "", func(key, raw string) (bool, error) {
+			var r AuditRecord
+			if err := json.Unmarshal([]byte(raw), &r); err != nil {
+				return false, fmt.Errorf("decode audit record %s: %w", key, err)
+			}
+			if !f.match(&r) {
+				return true, nil
+			}
+			page.TotalCount++
+			if key <= from {
+				return true, nil
+			}
+			if len(page.Items) < first {
+				page.Items = append(page.Items, &r)
+			} else {
+				page.HasNext = true
+			}
+			return true, nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// crockford is the ULID alphabet, in ascending byte order.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// auditKey maps a ULID to a key whose ascending order is the ULIDs'
+// descending order, so that a forward index scan reads newest first.
+func auditKey(id string) (string, error) {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return "", errs.Field("id", "audit record id %q is not a ULID", id)
+	}
+	canon := u.String()
+	var b strings.Builder
+	for i := 0; i < len(canon); i++ {
+		b.WriteByte(crockford[len(crockford)-1-strings.IndexByte(crockford, canon[i])])
+	}
+	return b.String(), nil
+}
