@@ -148,15 +148,9 @@ func (s *Server) build() error {
 	}
 	s.store = st
 	s.auth = auth.New(st, auth.Options{Logger: s.log})
-	boot, err := s.auth.Bootstrap(s.cfg.DataDir, s.cfg.AdminToken)
-	if err != nil {
+	// Bootstrap logs where the first admin token is (never the token).
+	if _, err := s.auth.Bootstrap(s.cfg.DataDir, s.cfg.AdminToken); err != nil {
 		return fmt.Errorf("create the first admin token: %w", err)
-	}
-	switch {
-	case boot.Created && boot.FromEnv:
-		s.log.Info("created the admin token from INSTANTSTART_ADMIN_TOKEN")
-	case boot.Created:
-		s.log.Info("created the admin token; read it from the file (mode 0600) and keep it safe", "path", boot.Path)
 	}
 
 	scale := 1.0
