@@ -25,12 +25,7 @@ func TestKillMidOperationAndResume(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "instantstart")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	bin := buildBinary(t, dir)
 	data := filepath.Join(dir, "data")
 
 	srv := startBinary(t, bin, data)
@@ -60,6 +55,18 @@ func TestKillMidOperationAndResume(t *testing.T) {
 
 // crashAdmin is the admin token the test gives the binary.
 var crashAdmin = "isk_" + strings.Repeat("C", 42) + "A"
+
+// buildBinary builds the instantstart command into dir.
+func buildBinary(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "instantstart")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return bin
+}
 
 type binary struct {
 	cmd  *exec.Cmd

@@ -1,7 +1,8 @@
 // Command instantstart is the InstantStart control plane for SageMaker
 // HyperPod clusters on EKS.
 //
-//	instantstart [serve] [flags]   serve the UI, GraphQL and metrics (the default)
+//	instantstart [serve] [flags]   serve the UI, GraphQL, MCP and metrics (the default)
+//	instantstart mcp --stdio ...   bridge MCP over stdio to a running server
 //
 // Run "instantstart serve -h" for the flags.
 package main
@@ -23,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/mcp"
 	"github.com/instantstart/instantstart/resolvers/server"
 )
 
@@ -49,6 +51,8 @@ func run(args []string, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serve(args, stderr)
+	case "mcp":
+		return mcpBridge(args, os.Stdin, os.Stdout, stderr)
 	case "help":
 		usage(stderr)
 		return exitOK
@@ -63,9 +67,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage: instantstart [serve] [flags]
 
 commands:
-  serve   serve the GraphQL API, health, readiness and metrics (the default)
+  serve   serve the GraphQL API, MCP, health, readiness and metrics (the default)
+  mcp     bridge MCP over stdio to a running server (instantstart mcp --stdio --url ... --token-env ...)
 
-run "instantstart serve -h" for the flags`)
+run "instantstart serve -h" or "instantstart mcp -h" for the flags`)
 }
 
 // serveFlags are the settings of serve, each from a flag or else from its
@@ -243,4 +248,36 @@ func buildVersion() string {
 		return info.Main.Version
 	}
 	return "dev"
+}
+
+// mcpBridge serves a running server's MCP tools over stdin/stdout, for
+// agents that speak MCP only over stdio.
+func mcpBridge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("instantstart mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout (the only transport of this command)")
+	url := fs.String("url", env("INSTANTSTART_URL", "http://127.0.0.1:3099"), "base URL of the running server (env INSTANTSTART_URL)")
+	tokenEnv := fs.String("token-env", "INSTANTSTART_TOKEN", "the environment variable that holds the token")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if !*stdio {
+		fmt.Fprintln(stderr, "instantstart mcp: pass --stdio (the server itself serves MCP over HTTP at /mcp)")
+		return exitUsage
+	}
+	token := strings.TrimSpace(os.Getenv(*tokenEnv))
+	if token == "" {
+		fmt.Fprintf(stderr, "instantstart mcp: the environment variable %s holds no token; set it to a token of the server (see createToken)\n", *tokenEnv)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mcp.Bridge(ctx, *url, token, buildVersion(), stdin, stdout); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "instantstart mcp: %v\n", err)
+		return exitError
+	}
+	return exitOK
 }

@@ -1617,12 +1617,12 @@ extend type Mutation {
   createToken(
     "The token to create."
     input: CreateTokenInput!
-  ): CreatedToken! @hasRole(role: ADMIN)
+  ): CreatedToken! @hasRole(role: ADMIN) @statusQuery(field: "tokens")
   "Revoke a token at once; its browser sessions end too. The last active ADMIN token cannot be revoked."
   revokeToken(
     "The token's id."
     id: ID!
-  ): Token! @hasRole(role: ADMIN)
+  ): Token! @hasRole(role: ADMIN) @statusQuery(field: "tokens")
 }
 `, BuiltIn: false},
 	{Name: "../schema/cluster.graphqls", Input: `"""
@@ -1916,21 +1916,21 @@ extend type Mutation {
     input: CreateClusterInput!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
-  ): Operation!
+  ): Operation! @statusQuery(field: "cluster")
   "Adopt an existing EKS cluster (and its HyperPod cluster) by name, reading its actual state; nothing in AWS changes. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read the cluster query."
   importCluster(
     "What to import."
     input: ImportClusterInput!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
-  ): Operation!
+  ): Operation! @statusQuery(field: "cluster")
   "Delete a cluster: the HyperPod cluster, EKS control plane, OIDC provider, network and IAM roles, in reverse order of creation, tolerating pieces already gone. An imported cluster's network and roles are left in place. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED."
   deleteCluster(
     "The cluster's id."
     id: ID!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
-  ): Operation! @hasRole(role: ADMIN)
+  ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
 }
 `, BuiltIn: false},
 	{Name: "../schema/operation.graphqls", Input: `"""
@@ -2170,9 +2170,9 @@ extend type Query {
 
 extend type Mutation {
   "Resume a FAILED or CANCELLED operation at the phases that did not succeed; phases that succeeded are not run again. Follow it with waitOperation until SUCCEEDED, FAILED or CANCELLED."
-  retryOperation("The operation's id." id: ID!): Operation!
+  retryOperation("The operation's id." id: ID!): Operation! @statusQuery(field: "operation")
   "Stop a running operation between phases; it ends CANCELLED. A change already requested from AWS may still complete."
-  cancelOperation("The operation's id." id: ID!): Operation!
+  cancelOperation("The operation's id." id: ID!): Operation! @statusQuery(field: "operation")
 }
 
 extend type Subscription {
@@ -2206,6 +2206,11 @@ type PageInfo {
   "The cursor to pass as ` + "`" + `after` + "`" + ` to get the next page."
   endCursor: String
 }
+
+"""
+Names the query that confirms a mutation's effect (its status query); MCP tool descriptions name it.
+"""
+directive @statusQuery("The Query field that shows the result." field: String!) on FIELD_DEFINITION
 
 """
 Read the state of the control plane and of what it manages.

@@ -10,6 +10,8 @@ import (
 
 	coderws "github.com/coder/websocket"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -18,7 +20,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/graph"
+	"github.com/instantstart/instantstart/mcp"
 	"github.com/instantstart/instantstart/resolvers"
 )
 
@@ -34,9 +36,14 @@ const (
 )
 
 // routes is every path of the one listener.
-func (s *Server) routes() http.Handler {
+func (s *Server) routes() (http.Handler, error) {
+	mcpHandler, err := s.mcpHandler()
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", deadlines(limitBody(s.requireCredential(auth.Viewer, s.graphql()))))
+	mux.Handle("/mcp", limitBody(s.requireCredential(auth.Viewer, mcpHandler)))
 	mux.Handle("POST /auth/login", limitBody(http.HandlerFunc(s.login)))
 	mux.Handle("POST /auth/logout", http.HandlerFunc(s.logout))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -60,14 +67,14 @@ func (s *Server) routes() http.Handler {
 		simRoutes(sim, s.world, s.log)
 		mux.Handle("/sim/", s.requireCredential(auth.Admin, sim))
 	}
-	return s.track(s.metrics.instrument(s.logRequests(mux)))
+	return s.track(s.metrics.instrument(s.logRequests(mux))), nil
 }
 
 // graphql is the GraphQL executor over HTTP (POST, GET, OPTIONS) and
 // WebSocket (graphql-transport-ws and the legacy graphql-ws).
 func (s *Server) graphql() http.Handler {
 	readLimit := int64(maxBodyBytes)
-	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: s.resolver()}))
+	srv := handler.New(s.schema)
 	srv.AddTransport(transport.Websocket{
 		// A browser's upgrade is accepted only from the server's own origin
 		// or an allowed one, whatever credential it carries; clients that
@@ -86,15 +93,57 @@ func (s *Server) graphql() http.Handler {
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](queryCacheSize))
-	srv.Use(extension.Introspection{})
-	srv.Use(extension.FixedComplexityLimit(maxComplexity))
-	srv.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
-	srv.SetRecoverFunc(resolvers.RecoverFunc(s.log))
-	srv.AroundOperations(s.limits.aroundOperations)
-	srv.AroundFields(resolvers.ExpandErrorLists)
-	srv.AroundFields(resolvers.Guard(s.auth, s.log))
+	s.configure(srv)
 	return srv
+}
+
+// gqlExecutor is what handler.Server and executor.Executor share.
+type gqlExecutor interface {
+	Use(graphql.HandlerExtension)
+	AroundOperations(graphql.OperationMiddleware)
+	AroundFields(graphql.FieldMiddleware)
+	SetErrorPresenter(graphql.ErrorPresenterFunc)
+	SetRecoverFunc(graphql.RecoverFunc)
+	SetQueryCache(graphql.Cache[*ast.QueryDocument])
+}
+
+// configure gives an executor the extensions every surface shares: limits,
+// error mapping, and the one role check and audit (resolvers.Guard).
+func (s *Server) configure(e gqlExecutor) {
+	e.SetQueryCache(lru.New[*ast.QueryDocument](queryCacheSize))
+	e.Use(extension.Introspection{})
+	e.Use(extension.FixedComplexityLimit(maxComplexity))
+	e.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
+	e.SetRecoverFunc(resolvers.RecoverFunc(s.log))
+	e.AroundOperations(s.limits.aroundOperations)
+	e.AroundFields(resolvers.ExpandErrorLists)
+	e.AroundFields(resolvers.Guard(s.auth, s.log))
+}
+
+// mcpHandler serves the MCP tools derived from the schema, run through an
+// executor configured like the GraphQL endpoint's.
+func (s *Server) mcpHandler() (http.Handler, error) {
+	tools, err := mcp.Tools(s.schema.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("derive MCP tools from the schema: %w", err)
+	}
+	exec := executor.New(s.schema)
+	s.configure(exec)
+	return mcp.Handler(mcp.NewServer(tools, inProcess{exec}, s.cfg.Version)), nil
+}
+
+// inProcess runs GraphQL operations for the MCP tools without HTTP.
+type inProcess struct{ exec *executor.Executor }
+
+func (x inProcess) Execute(ctx context.Context, query string, vars map[string]any) *graphql.Response {
+	ctx = graphql.StartOperationTrace(ctx)
+	now := graphql.Now()
+	rc, errList := x.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: query, Variables: vars, ReadTime: graphql.TraceTiming{Start: now, End: now}})
+	if errList != nil {
+		return x.exec.DispatchError(graphql.WithOperationContext(ctx, rc), errList)
+	}
+	h, ctx := x.exec.DispatchOperation(ctx, rc)
+	return h(ctx)
 }
 
 // originPatterns are the hosts of the allowed origins, as the WebSocket

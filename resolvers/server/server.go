@@ -7,8 +7,10 @@ package server
 
 import (
 	"context"
+
 	"errors"
 	"fmt"
+	"github.com/99designs/gqlgen/graphql"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +26,7 @@ import (
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/resolvers"
 )
 
@@ -85,6 +88,7 @@ type Server struct {
 	clusters *cluster.Service
 	auth     *auth.Service
 	limits   *limiter
+	schema   graphql.ExecutableSchema
 	metrics  *metrics
 
 	listener     net.Listener
@@ -180,6 +184,11 @@ func (s *Server) build() error {
 		return fmt.Errorf("resume operations: %w", err)
 	}
 
+	s.schema = graph.NewExecutableSchema(graph.Config{Resolvers: s.resolver()})
+	routes, err := s.routes()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
@@ -188,7 +197,7 @@ func (s *Server) build() error {
 	baseCtx, stop := context.WithCancel(context.Background())
 	s.stopRequests = stop
 	s.http = &http.Server{
-		Handler:           s.routes(),
+		Handler:           routes,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },
