@@ -62,6 +62,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	AvailabilityZone struct {
+		Name   func(childComplexity int) int
+		ZoneID func(childComplexity int) int
+	}
+
 	Cluster struct {
 		CreatedAt         func(childComplexity int) int
 		Eks               func(childComplexity int) int
@@ -152,6 +157,16 @@ type ComplexityRoot struct {
 		Zone             func(childComplexity int) int
 	}
 
+	InstanceTypeOffering struct {
+		AcceleratorCount     func(childComplexity int) int
+		AcceleratorMemoryGiB func(childComplexity int) int
+		AcceleratorName      func(childComplexity int) int
+		InstanceType         func(childComplexity int) int
+		MemoryGiB            func(childComplexity int) int
+		Vcpus                func(childComplexity int) int
+		Zone                 func(childComplexity int) int
+	}
+
 	Me struct {
 		Name    func(childComplexity int) int
 		Role    func(childComplexity int) int
@@ -229,15 +244,18 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		AuditLog      func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
-		Cluster       func(childComplexity int, id string) int
-		Clusters      func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
-		Me            func(childComplexity int) int
-		Operation     func(childComplexity int, id string) int
-		Operations    func(childComplexity int, filter *model.OperationFilter, first *int, after *string) int
-		Tokens        func(childComplexity int) int
-		Version       func(childComplexity int) int
-		WaitOperation func(childComplexity int, id string, timeoutSeconds *int) int
+		AuditLog              func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
+		AvailabilityZones     func(childComplexity int, region *string) int
+		Cluster               func(childComplexity int, id string) int
+		Clusters              func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
+		InstanceTypeOfferings func(childComplexity int, region *string, zone string) int
+		Me                    func(childComplexity int) int
+		Operation             func(childComplexity int, id string) int
+		Operations            func(childComplexity int, filter *model.OperationFilter, first *int, after *string) int
+		Regions               func(childComplexity int) int
+		Tokens                func(childComplexity int) int
+		Version               func(childComplexity int) int
+		WaitOperation         func(childComplexity int, id string, timeoutSeconds *int) int
 	}
 
 	ResourceRef struct {
@@ -302,6 +320,9 @@ type QueryResolver interface {
 	Operation(ctx context.Context, id string) (*model.Operation, error)
 	Operations(ctx context.Context, filter *model.OperationFilter, first *int, after *string) (*model.OperationConnection, error)
 	WaitOperation(ctx context.Context, id string, timeoutSeconds *int) (*model.Operation, error)
+	Regions(ctx context.Context) ([]string, error)
+	AvailabilityZones(ctx context.Context, region *string) ([]*model.AvailabilityZone, error)
+	InstanceTypeOfferings(ctx context.Context, region *string, zone string) ([]*model.InstanceTypeOffering, error)
 }
 type SubscriptionResolver interface {
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
@@ -412,6 +433,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditRecordEdge.Node(childComplexity), true
+
+	case "AvailabilityZone.name":
+		if e.ComplexityRoot.AvailabilityZone.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityZone.Name(childComplexity), true
+	case "AvailabilityZone.zoneId":
+		if e.ComplexityRoot.AvailabilityZone.ZoneID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityZone.ZoneID(childComplexity), true
 
 	case "Cluster.createdAt":
 		if e.ComplexityRoot.Cluster.CreatedAt == nil {
@@ -805,6 +839,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceGroupSpec.Zone(childComplexity), true
 
+	case "InstanceTypeOffering.acceleratorCount":
+		if e.ComplexityRoot.InstanceTypeOffering.AcceleratorCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.AcceleratorCount(childComplexity), true
+	case "InstanceTypeOffering.acceleratorMemoryGiB":
+		if e.ComplexityRoot.InstanceTypeOffering.AcceleratorMemoryGiB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.AcceleratorMemoryGiB(childComplexity), true
+	case "InstanceTypeOffering.acceleratorName":
+		if e.ComplexityRoot.InstanceTypeOffering.AcceleratorName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.AcceleratorName(childComplexity), true
+	case "InstanceTypeOffering.instanceType":
+		if e.ComplexityRoot.InstanceTypeOffering.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.InstanceType(childComplexity), true
+	case "InstanceTypeOffering.memoryGiB":
+		if e.ComplexityRoot.InstanceTypeOffering.MemoryGiB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.MemoryGiB(childComplexity), true
+	case "InstanceTypeOffering.vcpus":
+		if e.ComplexityRoot.InstanceTypeOffering.Vcpus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.Vcpus(childComplexity), true
+	case "InstanceTypeOffering.zone":
+		if e.ComplexityRoot.InstanceTypeOffering.Zone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceTypeOffering.Zone(childComplexity), true
+
 	case "Me.name":
 		if e.ComplexityRoot.Me.Name == nil {
 			break
@@ -1154,6 +1231,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["filter"].(*model.AuditFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.availabilityZones":
+		if e.ComplexityRoot.Query.AvailabilityZones == nil {
+			break
+		}
+
+		args, err := ec.field_Query_availabilityZones_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AvailabilityZones(childComplexity, args["region"].(*string)), true
 	case "Query.cluster":
 		if e.ComplexityRoot.Query.Cluster == nil {
 			break
@@ -1176,6 +1264,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clusters(childComplexity, args["filter"].(*model.ClusterFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.instanceTypeOfferings":
+		if e.ComplexityRoot.Query.InstanceTypeOfferings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_instanceTypeOfferings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InstanceTypeOfferings(childComplexity, args["region"].(*string), args["zone"].(string)), true
 
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
@@ -1205,6 +1304,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Operations(childComplexity, args["filter"].(*model.OperationFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.regions":
+		if e.ComplexityRoot.Query.Regions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Regions(childComplexity), true
 	case "Query.tokens":
 		if e.ComplexityRoot.Query.Tokens == nil {
 			break
@@ -2187,6 +2292,50 @@ extend type Subscription {
   ): Event!
 }
 `, BuiltIn: false},
+	{Name: "../schema/preflight.graphqls", Input: `"""
+An availability zone of a region.
+"""
+type AvailabilityZone {
+  "The zone's name, for example us-west-2a (it differs between accounts)."
+  name: String!
+  "The zone's id, for example usw2-az1 (the same in every account)."
+  zoneId: String!
+}
+
+"""
+An instance type offered in an availability zone, with its accelerators.
+"""
+type InstanceTypeOffering {
+  "The instance type in HyperPod's form, for example ml.p5.48xlarge."
+  instanceType: String!
+  "The availability zone that offers it."
+  zone: String!
+  "How many GPUs or Trainium chips it has (0 for CPU-only types)."
+  acceleratorCount: Int!
+  "The accelerator, for example nvidia H100."
+  acceleratorName: String
+  "The memory of one accelerator in GiB."
+  acceleratorMemoryGiB: Int!
+  "Virtual CPUs."
+  vcpus: Int!
+  "Memory in GiB."
+  memoryGiB: Int!
+}
+
+extend type Query {
+  "The AWS regions of the account."
+  regions: [String!]!
+  "The availability zones of a region. Ask for these before offering zones to choose from."
+  availabilityZones("The region (default: the server's region)." region: String): [AvailabilityZone!]!
+  "The instance types a zone offers, accelerated types first (most accelerators first), with GPU count and memory. Ask for these before offering instance types to choose from."
+  instanceTypeOfferings(
+    "The region (default: the server's region)."
+    region: String
+    "The availability zone, for example us-west-2a."
+    zone: String!
+  ): [InstanceTypeOffering!]!
+}
+`, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
 An instant in time, in RFC 3339 form (for example 2026-12-02T17:00:00Z).
 """
@@ -2281,6 +2430,16 @@ func (ec *executionContext) childFields_AuditRecordEdge(ctx context.Context, fie
 		return ec.fieldContext_AuditRecordEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AuditRecordEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AvailabilityZone(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_AvailabilityZone_name(ctx, field)
+	case "zoneId":
+		return ec.fieldContext_AvailabilityZone_zoneId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilityZone", field.Name)
 }
 
 func (ec *executionContext) childFields_Cluster(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2461,6 +2620,26 @@ func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, f
 		return ec.fieldContext_InstanceGroupSpec_deepHealthChecks(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupSpec", field.Name)
+}
+
+func (ec *executionContext) childFields_InstanceTypeOffering(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "instanceType":
+		return ec.fieldContext_InstanceTypeOffering_instanceType(ctx, field)
+	case "zone":
+		return ec.fieldContext_InstanceTypeOffering_zone(ctx, field)
+	case "acceleratorCount":
+		return ec.fieldContext_InstanceTypeOffering_acceleratorCount(ctx, field)
+	case "acceleratorName":
+		return ec.fieldContext_InstanceTypeOffering_acceleratorName(ctx, field)
+	case "acceleratorMemoryGiB":
+		return ec.fieldContext_InstanceTypeOffering_acceleratorMemoryGiB(ctx, field)
+	case "vcpus":
+		return ec.fieldContext_InstanceTypeOffering_vcpus(ctx, field)
+	case "memoryGiB":
+		return ec.fieldContext_InstanceTypeOffering_memoryGiB(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstanceTypeOffering", field.Name)
 }
 
 func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2949,6 +3128,20 @@ func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_availabilityZones_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "region",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["region"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_cluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2990,6 +3183,28 @@ func (ec *executionContext) field_Query_clusters_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_instanceTypeOfferings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "region",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["region"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "zone",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["zone"] = arg1
 	return args, nil
 }
 
@@ -3516,6 +3731,52 @@ func (ec *executionContext) fieldContext_AuditRecordEdge_node(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilityZone_name(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityZone) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityZone_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityZone_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityZone", field, false, false, "String")
+}
+
+func (ec *executionContext) _AvailabilityZone_zoneId(ctx context.Context, field graphql.CollectedField, obj *model.AvailabilityZone) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityZone_zoneId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ZoneID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityZone_zoneId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityZone", field, false, false, "String")
 }
 
 func (ec *executionContext) _Cluster_id(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
@@ -5103,6 +5364,167 @@ func (ec *executionContext) _InstanceGroupSpec_deepHealthChecks(ctx context.Cont
 }
 func (ec *executionContext) fieldContext_InstanceGroupSpec_deepHealthChecks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_zone(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_zone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_zone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_acceleratorCount(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_acceleratorCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceleratorCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_acceleratorCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_acceleratorName(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_acceleratorName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceleratorName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_acceleratorName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_acceleratorMemoryGiB(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_acceleratorMemoryGiB(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AcceleratorMemoryGiB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_acceleratorMemoryGiB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_vcpus(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_vcpus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Vcpus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_vcpus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceTypeOffering_memoryGiB(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceTypeOffering_memoryGiB(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryGiB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceTypeOffering_memoryGiB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Me_name(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
@@ -6796,6 +7218,117 @@ func (ec *executionContext) fieldContext_Query_waitOperation(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_waitOperation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_regions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_regions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Regions(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_regions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
+}
+
+func (ec *executionContext) _Query_availabilityZones(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_availabilityZones(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AvailabilityZones(ctx, fc.Args["region"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.AvailabilityZone) graphql.Marshaler {
+			return ec.marshalNAvailabilityZone2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAvailabilityZoneᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_availabilityZones(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityZone(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_availabilityZones_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_instanceTypeOfferings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_instanceTypeOfferings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InstanceTypeOfferings(ctx, fc.Args["region"].(*string), fc.Args["zone"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstanceTypeOffering) graphql.Marshaler {
+			return ec.marshalNInstanceTypeOffering2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceTypeOfferingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_instanceTypeOfferings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceTypeOffering(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_instanceTypeOfferings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -9088,6 +9621,44 @@ func (ec *executionContext) _AuditRecordEdge(ctx context.Context, sel ast.Select
 	return out
 }
 
+var availabilityZoneImplementors = []string{"AvailabilityZone"}
+
+func (ec *executionContext) _AvailabilityZone(ctx context.Context, sel ast.SelectionSet, obj *model.AvailabilityZone) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityZoneImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilityZone")
+		case "name":
+			out.Values[i] = ec._AvailabilityZone_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "zoneId":
+			out.Values[i] = ec._AvailabilityZone_zoneId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var clusterImplementors = []string{"Cluster"}
 
 func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, obj *model.Cluster) graphql.Marshaler {
@@ -9639,6 +10210,69 @@ func (ec *executionContext) _InstanceGroupSpec(ctx context.Context, sel ast.Sele
 			}
 		case "deepHealthChecks":
 			out.Values[i] = ec._InstanceGroupSpec_deepHealthChecks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var instanceTypeOfferingImplementors = []string{"InstanceTypeOffering"}
+
+func (ec *executionContext) _InstanceTypeOffering(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceTypeOffering) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, instanceTypeOfferingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstanceTypeOffering")
+		case "instanceType":
+			out.Values[i] = ec._InstanceTypeOffering_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "zone":
+			out.Values[i] = ec._InstanceTypeOffering_zone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceleratorCount":
+			out.Values[i] = ec._InstanceTypeOffering_acceleratorCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "acceleratorName":
+			out.Values[i] = ec._InstanceTypeOffering_acceleratorName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "acceleratorMemoryGiB":
+			out.Values[i] = ec._InstanceTypeOffering_acceleratorMemoryGiB(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "vcpus":
+			out.Values[i] = ec._InstanceTypeOffering_vcpus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memoryGiB":
+			out.Values[i] = ec._InstanceTypeOffering_memoryGiB(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -10250,6 +10884,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_waitOperation(ctx, field)
+				})
+		case "regions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_regions(ctx, field)
+				})
+		case "availabilityZones":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_availabilityZones(ctx, field)
+				})
+		case "instanceTypeOfferings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_instanceTypeOfferings(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -10870,6 +11522,30 @@ func (ec *executionContext) marshalNAuditRecordEdge2ᚖgithubᚗcomᚋinstantsta
 	return ec._AuditRecordEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAvailabilityZone2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAvailabilityZoneᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AvailabilityZone) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityZone2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAvailabilityZone(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAvailabilityZone2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAvailabilityZone(ctx context.Context, sel ast.SelectionSet, v *model.AvailabilityZone) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AvailabilityZone!")
+		return graphql.Null
+	}
+	return ec._AvailabilityZone(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -11050,6 +11726,30 @@ func (ec *executionContext) marshalNInstanceGroupSpec2ᚖgithubᚗcomᚋinstants
 		return graphql.Null
 	}
 	return ec._InstanceGroupSpec(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstanceTypeOffering2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceTypeOfferingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstanceTypeOffering) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstanceTypeOffering2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceTypeOffering(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstanceTypeOffering2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceTypeOffering(ctx context.Context, sel ast.SelectionSet, v *model.InstanceTypeOffering) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstanceTypeOffering!")
+		return graphql.Null
+	}
+	return ec._InstanceTypeOffering(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {

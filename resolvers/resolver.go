@@ -9,16 +9,18 @@ import (
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
 // Resolver holds the engine services the resolvers call.
 type Resolver struct {
-	Version  string
-	Store    *store.Store
-	Ops      *ops.Runner
-	Clusters *cluster.Service
-	Auth     *auth.Service
+	Version   string
+	Store     *store.Store
+	Ops       *ops.Runner
+	Clusters  *cluster.Service
+	Auth      *auth.Service
+	Preflight *preflight.Service
 	// Log receives what a client must not see (the causes of INTERNAL
 	// errors, subscriptions that stop early). Nil discards it.
 	Log *slog.Logger

@@ -60,6 +60,14 @@ type AuditRecordEdge struct {
 	Node *AuditRecord `json:"node"`
 }
 
+// An availability zone of a region.
+type AvailabilityZone struct {
+	// The zone's name, for example us-west-2a (it differs between accounts).
+	Name string `json:"name"`
+	// The zone's id, for example usw2-az1 (the same in every account).
+	ZoneID string `json:"zoneId"`
+}
+
 // A SageMaker HyperPod cluster orchestrated by Amazon EKS, with its network and IAM roles.
 type Cluster struct {
 	// The cluster's id in this control plane.
@@ -296,6 +304,24 @@ type InstanceGroupSpec struct {
 	VolumeSizeGb int `json:"volumeSizeGb"`
 	// Deep health checks run when instances start.
 	DeepHealthChecks []string `json:"deepHealthChecks"`
+}
+
+// An instance type offered in an availability zone, with its accelerators.
+type InstanceTypeOffering struct {
+	// The instance type in HyperPod's form, for example ml.p5.48xlarge.
+	InstanceType string `json:"instanceType"`
+	// The availability zone that offers it.
+	Zone string `json:"zone"`
+	// How many GPUs or Trainium chips it has (0 for CPU-only types).
+	AcceleratorCount int `json:"acceleratorCount"`
+	// The accelerator, for example nvidia H100.
+	AcceleratorName *string `json:"acceleratorName,omitempty"`
+	// The memory of one accelerator in GiB.
+	AcceleratorMemoryGiB int `json:"acceleratorMemoryGiB"`
+	// Virtual CPUs.
+	Vcpus int `json:"vcpus"`
+	// Memory in GiB.
+	MemoryGiB int `json:"memoryGiB"`
 }
 
 // Who the caller is.

@@ -24,6 +24,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
@@ -361,5 +362,6 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
-	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Auth: s.auth, Log: s.log}
+	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Auth: s.auth,
+		Preflight: preflight.New(s.regions), Log: s.log}
 }
