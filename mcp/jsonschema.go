@@ -7,19 +7,36 @@ import (
 // argumentsSchema is the JSON Schema of a field's arguments: an object with
 // one property per argument, required when non-null without a default.
 func argumentsSchema(schema *ast.Schema, args ast.ArgumentDefinitionList) map[string]any {
-	props := map[string]any{}
-	required := []string{}
+	members := make([]member, 0, len(args))
 	for _, a := range args {
-		p := typeSchema(schema, a.Type, 0)
-		describe(p, a.Description)
-		if a.DefaultValue != nil {
-			if v, err := a.DefaultValue.Value(nil); err == nil {
+		members = append(members, member{a.Name, a.Description, a.Type, a.DefaultValue})
+	}
+	return objectSchema(schema, members, 0)
+}
+
+// member is an argument or an input object's field.
+type member struct {
+	name, description string
+	typ               *ast.Type
+	defaultValue      *ast.Value
+}
+
+// objectSchema is an object with one property per member, required when
+// non-null without a default, and no other properties.
+func objectSchema(schema *ast.Schema, members []member, depth int) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for _, m := range members {
+		p := typeSchema(schema, m.typ, depth)
+		describe(p, m.description)
+		if m.defaultValue != nil {
+			if v, err := m.defaultValue.Value(nil); err == nil {
 				p["default"] = v
 			}
 		}
-		props[a.Name] = p
-		if a.Type.NonNull && a.DefaultValue == nil {
-			required = append(required, a.Name)
+		props[m.name] = p
+		if m.typ.NonNull && m.defaultValue == nil {
+			required = append(required, m.name)
 		}
 	}
 	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
@@ -70,26 +87,11 @@ func typeSchema(schema *ast.Schema, t *ast.Type, depth int) map[string]any {
 		if depth >= maxInputDepth {
 			return map[string]any{"type": "object"}
 		}
-		props := map[string]any{}
-		var required []string
+		members := make([]member, 0, len(def.Fields))
 		for _, f := range def.Fields {
-			p := typeSchema(schema, f.Type, depth+1)
-			describe(p, f.Description)
-			if f.DefaultValue != nil {
-				if v, err := f.DefaultValue.Value(nil); err == nil {
-					p["default"] = v
-				}
-			}
-			props[f.Name] = p
-			if f.Type.NonNull && f.DefaultValue == nil {
-				required = append(required, f.Name)
-			}
+			members = append(members, member{f.Name, f.Description, f.Type, f.DefaultValue})
 		}
-		out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-		if len(required) > 0 {
-			out["required"] = required
-		}
-		return out
+		return objectSchema(schema, members, depth+1)
 	}
 	switch t.NamedType {
 	case "Int":
