@@ -41,7 +41,12 @@ func (s *Server) routes() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	ui, err := uiHandler()
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
+	mux.Handle("/", ui)
 	mux.Handle("/graphql", deadlines(limitBody(s.requireCredential(auth.Viewer, s.graphql()))))
 	mux.Handle("/mcp", limitBody(s.requireCredential(auth.Viewer, mcpHandler)))
 	mux.Handle("POST /auth/login", limitBody(http.HandlerFunc(s.login)))
@@ -66,6 +71,8 @@ func (s *Server) routes() (http.Handler, error) {
 		sim := http.NewServeMux()
 		simRoutes(sim, s.world, s.log)
 		mux.Handle("/sim/", s.requireCredential(auth.Admin, sim))
+	} else {
+		mux.Handle("/sim/", http.NotFoundHandler()) // not the UI's fallback page
 	}
 	return s.track(s.metrics.instrument(s.logRequests(mux))), nil
 }

@@ -262,3 +262,17 @@ func putRecord(t *testing.T, srv *server.Server, kind, id string, v any) {
 		t.Fatal(err)
 	}
 }
+
+func TestUIIsServedWithItsRoutes(t *testing.T) {
+	srv := startServer(t, server.Config{})
+	for _, path := range []string{"/", "/clusters/abc", "/operations/xyz"} {
+		status, body := doWith(t, nil, http.MethodGet, srv.URL()+path, "")
+		if status != http.StatusOK || !strings.Contains(body, `<div id="root">`) {
+			t.Fatalf("GET %s: %d %.200s", path, status, body)
+		}
+	}
+	// API paths are not swallowed by the UI's fallback.
+	if status, _ := doWith(t, nil, http.MethodGet, srv.URL()+"/graphql?query={version}", ""); status != http.StatusUnauthorized {
+		t.Fatalf("GET /graphql without a token: %d", status)
+	}
+}

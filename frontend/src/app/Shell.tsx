@@ -1,0 +1,71 @@
+import { useEffect, type ReactNode } from "react";
+import { ClusterDetailPage } from "../clusters/ClusterDetailPage";
+import { ClustersPage } from "../clusters/ClustersPage";
+import { CreateClusterPage } from "../clusters/CreateClusterPage";
+import { OperationPage } from "../operations/OperationPage";
+import { OperationsPage } from "../operations/OperationsPage";
+import { EmptyState } from "../ui/feedback";
+import { Link, matchPath, navigate } from "./router";
+import { useSession } from "./session";
+
+/** The signed-in layout: the header with navigation and the caller, and the page. */
+export function Shell({ path }: { path: string }) {
+  const { me, signOut } = useSession();
+  const section = path.startsWith("/operations") ? "operations" : "clusters";
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/clusters" className="brand">
+          <span className="brand-mark" aria-hidden="true" /> InstantStart
+        </Link>
+        <nav aria-label="Main">
+          <Link to="/clusters" aria-current={section === "clusters" ? "page" : undefined}>
+            Clusters
+          </Link>
+          <Link to="/operations" aria-current={section === "operations" ? "page" : undefined}>
+            Operations
+          </Link>
+        </nav>
+        <div className="whoami">
+          <span className="whoami-name" title={`Signed in by ${me.via === "cookie" ? "a browser session" : "a bearer token"}`}>
+            {me.name}
+          </span>
+          <span className={`role role-${me.role.toLowerCase()}`}>{me.role}</span>
+          <button className="button button-quiet" type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" className="page">
+        <Page path={path} />
+      </main>
+    </>
+  );
+}
+
+function Page({ path }: { path: string }): ReactNode {
+  let m: Record<string, string> | null;
+  if (matchPath("/", path)) return <Redirect to="/clusters" />;
+  if (matchPath("/clusters", path)) return <ClustersPage />;
+  if (matchPath("/clusters/new", path)) return <CreateClusterPage />;
+  if ((m = matchPath("/clusters/:id", path))) return <ClusterDetailPage key={m.id} id={m.id!} />;
+  if (matchPath("/operations", path)) return <OperationsPage path={path} />;
+  if ((m = matchPath("/operations/:id", path))) return <OperationPage key={m.id} id={m.id!} />;
+  if (matchPath("/signin", path)) return null; // App sends a signed-in user on
+  return (
+    <EmptyState title="No such page">
+      <p>
+        Nothing lives at <code>{path}</code>. Go to the <Link to="/clusters">clusters</Link> or the{" "}
+        <Link to="/operations">operations</Link>.
+      </p>
+    </EmptyState>
+  );
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}

@@ -1,0 +1,186 @@
+// The create-cluster form's model: what the user decides, the checks the
+// server makes on it (mirrored here so that mistakes show before sending),
+// the request it becomes, and where the server's errors belong on the form.
+//
+// Errors are keyed by the server's field paths (input.name, input.zones,
+// input.instanceGroups[0].instanceType), so that client and server errors
+// land in the same place.
+import type { CapacityType, CreateClusterInput } from "../gql/graphql";
+
+export interface GroupDraft {
+  /** A stable key for React; not sent. */
+  key: string;
+  name: string;
+  zone: string;
+  instanceType: string;
+  /** As typed; checked to be a whole number 0-1000. */
+  count: string;
+  capacityType: CapacityType;
+}
+
+export interface ClusterDraft {
+  name: string;
+  region: string;
+  zones: string[];
+  groups: GroupDraft[];
+}
+
+/** Error messages by field path; "" collects those that concern no field. */
+export type FieldErrors = Record<string, string[]>;
+
+export const generalKey = "";
+
+// The server's patterns (engine/cluster/validate.go).
+const clusterNamePattern = /^[a-zA-Z]([a-zA-Z0-9-]{0,38}[a-zA-Z0-9])?$/;
+const groupNamePattern = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
+
+export const fieldPaths = {
+  name: "input.name",
+  region: "input.region",
+  zones: "input.zones",
+  group: (i: number, field: "name" | "zone" | "instanceType" | "count" | "capacityType") => `input.instanceGroups[${i}].${field}`,
+};
+
+function add(errors: FieldErrors, key: string, message: string): void {
+  (errors[key] ??= []).push(message);
+}
+
+/** The checks the server makes before it asks AWS anything. */
+export function validateDraft(draft: ClusterDraft): FieldErrors {
+  const errors: FieldErrors = {};
+  const name = draft.name.trim();
+  if (name === "") {
+    add(errors, fieldPaths.name, "Give the cluster a name.");
+  } else if (!clusterNamePattern.test(name) || name.includes("--")) {
+    add(
+      errors,
+      fieldPaths.name,
+      "Use 1-40 letters, digits and single hyphens, starting with a letter and not ending with a hyphen.",
+    );
+  }
+  if (!draft.region) add(errors, fieldPaths.region, "Choose a region.");
+  if (draft.zones.length < 2) {
+    add(errors, fieldPaths.zones, "EKS needs at least two availability zones: choose another.");
+  }
+  const names = new Set<string>();
+  draft.groups.forEach((g, i) => {
+    const groupName = g.name.trim();
+    if (groupName === "") {
+      add(errors, fieldPaths.group(i, "name"), "Give the group a name.");
+    } else if (!groupNamePattern.test(groupName)) {
+      add(
+        errors,
+        fieldPaths.group(i, "name"),
+        "Use 1-63 letters, digits and hyphens, starting and ending with a letter or digit.",
+      );
+    } else if (names.has(groupName)) {
+      add(errors, fieldPaths.group(i, "name"), `The name ${groupName} is used twice: give each group its own name.`);
+    }
+    names.add(groupName);
+    if (!g.zone) add(errors, fieldPaths.group(i, "zone"), "Choose the group's availability zone.");
+    else if (!draft.zones.includes(g.zone)) {
+      add(errors, fieldPaths.group(i, "zone"), `Zone ${g.zone} is not one of the cluster's zones: choose one of those.`);
+    }
+    if (!g.instanceType) add(errors, fieldPaths.group(i, "instanceType"), "Choose an instance type.");
+    else if (!g.instanceType.startsWith("ml.")) {
+      add(errors, fieldPaths.group(i, "instanceType"), "Use HyperPod's form of the type, for example ml.p5.48xlarge.");
+    }
+    const count = parseCount(g.count);
+    if (count === null) add(errors, fieldPaths.group(i, "count"), "Enter a whole number from 0 to 1000.");
+    else if (count < 0 || count > 1000) add(errors, fieldPaths.group(i, "count"), "Use 0 to 1000 instances.");
+  });
+  return errors;
+}
+
+/** A count as typed, or null when it is not a whole number. */
+export function parseCount(text: string): number | null {
+  const t = text.trim();
+  return /^-?\d+$/.test(t) ? Number(t) : null;
+}
+
+/** Whether errors has any message. */
+export function hasErrors(errors: FieldErrors): boolean {
+  return Object.values(errors).some((m) => m.length > 0);
+}
+
+/** The createCluster input of a valid draft. */
+export function toInput(draft: ClusterDraft): CreateClusterInput {
+  const input: CreateClusterInput = {
+    name: draft.name.trim(),
+    region: draft.region,
+    zones: [...draft.zones],
+  };
+  if (draft.groups.length > 0) {
+    input.instanceGroups = draft.groups.map((g) => ({
+      name: g.name.trim(),
+      zone: g.zone,
+      instanceType: g.instanceType,
+      count: parseCount(g.count) ?? 0,
+      capacityType: g.capacityType,
+    }));
+  }
+  return input;
+}
+
+/** A GraphQL error as the server sends it. */
+export interface ServerError {
+  message: string;
+  extensions?: { code?: unknown; field?: unknown } | Record<string, unknown>;
+}
+
+/** The form fields the server's field paths may name. */
+const formFields = new Set(["name", "region", "zones", "zone", "instanceType", "count", "capacityType"]);
+
+/**
+ * Where a server error belongs on the form: the key of the field it
+ * concerns, or generalKey for errors that concern no field the form shows
+ * (they go at the top of the form, with the field named).
+ *
+ * A zone listed at index i (input.zones[1]) belongs to the zone choice as a
+ * whole; group fields keep their index, which is the group's place in the
+ * form since groups are sent in form order.
+ */
+export function formFieldOf(field: string, groupCount: number): string {
+  const zone = /^input\.zones(\[\d+\])?$/.exec(field);
+  if (zone) return fieldPaths.zones;
+  const group = /^input\.instanceGroups\[(\d+)\]\.(\w+)$/.exec(field);
+  if (group) {
+    const i = Number(group[1]);
+    const name = group[2]!;
+    if (i < groupCount && formFields.has(name)) return `input.instanceGroups[${i}].${name}`;
+    return generalKey;
+  }
+  if (field === fieldPaths.name || field === fieldPaths.region) return field;
+  return generalKey;
+}
+
+/** Sorts the server's errors onto the form's fields. */
+export function serverFieldErrors(errors: readonly ServerError[], groupCount: number): FieldErrors {
+  const out: FieldErrors = {};
+  for (const e of errors) {
+    const field = typeof e.extensions?.field === "string" ? e.extensions.field : "";
+    const key = field ? formFieldOf(field, groupCount) : generalKey;
+    // An error about a field the form does not show names it.
+    const message = key === generalKey && field ? `${e.message} (${field})` : e.message;
+    add(out, key, message);
+  }
+  return out;
+}
+
+/** Field errors without those of key, as after the user changed that field. */
+export function clearField(errors: FieldErrors, key: string): FieldErrors {
+  if (!(key in errors)) return errors;
+  const rest = { ...errors };
+  delete rest[key];
+  return rest;
+}
+
+/** The default region: the one the server's default zones are in. */
+export function defaultRegion(regions: readonly string[], defaultZones: readonly { name: string }[]): string {
+  const zone = defaultZones[0]?.name;
+  if (zone) {
+    const match = regions.filter((r) => zone.startsWith(r)).sort((a, b) => b.length - a.length)[0];
+    if (match) return match;
+  }
+  return regions[0] ?? "";
+}

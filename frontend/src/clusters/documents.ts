@@ -1,0 +1,181 @@
+import { graphql } from "../gql";
+
+export const ClusterRowFragment = graphql(`
+  fragment ClusterRow on Cluster {
+    id
+    name
+    region
+    kubernetesVersion
+    zones
+    status
+    statusMessage
+    imported
+    createdAt
+    updatedAt
+    instanceGroups {
+      name
+      count
+    }
+  }
+`);
+
+export const ClustersQuery = graphql(`
+  query Clusters($filter: ClusterFilter, $first: Int) {
+    clusters(filter: $filter, first: $first) {
+      totalCount
+      edges {
+        node {
+          ...ClusterRow
+        }
+      }
+    }
+  }
+`);
+
+export const ClusterEventsSubscription = graphql(`
+  subscription ClusterEvents($since: String, $filter: EventFilter) {
+    events(since: $since, filter: $filter) {
+      cursor
+      action
+      target {
+        kind
+        id
+      }
+      cluster {
+        ...ClusterRow
+      }
+    }
+  }
+`);
+
+export const ClusterDetailFragment = graphql(`
+  fragment ClusterDetail on Cluster {
+    ...ClusterRow
+    network {
+      vpcId
+      cidr
+      securityGroupId
+      natGatewayId
+      internetGatewayId
+      owned
+      subnets {
+        id
+        zone
+        cidr
+        role
+      }
+    }
+    eks {
+      name
+      arn
+      status
+      version
+      endpoint
+      oidcIssuer
+      oidcProviderArn
+      authenticationMode
+      addons
+    }
+    hyperPod {
+      name
+      arn
+      status
+      failureMessage
+      nodeRecovery
+      nodeProvisioningMode
+    }
+    eksClusterRoleArn
+    executionRoleArn
+    instanceGroups {
+      name
+      instanceType
+      count
+      minCount
+      zone
+      capacityType
+      threadsPerCore
+      volumeSizeGb
+      deepHealthChecks
+    }
+  }
+`);
+
+export const ClusterQuery = graphql(`
+  query Cluster($id: ID!) {
+    cluster(id: $id) {
+      ...ClusterDetail
+      operations(first: 50) {
+        totalCount
+        edges {
+          node {
+            ...OperationSummary
+          }
+        }
+      }
+    }
+  }
+`);
+
+export const ClusterDetailEventsSubscription = graphql(`
+  subscription ClusterDetailEvents($since: String, $filter: EventFilter) {
+    events(since: $since, filter: $filter) {
+      cursor
+      action
+      target {
+        kind
+        id
+      }
+      cluster {
+        ...ClusterDetail
+        lastOperation {
+          ...OperationSummary
+        }
+      }
+    }
+  }
+`);
+
+export const DeleteClusterMutation = graphql(`
+  mutation DeleteCluster($id: ID!, $idempotencyKey: String) {
+    deleteCluster(id: $id, idempotencyKey: $idempotencyKey) {
+      id
+    }
+  }
+`);
+
+export const PreflightRegionsQuery = graphql(`
+  query PreflightRegions {
+    regions
+  }
+`);
+
+export const PreflightZonesQuery = graphql(`
+  query PreflightZones($region: String) {
+    availabilityZones(region: $region) {
+      name
+      zoneId
+    }
+  }
+`);
+
+export const PreflightInstanceTypesQuery = graphql(`
+  query PreflightInstanceTypes($region: String, $zone: String!) {
+    instanceTypeOfferings(region: $region, zone: $zone) {
+      instanceType
+      zone
+      acceleratorCount
+      acceleratorName
+      acceleratorMemoryGiB
+      vcpus
+      memoryGiB
+    }
+  }
+`);
+
+export const CreateClusterMutation = graphql(`
+  mutation CreateCluster($input: CreateClusterInput!, $idempotencyKey: String) {
+    createCluster(input: $input, idempotencyKey: $idempotencyKey) {
+      id
+    }
+  }
+`);
