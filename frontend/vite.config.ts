@@ -13,6 +13,9 @@ const proxy = { target: api, changeOrigin: true, ws: true, headers: { origin: ap
 // more line here and one more HTML file beside index.html.
 const pages = {
   app: resolve(import.meta.dirname, "index.html"),
+  // GraphiQL at /playground; its code and Monaco's workers are only in this
+  // entry's chunks, never loaded by the app.
+  playground: resolve(import.meta.dirname, "playground.html"),
 };
 
 export default defineConfig({
@@ -22,7 +25,23 @@ export default defineConfig({
     outDir: "dist",
     emptyOutDir: true,
     assetsInlineLimit: 0,
-    rolldownOptions: { input: pages },
+    rolldownOptions: {
+      input: pages,
+      onLog(level, log, handler) {
+        // GraphiQL's packages are React Compiler output whose modules start
+        // with "use no memo"; bundling drops the directive, harmlessly.
+        if (log.code === "MODULE_LEVEL_DIRECTIVE" && log.id?.includes("/node_modules/")) return;
+        handler(level, log);
+      },
+    },
+  },
+  optimizeDeps: {
+    // Monaco's workers are imported with ?worker, which the dev server's
+    // dependency pre-bundling cannot load: leave these modules to Vite's
+    // worker handling (vite build bundles them either way), but pre-bundle
+    // the packages the GraphQL worker imports (some are CommonJS).
+    exclude: ["graphiql/setup-workers/vite", "@graphiql/react/setup-workers/vite"],
+    include: ["graphql-language-service", "picomatch-browser"],
   },
   server: {
     proxy: { "/graphql": proxy, "/auth": proxy, "/mcp": proxy },

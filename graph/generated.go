@@ -89,9 +89,10 @@ type ComplexityRoot struct {
 	}
 
 	ClusterConnection struct {
-		Edges      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
 	}
 
 	ClusterEdge struct {
@@ -203,9 +204,10 @@ type ComplexityRoot struct {
 	}
 
 	OperationConnection struct {
-		Edges      func(childComplexity int) int
-		PageInfo   func(childComplexity int) int
-		TotalCount func(childComplexity int) int
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
 	}
 
 	OperationEdge struct {
@@ -567,6 +569,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClusterConnection.Edges(childComplexity), true
+	case "ClusterConnection.eventCursor":
+		if e.ComplexityRoot.ClusterConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterConnection.EventCursor(childComplexity), true
 	case "ClusterConnection.pageInfo":
 		if e.ComplexityRoot.ClusterConnection.PageInfo == nil {
 			break
@@ -1082,6 +1090,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.OperationConnection.Edges(childComplexity), true
+	case "OperationConnection.eventCursor":
+		if e.ComplexityRoot.OperationConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OperationConnection.EventCursor(childComplexity), true
 	case "OperationConnection.pageInfo":
 		if e.ComplexityRoot.OperationConnection.PageInfo == nil {
 			break
@@ -1926,6 +1940,8 @@ type ClusterEdge {
 A page of clusters, oldest first.
 """
 type ClusterConnection {
+  "The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it, with none missed."
+  eventCursor: String!
   "The clusters of this page."
   edges: [ClusterEdge!]!
   "Where this page ends."
@@ -2186,6 +2202,8 @@ type OperationEdge {
 A page of operations, newest first.
 """
 type OperationConnection {
+  "The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it, with none missed."
+  eventCursor: String!
   "The operations of this page."
   edges: [OperationEdge!]!
   "Where this page ends."
@@ -2486,6 +2504,8 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 
 func (ec *executionContext) childFields_ClusterConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_ClusterConnection_eventCursor(ctx, field)
 	case "edges":
 		return ec.fieldContext_ClusterConnection_edges(ctx, field)
 	case "pageInfo":
@@ -2694,6 +2714,8 @@ func (ec *executionContext) childFields_Operation(ctx context.Context, field gra
 
 func (ec *executionContext) childFields_OperationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_OperationConnection_eventCursor(ctx, field)
 	case "edges":
 		return ec.fieldContext_OperationConnection_edges(ctx, field)
 	case "pageInfo":
@@ -4257,6 +4279,29 @@ func (ec *executionContext) _Cluster_updatedAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Cluster_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Cluster", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ClusterConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.ClusterConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterConnection", field, false, false, "String")
 }
 
 func (ec *executionContext) _ClusterConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ClusterConnection) (ret graphql.Marshaler) {
@@ -6297,6 +6342,29 @@ func (ec *executionContext) _Operation_finishedAt(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Operation_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Operation", field, false, false, "Time")
+}
+
+func (ec *executionContext) _OperationConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.OperationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OperationConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OperationConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OperationConnection", field, false, false, "String")
 }
 
 func (ec *executionContext) _OperationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.OperationConnection) (ret graphql.Marshaler) {
@@ -9790,6 +9858,11 @@ func (ec *executionContext) _ClusterConnection(ctx context.Context, sel ast.Sele
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("ClusterConnection")
+		case "eventCursor":
+			out.Values[i] = ec._ClusterConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "edges":
 			out.Values[i] = ec._ClusterConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -10540,6 +10613,11 @@ func (ec *executionContext) _OperationConnection(ctx context.Context, sel ast.Se
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("OperationConnection")
+		case "eventCursor":
+			out.Values[i] = ec._OperationConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "edges":
 			out.Values[i] = ec._OperationConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/graph/model"
 )
@@ -29,15 +30,7 @@ func (r *clusterResolver) LastOperation(ctx context.Context, obj *model.Cluster)
 
 // Operations is the resolver for the operations field.
 func (r *clusterResolver) Operations(ctx context.Context, obj *model.Cluster, first *int, after *string) (*model.OperationConnection, error) {
-	n, err := pageSize(first)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.Ops.List(ops.Filter{TargetKind: cluster.TargetKind, TargetID: obj.ID}, n, deref(after))
-	if err != nil {
-		return nil, err
-	}
-	return mapOperationPage(page), nil
+	return r.listOperations(ops.Filter{TargetKind: cluster.TargetKind, TargetID: obj.ID}, first, after)
 }
 
 // CreateCluster is the resolver for the createCluster field.
@@ -73,11 +66,14 @@ func (r *queryResolver) Clusters(ctx context.Context, filter *model.ClusterFilte
 	if err != nil {
 		return nil, err
 	}
+	cursor := store.Cursor(r.Store.LastSequence()) // before the read: no change after it is missed
 	page, err := r.Resolver.Clusters.List(mapClusterFilter(filter), n, deref(after))
 	if err != nil {
 		return nil, err
 	}
-	return mapClusterPage(page), nil
+	out := mapClusterPage(page)
+	out.EventCursor = cursor
+	return out, nil
 }
 
 // Cluster is the resolver for the cluster field.

@@ -1,6 +1,7 @@
 package resolvers
 
 import (
+	"github.com/instantstart/instantstart/engine/store"
 	"slices"
 	"strings"
 
@@ -106,4 +107,21 @@ func mapOperationPage(p *ops.Page) *model.OperationConnection {
 		out.PageInfo.EndCursor = &p.Items[n-1].ID
 	}
 	return out
+}
+
+// listOperations answers a page of operations with the event cursor taken
+// before the read, so a client following events from it misses no change.
+func (r *Resolver) listOperations(f ops.Filter, first *int, after *string) (*model.OperationConnection, error) {
+	n, err := pageSize(first)
+	if err != nil {
+		return nil, err
+	}
+	cursor := store.Cursor(r.Store.LastSequence())
+	page, err := r.Ops.List(f, n, deref(after))
+	if err != nil {
+		return nil, err
+	}
+	out := mapOperationPage(page)
+	out.EventCursor = cursor
+	return out, nil
 }

@@ -63,15 +63,7 @@ func (r *queryResolver) Operation(ctx context.Context, id string) (*model.Operat
 
 // Operations is the resolver for the operations field.
 func (r *queryResolver) Operations(ctx context.Context, filter *model.OperationFilter, first *int, after *string) (*model.OperationConnection, error) {
-	n, err := pageSize(first)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.Ops.List(mapOperationFilter(filter), n, deref(after))
-	if err != nil {
-		return nil, err
-	}
-	return mapOperationPage(page), nil
+	return r.listOperations(mapOperationFilter(filter), first, after)
 }
 
 // WaitOperation is the resolver for the waitOperation field.

@@ -110,6 +110,8 @@ type Cluster struct {
 
 // A page of clusters, oldest first.
 type ClusterConnection struct {
+	// The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it, with none missed.
+	EventCursor string `json:"eventCursor"`
 	// The clusters of this page.
 	Edges []*ClusterEdge `json:"edges"`
 	// Where this page ends.
@@ -376,6 +378,8 @@ type Operation struct {
 
 // A page of operations, newest first.
 type OperationConnection struct {
+	// The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it, with none missed.
+	EventCursor string `json:"eventCursor"`
 	// The operations of this page.
 	Edges []*OperationEdge `json:"edges"`
 	// Where this page ends.

@@ -10,17 +10,28 @@ import (
 	"github.com/instantstart/instantstart/frontend"
 )
 
+// The pages' Content-Security-Policy: their own origin only, for scripts,
+// styles, workers, images and connections (HTTP and WebSocket).
+const uiCSP = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
+
+// The playground's adds fonts embedded in its stylesheet as data: URLs
+// (GraphiQL's and Monaco's icon font); nothing is fetched from elsewhere.
+const playgroundCSP = uiCSP + "; font-src 'self' data:"
+
 // uiHandler serves the web UI embedded in the binary: the built files of
-// frontend/dist, and index.html for every other path so the client-side
-// routes (/clusters/:id, /operations/:id...) survive a reload. The pages
-// hold no data: everything they show comes from /graphql after sign-in.
+// frontend/dist, the GraphiQL playground (playground.html) at /playground,
+// and index.html for every other path so the client-side routes
+// (/clusters/:id, /operations/:id...) survive a reload. The pages hold no
+// data: everything they show comes from /graphql after sign-in.
 func uiHandler() (http.Handler, error) {
 	dist, err := fs.Sub(frontend.Dist, "dist")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := fs.Stat(dist, "index.html"); err != nil {
-		return nil, errors.New("the embedded UI has no index.html: build it with npm run build in frontend/")
+	for _, page := range []string{"index.html", "playground.html"} {
+		if _, err := fs.Stat(dist, page); err != nil {
+			return nil, errors.New("the embedded UI has no " + page + ": build it with npm run build in frontend/")
+		}
 	}
 	files := http.FileServerFS(dist)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,10 +44,15 @@ func uiHandler() (http.Handler, error) {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", uiCSP)
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 		if name == "" || name == "index.html" {
 			serveIndex(w, r, dist)
+			return
+		}
+		if name == "playground" || name == "playground.html" {
+			h.Set("Content-Security-Policy", playgroundCSP)
+			servePage(w, r, dist, "playground.html")
 			return
 		}
 		if _, err := fs.Stat(dist, name); err != nil {
@@ -52,6 +68,12 @@ func uiHandler() (http.Handler, error) {
 }
 
 func serveIndex(w http.ResponseWriter, r *http.Request, dist fs.FS) {
+	servePage(w, r, dist, "index.html")
+}
+
+// servePage answers an HTML page, which names the current hashed assets and
+// so is checked again on every load.
+func servePage(w http.ResponseWriter, r *http.Request, dist fs.FS, name string) {
 	w.Header().Set("Cache-Control", "no-cache")
-	http.ServeFileFS(w, r, dist, "index.html")
+	http.ServeFileFS(w, r, dist, name)
 }

@@ -17,7 +17,10 @@ const batchMs = 100;
  * Follows the events subscription doc with filter, handing the events to
  * onEvents in batches (a replay of the log can be thousands of events).
  * pick reads the event out of one result. onError hears about errors;
- * the stream retries those that may pass.
+ * the stream retries those that may pass. since is where to start: the
+ * eventCursor of the list query the page shows, so only changes after it
+ * arrive; null replays the log from its start; undefined waits (the query
+ * has not answered yet).
  */
 export function useEvents<R, E extends CursorEvent>(
   doc: TypedDocumentNode<R, { since?: string | null | undefined; filter?: EventFilter | null | undefined }>,
@@ -25,6 +28,7 @@ export function useEvents<R, E extends CursorEvent>(
   pick: (data: R) => E | null | undefined,
   onEvents: (events: E[]) => void,
   onError?: (error: unknown, retrying: boolean) => void,
+  since: string | null | undefined = null,
 ): void {
   const { api } = useSession();
   const handlers = useRef({ pick, onEvents, onError });
@@ -32,8 +36,14 @@ export function useEvents<R, E extends CursorEvent>(
     handlers.current = { pick, onEvents, onError };
   });
   const filterKey = JSON.stringify(filter);
+  // The stream starts once, from the first cursor known; a later reload of
+  // the query does not restart it (the stream already has everything since).
+  const start = useRef(since);
+  if (start.current === undefined) start.current = since;
+  const ready = start.current !== undefined;
 
   useEffect(() => {
+    if (!ready) return;
     const query = stringifyDocument(doc);
     const key = `${query}\n${filterKey}`;
     let pending: E[] = [];
@@ -56,11 +66,18 @@ export function useEvents<R, E extends CursorEvent>(
       },
       onError: (error, retrying) => handlers.current.onError?.(error, retrying),
     });
-    stream.start(lastCursors.get(key) ?? null);
+    stream.start(later(lastCursors.get(key), start.current ?? null));
     return () => {
       stream.stop();
       if (timer) clearTimeout(timer);
       if (stream.lastCursor) lastCursors.set(key, stream.lastCursor);
     };
-  }, [api, doc, filterKey]);
+  }, [api, doc, filterKey, ready]);
+}
+
+/** later is the later of two cursors (sequence numbers as strings). */
+function later(a: string | undefined, b: string | null): string | null {
+  if (a === undefined) return b;
+  if (b === null) return a;
+  return BigInt(a) > BigInt(b) ? a : b;
 }

@@ -35,7 +35,7 @@ export function ClustersPage() {
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
   }, []);
-  useEvents(ClusterEventsSubscription, clusterFilter, (d) => d.events, onEvents, onStreamError);
+  useEvents(ClusterEventsSubscription, clusterFilter, (d) => d.events, onEvents, onStreamError, data?.clusters.eventCursor);
 
   const rows = useMemo(() => {
     const loaded = data?.clusters.edges.map((e) => e.node) ?? [];

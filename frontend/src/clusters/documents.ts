@@ -23,6 +23,7 @@ export const ClustersQuery = graphql(`
   query Clusters($filter: ClusterFilter, $first: Int) {
     clusters(filter: $filter, first: $first) {
       totalCount
+      eventCursor
       edges {
         node {
           ...ClusterRow

@@ -34,7 +34,7 @@ export function OperationsPage({ path }: { path: string }) {
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
   }, []);
-  useEvents(OperationEventsSubscription, operationEvents, (d) => d.events, onEvents, onStreamError);
+  useEvents(OperationEventsSubscription, operationEvents, (d) => d.events, onEvents, onStreamError, data?.operations.eventCursor);
 
   const rows = useMemo(() => {
     const loaded = data?.operations.edges.map((e) => e.node) ?? [];

@@ -77,6 +77,7 @@ export const OperationsQuery = graphql(`
   query Operations($filter: OperationFilter, $first: Int) {
     operations(filter: $filter, first: $first) {
       totalCount
+      eventCursor
       pageInfo {
         hasNextPage
       }

@@ -1,0 +1,100 @@
+// The harness of the browser tests: it builds and starts the real
+// instantstart binary on the simulator, and launches Debian's Chromium
+// through playwright-core (no browser download).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = resolve(here, "..", "..");
+export const artifacts = resolve(repoRoot, "test-results", "ui");
+
+/** A token in the form the server issues; the tests give it as the first admin token. */
+export const adminToken = "isk_" + "E".repeat(42) + "A";
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+    srv.on("error", fail);
+  });
+}
+
+async function waitReady(base, proc, output) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`the server exited:\n${output.join("")}`);
+    try {
+      const res = await fetch(`${base}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50)); // polling start-up, with a deadline
+  }
+  throw new Error(`the server did not become ready:\n${output.join("")}`);
+}
+
+/** Builds the binary once per run and starts it on a fresh data directory. */
+export async function startServer({ speed = 300 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "instantstart-ui-"));
+  const bin = join(dir, "instantstart");
+  execFileSync("go", ["build", "-o", bin, "."], { cwd: repoRoot, stdio: "inherit" });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const output = [];
+  const proc = spawn(bin, ["--listen", `127.0.0.1:${port}`, "--data-dir", join(dir, "data"), "--sim-speed", String(speed), "--region", "us-west-2"], {
+    env: { ...process.env, INSTANTSTART_ADMIN_TOKEN: adminToken },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  proc.stdout.on("data", (d) => output.push(String(d)));
+  proc.stderr.on("data", (d) => output.push(String(d)));
+  await waitReady(base, proc, output);
+  return {
+    base,
+    output,
+    /** Calls the API as the admin. */
+    async api(path, init = {}) {
+      const res = await fetch(base + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json", ...(init.headers ?? {}) } });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
+      return text ? JSON.parse(text) : null;
+    },
+    async stop() {
+      proc.kill("SIGINT");
+      await new Promise((r) => (proc.exitCode !== null ? r() : proc.once("exit", r)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Launches Chromium headless; every request to a host other than the server's fails, as with no internet. */
+export async function launchBrowser(base) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const allowed = new URL(base).host;
+  const blocked = [];
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.host === allowed || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
+    blocked.push(url.href);
+    return route.abort("internetdisconnected");
+  });
+  mkdirSync(artifacts, { recursive: true });
+  return { browser, context, blocked };
+}
+
+/** Saves a full-page screenshot of page as a test artifact. */
+export async function screenshot(page, name) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,151 @@
+// End-to-end tests of the web UI in Chromium against the real binary on the
+// simulator: sign in, create a cluster from the form and watch it come up
+// live, see a validation error at its field, fail on an injected fault and
+// retry, delete; and the bundled GraphiQL playground runs a query and a
+// subscription with every host but the server blocked. Run with: npm run e2e
+// (needs Go and /usr/bin/chromium).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { adminToken, launchBrowser, screenshot, startServer } from "./harness.mjs";
+
+const statusOf = (page) => page.locator(".head-status .badge").first().innerText();
+
+/** Waits until the operation page shows a terminal status, recording every phase status seen on the way. */
+async function followOperation(page, timeout = 90_000) {
+  const seen = new Set();
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    for (const s of await page.locator("table.phases .badge").allInnerTexts()) seen.add(s.trim());
+    const status = (await statusOf(page)).trim();
+    if (["SUCCEEDED", "FAILED", "CANCELLED"].includes(status)) return { status, seen };
+    if (Date.now() > deadline) throw new Error(`the operation is still ${status}`);
+    await page.waitForTimeout(100); // sampling the page while it updates itself
+  }
+}
+
+describe("web UI", () => {
+  let server, browser, context, blocked, page;
+
+  before(async () => {
+    server = await startServer();
+    ({ browser, context, blocked } = await launchBrowser(server.base));
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  test("signs in with a token", async () => {
+    await page.goto(server.base + "/");
+    await page.getByLabel("API token").waitFor();
+    await screenshot(page, "sign-in");
+    await page.getByLabel("API token").fill("isk_" + "B".repeat(42) + "A");
+    await page.getByRole("button", { name: /sign in/i }).click();
+    await page.getByRole("alert").waitFor();
+    await page.getByLabel("API token").fill(adminToken);
+    await page.getByRole("button", { name: /sign in/i }).click();
+    await page.locator(".whoami-name").filter({ hasText: "admin" }).waitFor();
+    assert.equal(await page.locator(".whoami .role").innerText(), "ADMIN");
+  });
+
+  test("shows a validation error next to its field", async () => {
+    await page.goto(server.base + "/clusters/new");
+    await page.locator("#f-input-name").fill("-not-a-name");
+    await page.getByRole("button", { name: "Create cluster" }).click();
+    const error = page.locator("#f-input-name-error");
+    await error.waitFor();
+    assert.match(await error.innerText(), /letter/i);
+    assert.equal(await page.locator("#f-input-name").getAttribute("aria-invalid"), "true");
+  });
+
+  async function fillCreateForm(name, zones, groupZone, instanceType) {
+    await page.goto(server.base + "/clusters/new");
+    await page.locator("#f-input-name").fill(name);
+    await page.locator("#f-input-region").selectOption("us-west-2");
+    for (const z of zones) await page.getByRole("checkbox", { name: new RegExp(z) }).check();
+    await page.getByRole("button", { name: "Add an instance group" }).click();
+    await page.locator("#f-input-instanceGroups-0-zone").selectOption(groupZone);
+    await page.locator("#f-input-instanceGroups-0-instanceType").selectOption(instanceType);
+    await page.locator("#f-input-instanceGroups-0-count").fill("2");
+  }
+
+  test("creates a cluster and shows its phases advancing live", async () => {
+    await fillCreateForm("ui-demo", ["us-west-2a", "us-west-2b"], "us-west-2a", "ml.g5.12xlarge");
+    await screenshot(page, "create-cluster");
+    await page.getByRole("button", { name: "Create cluster" }).click();
+    await page.waitForURL(/\/operations\//);
+    const url = page.url();
+    await page.evaluate(() => (window.__noReload = true));
+    const { status, seen } = await followOperation(page);
+    assert.equal(status, "SUCCEEDED");
+    assert.ok(seen.has("WAITING") || seen.has("RUNNING"), `phases seen: ${[...seen]}`);
+    assert.equal(page.url(), url);
+    assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
+    const phases = await page.locator("table.phases .badge").allInnerTexts();
+    assert.equal(phases.length, 10);
+    assert.ok(phases.every((p) => p.trim() === "SUCCEEDED"), `phases: ${phases}`);
+    await screenshot(page, "operation");
+  });
+
+  test("lists the cluster as ACTIVE", async () => {
+    await page.goto(server.base + "/clusters");
+    const row = page.locator("tr", { hasText: "ui-demo" });
+    await row.locator(".badge", { hasText: "ACTIVE" }).waitFor();
+    await screenshot(page, "clusters");
+  });
+
+  test("shows the failed phase of an injected fault, and Retry completes it", async () => {
+    await server.api("/sim/faults", { method: "POST", body: JSON.stringify({ kind: "capacity", zone: "us-west-2c" }) });
+    await fillCreateForm("ui-fault", ["us-west-2b", "us-west-2c"], "us-west-2c", "ml.g5.12xlarge");
+    await page.getByRole("button", { name: "Create cluster" }).click();
+    await page.waitForURL(/\/operations\//);
+    const first = await followOperation(page);
+    assert.equal(first.status, "FAILED");
+    const failed = page.locator("tr.row-failed");
+    await failed.waitFor();
+    assert.match(await failed.innerText(), /us-west-2c/);
+    await screenshot(page, "operation-failed");
+    await server.api("/sim/faults", { method: "DELETE" });
+    await page.getByRole("button", { name: "Retry" }).click();
+    await page.locator(".head-status .badge", { hasText: /RUNNING|QUEUED/ }).waitFor();
+    const second = await followOperation(page);
+    assert.equal(second.status, "SUCCEEDED");
+  });
+
+  test("deletes a cluster", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-demo" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    await screenshot(page, "cluster-detail");
+    await page.getByRole("button", { name: "Delete cluster" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.locator("input").fill("ui-demo");
+    await dialog.getByRole("button", { name: "Delete cluster" }).click();
+    await page.waitForURL(/\/operations\//);
+    const { status } = await followOperation(page);
+    assert.equal(status, "SUCCEEDED");
+    await page.goto(server.base + "/clusters");
+    await page.locator("tr", { hasText: "ui-fault" }).waitFor();
+    const leftover = page.locator("tr", { hasText: "ui-demo" });
+    assert.equal(await leftover.count(), 0, (await leftover.allInnerTexts()).join(" | "));
+  });
+
+  test("the playground runs a query and a subscription with no internet", async () => {
+    await page.goto(server.base + "/playground");
+    await page.locator(".graphiql-container").waitFor();
+    const tabs = page.locator(".graphiql-tab");
+    await tabs.first().click(); // List clusters
+    await page.locator(".graphiql-execute-button").click();
+    await page.locator(".graphiql-response").getByText('"clusters"').waitFor({ timeout: 30_000 });
+    await tabs.nth(3).click(); // Events from a cursor: a subscription over WebSocket
+    await page.locator(".graphiql-execute-button").click();
+    await page.locator(".graphiql-response").getByText('"cursor"').first().waitFor({ timeout: 30_000 });
+    await screenshot(page, "playground");
+  });
+
+  test("made no request outside the server", () => {
+    assert.deepEqual(blocked, []);
+  });
+});
