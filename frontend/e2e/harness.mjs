@@ -50,13 +50,17 @@ export async function startServer({ speed = 300 } = {}) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const output = [];
-  const proc = spawn(bin, ["--listen", `127.0.0.1:${port}`, "--data-dir", join(dir, "data"), "--sim-speed", String(speed), "--region", "us-west-2"], {
-    env: { ...process.env, INSTANTSTART_ADMIN_TOKEN: adminToken },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  proc.stdout.on("data", (d) => output.push(String(d)));
-  proc.stderr.on("data", (d) => output.push(String(d)));
-  await waitReady(base, proc, output);
+  const launch = async () => {
+    const p = spawn(bin, ["--listen", `127.0.0.1:${port}`, "--data-dir", join(dir, "data"), "--sim-speed", String(speed), "--region", "us-west-2"], {
+      env: { ...process.env, INSTANTSTART_ADMIN_TOKEN: adminToken },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    p.stdout.on("data", (d) => output.push(String(d)));
+    p.stderr.on("data", (d) => output.push(String(d)));
+    await waitReady(base, p, output);
+    return p;
+  };
+  let proc = await launch();
   return {
     base,
     output,
@@ -66,6 +70,12 @@ export async function startServer({ speed = 300 } = {}) {
       const text = await res.text();
       if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
       return text ? JSON.parse(text) : null;
+    },
+    /** Kills the server with SIGKILL (no clean shutdown) and starts it again on the same data and port. */
+    async crashAndRestart() {
+      proc.kill("SIGKILL");
+      await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r() : proc.once("exit", r)));
+      proc = await launch();
     },
     async stop() {
       proc.kill("SIGINT");

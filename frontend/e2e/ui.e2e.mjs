@@ -89,6 +89,19 @@ describe("web UI", () => {
     await screenshot(page, "operation");
   });
 
+  test("keeps following an operation across a server restart, with no reload", async () => {
+    await fillCreateForm("ui-restart", ["us-west-2a", "us-west-2b"], "us-west-2b", "ml.g5.12xlarge");
+    await page.getByRole("button", { name: "Create cluster" }).click();
+    await page.waitForURL(/\/operations\//);
+    await page.evaluate(() => (window.__noReload = true));
+    // Mid-operation: the EKS control plane is being created.
+    await page.locator("table.phases tr", { hasText: "eks-cluster" }).locator(".badge", { hasText: "WAITING" }).waitFor({ timeout: 30_000 });
+    await server.crashAndRestart();
+    const { status } = await followOperation(page);
+    assert.equal(status, "SUCCEEDED");
+    assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
+  });
+
   test("lists the cluster as ACTIVE", async () => {
     await page.goto(server.base + "/clusters");
     const row = page.locator("tr", { hasText: "ui-demo" });
@@ -128,6 +141,7 @@ describe("web UI", () => {
     assert.equal(status, "SUCCEEDED");
     await page.goto(server.base + "/clusters");
     await page.locator("tr", { hasText: "ui-fault" }).waitFor();
+    await page.locator("tr", { hasText: "ui-restart" }).waitFor();
     const leftover = page.locator("tr", { hasText: "ui-demo" });
     assert.equal(await leftover.count(), 0, (await leftover.allInnerTexts()).join(" | "));
   });
