@@ -102,11 +102,27 @@ describe("web UI", () => {
     assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
   });
 
-  test("lists the cluster as ACTIVE", async () => {
+  test("lists the cluster as ACTIVE, live from the list's own cursor", async () => {
+    let onSocket;
+    const subscribed = new Promise((resolve) => {
+      onSocket = (ws) =>
+        ws.on("framesent", ({ payload }) => {
+          const msg = JSON.parse(String(payload));
+          if (msg.type === "subscribe" && /subscription ClusterEvents/.test(msg.payload.query)) resolve(msg.payload.variables);
+        });
+      page.on("websocket", onSocket);
+    });
+    const listed = page.waitForResponse((r) => r.url().endsWith("/graphql") && /query Clusters\b/.test(r.request().postData() ?? ""));
     await page.goto(server.base + "/clusters");
     const row = page.locator("tr", { hasText: "ui-demo" });
     await row.locator(".badge", { hasText: "ACTIVE" }).waitFor();
     await screenshot(page, "clusters");
+    // The stream starts after the list's answer, from its cursor: a replay
+    // of older events would show clusters in states they have left.
+    const { eventCursor } = JSON.parse(await (await listed).text()).data.clusters;
+    const variables = await subscribed;
+    page.off("websocket", onSocket);
+    assert.equal(variables.since, eventCursor);
   });
 
   test("shows the failed phase of an injected fault, and Retry completes it", async () => {
@@ -151,9 +167,13 @@ describe("web UI", () => {
     await page.locator(".graphiql-container").waitFor();
     const tabs = page.locator(".graphiql-tab");
     await tabs.first().click(); // List clusters
+    // The editors load after the page; executing before the query is in
+    // the editor would run nothing.
+    await page.locator(".graphiql-query-editor").getByText("clusters").first().waitFor();
     await page.locator(".graphiql-execute-button").click();
     await page.locator(".graphiql-response").getByText('"clusters"').waitFor({ timeout: 30_000 });
     await tabs.nth(3).click(); // Events from a cursor: a subscription over WebSocket
+    await page.locator(".graphiql-query-editor").getByText("subscription").first().waitFor();
     await page.locator(".graphiql-execute-button").click();
     await page.locator(".graphiql-response").getByText('"cursor"').first().waitFor({ timeout: 30_000 });
     await screenshot(page, "playground");

@@ -20,15 +20,16 @@ const batchMs = 100;
  * the stream retries those that may pass. since is where to start: the
  * eventCursor of the list query the page shows, so only changes after it
  * arrive; null replays the log from its start; undefined waits (the query
- * has not answered yet).
+ * has not answered yet). It has no default: a default would turn the
+ * undefined of a query still loading into null, a replay of everything.
  */
 export function useEvents<R, E extends CursorEvent>(
   doc: TypedDocumentNode<R, { since?: string | null | undefined; filter?: EventFilter | null | undefined }>,
   filter: EventFilter,
   pick: (data: R) => E | null | undefined,
   onEvents: (events: E[]) => void,
-  onError?: (error: unknown, retrying: boolean) => void,
-  since: string | null | undefined = null,
+  onError: (error: unknown, retrying: boolean) => void,
+  since: string | null | undefined,
 ): void {
   const { api } = useSession();
   const handlers = useRef({ pick, onEvents, onError });
@@ -64,7 +65,7 @@ export function useEvents<R, E extends CursorEvent>(
         pending.push(event);
         timer ??= setTimeout(flush, batchMs);
       },
-      onError: (error, retrying) => handlers.current.onError?.(error, retrying),
+      onError: (error, retrying) => handlers.current.onError(error, retrying),
     });
     stream.start(later(lastCursors.get(key), start.current ?? null));
     return () => {

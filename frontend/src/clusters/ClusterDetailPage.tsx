@@ -37,7 +37,7 @@ export function ClusterDetailPage({ id }: { id: string }) {
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
   }, []);
-  useEvents(ClusterDetailEventsSubscription, filter, (d) => d.events, onEvents, onStreamError);
+  useEvents(ClusterDetailEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, null);
 
   const loaded = data?.cluster;
   const cluster = loaded && liveCluster && isNewer(liveCluster, loaded) ? liveCluster : (loaded ?? liveCluster);
