@@ -80,6 +80,8 @@ type ComplexityRoot struct {
 		LastOperation     func(childComplexity int) int
 		Name              func(childComplexity int) int
 		Network           func(childComplexity int) int
+		NodesReady        func(childComplexity int) int
+		NodesTotal        func(childComplexity int) int
 		Operations        func(childComplexity int, first *int, after *string) int
 		Region            func(childComplexity int) int
 		Status            func(childComplexity int) int
@@ -521,6 +523,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Cluster.Network(childComplexity), true
+	case "Cluster.nodesReady":
+		if e.ComplexityRoot.Cluster.NodesReady == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cluster.NodesReady(childComplexity), true
+	case "Cluster.nodesTotal":
+		if e.ComplexityRoot.Cluster.NodesTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cluster.NodesTotal(childComplexity), true
 	case "Cluster.operations":
 		if e.ComplexityRoot.Cluster.Operations == nil {
 			break
@@ -1916,6 +1930,10 @@ type Cluster {
   executionRoleArn: String
   "The instance groups requested with the cluster."
   instanceGroups: [InstanceGroupSpec!]!
+  "How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation."
+  nodesReady: Int
+  "How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation."
+  nodesTotal: Int
   "The cluster's newest operation."
   lastOperation: Operation
   "The cluster's operations, newest first."
@@ -2490,6 +2508,10 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 		return ec.fieldContext_Cluster_executionRoleArn(ctx, field)
 	case "instanceGroups":
 		return ec.fieldContext_Cluster_instanceGroups(ctx, field)
+	case "nodesReady":
+		return ec.fieldContext_Cluster_nodesReady(ctx, field)
+	case "nodesTotal":
+		return ec.fieldContext_Cluster_nodesTotal(ctx, field)
 	case "lastOperation":
 		return ec.fieldContext_Cluster_lastOperation(ctx, field)
 	case "operations":
@@ -4157,6 +4179,52 @@ func (ec *executionContext) fieldContext_Cluster_instanceGroups(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Cluster_nodesReady(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cluster_nodesReady(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NodesReady, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Cluster_nodesReady(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Cluster", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Cluster_nodesTotal(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cluster_nodesTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NodesTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Cluster_nodesTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Cluster", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Cluster_lastOperation(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
@@ -9806,6 +9874,16 @@ func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, 
 		case "instanceGroups":
 			out.Values[i] = ec._Cluster_instanceGroups(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodesReady":
+			out.Values[i] = ec._Cluster_nodesReady(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodesTotal":
+			out.Values[i] = ec._Cluster_nodesTotal(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastOperation":

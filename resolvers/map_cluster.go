@@ -49,6 +49,9 @@ func mapCluster(c *cluster.Cluster) *model.Cluster {
 	for _, g := range c.InstanceGroups {
 		out.InstanceGroups = append(out.InstanceGroups, mapInstanceGroupSpec(g))
 	}
+	if c.Nodes != nil {
+		out.NodesReady, out.NodesTotal = &c.Nodes.Ready, &c.Nodes.Total
+	}
 	return out
 }
 

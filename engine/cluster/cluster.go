@@ -106,6 +106,12 @@ type InstanceGroupSpec struct {
 	DeepHealthChecks []string     `json:"deepHealthChecks,omitempty"`
 }
 
+// NodeCounts counts a HyperPod cluster's nodes.
+type NodeCounts struct {
+	Ready int `json:"ready"` // Running
+	Total int `json:"total"`
+}
+
 // Cluster is the record the control plane keeps for a HyperPod cluster.
 type Cluster struct {
 	ID                string              `json:"id"`
@@ -121,6 +127,9 @@ type Cluster struct {
 	HyperPod          HyperPod            `json:"hyperPod"`
 	Roles             Roles               `json:"roles"`
 	InstanceGroups    []InstanceGroupSpec `json:"instanceGroups,omitempty"`
+	// Nodes counts the HyperPod cluster's nodes as last read; nil until
+	// the first read.
+	Nodes *NodeCounts `json:"nodes,omitempty"`
 	// LastOperationID is the newest operation on the cluster.
 	LastOperationID string     `json:"lastOperationId,omitempty"`
 	CreatedAt       time.Time  `json:"createdAt"`

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/store"
@@ -29,6 +30,10 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 			}
 		}
 		eksStatus, hpStatus, failure, err := s.readActual(ctx, c)
+		var nodes NodeCounts
+		if err == nil {
+			nodes, err = s.countNodes(ctx, c, hpStatus)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return changed, ctx.Err()
@@ -47,9 +52,11 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 			}
 			before := cur
 			cur.EKS.Status, cur.HyperPod.Status, cur.HyperPod.FailureMessage = eksStatus, hpStatus, failure
+			cur.Nodes = &nodes
 			cur.StatusMessage = driftMessage(&cur)
 			if before.EKS.Status == cur.EKS.Status && before.HyperPod.Status == cur.HyperPod.Status &&
-				before.HyperPod.FailureMessage == cur.HyperPod.FailureMessage && before.StatusMessage == cur.StatusMessage {
+				before.HyperPod.FailureMessage == cur.HyperPod.FailureMessage && before.StatusMessage == cur.StatusMessage &&
+				before.Nodes != nil && *before.Nodes == nodes {
 				return nil
 			}
 			updated = true
@@ -97,6 +104,37 @@ func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStat
 }
 
 const notFound = "NOT_FOUND"
+
+// countNodes counts the HyperPod cluster's nodes: Running ones, and all.
+func (s *Service) countNodes(ctx context.Context, c *Cluster, hpStatus string) (NodeCounts, error) {
+	var n NodeCounts
+	if c.HyperPod.Name == "" || hpStatus == notFound || hpStatus == "Deleting" {
+		return n, nil
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return n, err
+	}
+	var token *string
+	for {
+		out, err := p.SageMaker.ListClusterNodes(ctx, &sagemaker.ListClusterNodesInput{ClusterName: aws.String(c.HyperPod.Name), NextToken: token})
+		if errs.IsNotFound(err) {
+			return NodeCounts{}, nil
+		}
+		if err != nil {
+			return NodeCounts{}, err
+		}
+		for _, node := range out.ClusterNodeSummaries {
+			n.Total++
+			if node.InstanceStatus != nil && node.InstanceStatus.Status == smtypes.ClusterInstanceStatusRunning {
+				n.Ready++
+			}
+		}
+		if token = out.NextToken; token == nil || *token == "" {
+			return n, nil
+		}
+	}
+}
 
 // driftMessage says what is wrong with an ACTIVE cluster whose parts changed
 // outside InstantStart.

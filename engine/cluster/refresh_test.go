@@ -17,6 +17,13 @@ func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wait(t, op.ID)
+	// The first refresh counts the nodes; the next finds nothing changed.
+	if _, err := f.svc.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.svc.Get(op.Target.ID); c.Nodes == nil || *c.Nodes != (NodeCounts{Ready: 2, Total: 2}) {
+		t.Fatalf("nodes %+v, want 2 ready of 2", c.Nodes)
+	}
 	if n, err := f.svc.Refresh(context.Background()); err != nil || n != 0 {
 		t.Fatalf("refresh of an unchanged cluster: %d changes, %v", n, err)
 	}

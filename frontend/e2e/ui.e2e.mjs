@@ -116,6 +116,7 @@ describe("web UI", () => {
     await page.goto(server.base + "/clusters");
     const row = page.locator("tr", { hasText: "ui-demo" });
     await row.locator(".badge", { hasText: "ACTIVE" }).waitFor();
+    await row.getByText("2/2").waitFor(); // nodes ready / total, as the refresher read them
     await screenshot(page, "clusters");
     // The stream starts after the list's answer, from its cursor: a replay
     // of older events would show clusters in states they have left.

@@ -98,6 +98,10 @@ type Cluster struct {
 	ExecutionRoleArn *string `json:"executionRoleArn,omitempty"`
 	// The instance groups requested with the cluster.
 	InstanceGroups []*InstanceGroupSpec `json:"instanceGroups"`
+	// How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation.
+	NodesReady *int `json:"nodesReady,omitempty"`
+	// How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation.
+	NodesTotal *int `json:"nodesTotal,omitempty"`
 	// The cluster's newest operation.
 	LastOperation *Operation `json:"lastOperation,omitempty"`
 	// The cluster's operations, newest first.

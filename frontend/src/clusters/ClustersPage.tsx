@@ -104,6 +104,9 @@ export function ClustersPage() {
                 <th scope="col">Region</th>
                 <th scope="col">Kubernetes</th>
                 <th scope="col" className="num">
+                  Nodes ready
+                </th>
+                <th scope="col" className="num">
                   Instance groups
                 </th>
                 <th scope="col">Created</th>
@@ -124,6 +127,9 @@ export function ClustersPage() {
                   </td>
                   <td>{c.region}</td>
                   <td>{c.kubernetesVersion}</td>
+                  <td className="num" title={c.nodesTotal == null ? "Not read from AWS yet" : "HyperPod nodes Running / all, as last read from AWS"}>
+                    {c.nodesTotal == null ? "—" : `${c.nodesReady}/${c.nodesTotal}`}
+                  </td>
                   <td className="num" title={c.instanceGroups.map((g) => `${g.name} × ${g.count}`).join(", ")}>
                     {c.instanceGroups.length}
                   </td>

@@ -12,6 +12,8 @@ export const ClusterRowFragment = graphql(`
     imported
     createdAt
     updatedAt
+    nodesReady
+    nodesTotal
     instanceGroups {
       name
       count
