@@ -30,6 +30,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Cluster() ClusterResolver
 	Event() EventResolver
+	InstanceGroup() InstanceGroupResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Subscription() SubscriptionResolver
@@ -68,26 +69,27 @@ type ComplexityRoot struct {
 	}
 
 	Cluster struct {
-		CreatedAt         func(childComplexity int) int
-		Eks               func(childComplexity int) int
-		EksClusterRoleArn func(childComplexity int) int
-		ExecutionRoleArn  func(childComplexity int) int
-		HyperPod          func(childComplexity int) int
-		ID                func(childComplexity int) int
-		Imported          func(childComplexity int) int
-		InstanceGroups    func(childComplexity int) int
-		KubernetesVersion func(childComplexity int) int
-		LastOperation     func(childComplexity int) int
-		Name              func(childComplexity int) int
-		Network           func(childComplexity int) int
-		NodesReady        func(childComplexity int) int
-		NodesTotal        func(childComplexity int) int
-		Operations        func(childComplexity int, first *int, after *string) int
-		Region            func(childComplexity int) int
-		Status            func(childComplexity int) int
-		StatusMessage     func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
-		Zones             func(childComplexity int) int
+		CreatedAt               func(childComplexity int) int
+		Eks                     func(childComplexity int) int
+		EksClusterRoleArn       func(childComplexity int) int
+		ExecutionRoleArn        func(childComplexity int) int
+		HyperPod                func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		Imported                func(childComplexity int) int
+		InstanceGroups          func(childComplexity int) int
+		KubernetesVersion       func(childComplexity int) int
+		LastOperation           func(childComplexity int) int
+		Name                    func(childComplexity int) int
+		Network                 func(childComplexity int) int
+		NodesReady              func(childComplexity int) int
+		NodesTotal              func(childComplexity int) int
+		Operations              func(childComplexity int, first *int, after *string) int
+		Region                  func(childComplexity int) int
+		RequestedInstanceGroups func(childComplexity int) int
+		Status                  func(childComplexity int) int
+		StatusMessage           func(childComplexity int) int
+		UpdatedAt               func(childComplexity int) int
+		Zones                   func(childComplexity int) int
 	}
 
 	ClusterConnection struct {
@@ -130,13 +132,15 @@ type ComplexityRoot struct {
 	}
 
 	Event struct {
-		Action    func(childComplexity int) int
-		Cluster   func(childComplexity int) int
-		Cursor    func(childComplexity int) int
-		Operation func(childComplexity int) int
-		Payload   func(childComplexity int) int
-		Target    func(childComplexity int) int
-		Time      func(childComplexity int) int
+		Action        func(childComplexity int) int
+		Cluster       func(childComplexity int) int
+		Cursor        func(childComplexity int) int
+		InstanceGroup func(childComplexity int) int
+		Node          func(childComplexity int) int
+		Operation     func(childComplexity int) int
+		Payload       func(childComplexity int) int
+		Target        func(childComplexity int) int
+		Time          func(childComplexity int) int
 	}
 
 	HyperPodCluster struct {
@@ -146,6 +150,57 @@ type ComplexityRoot struct {
 		NodeProvisioningMode func(childComplexity int) int
 		NodeRecovery         func(childComplexity int) int
 		Status               func(childComplexity int) int
+	}
+
+	ImportableCluster struct {
+		EksClusterName      func(childComplexity int) int
+		EksStatus           func(childComplexity int) int
+		HyperPodClusterName func(childComplexity int) int
+		HyperPodStatus      func(childComplexity int) int
+		KubernetesVersion   func(childComplexity int) int
+		Region              func(childComplexity int) int
+	}
+
+	InstanceGroup struct {
+		CapacityType         func(childComplexity int) int
+		ClusterID            func(childComplexity int) int
+		CreatedAt            func(childComplexity int) int
+		CurrentCount         func(childComplexity int) int
+		DeepHealthChecks     func(childComplexity int) int
+		Flexible             func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		InstanceType         func(childComplexity int) int
+		InstanceTypes        func(childComplexity int) int
+		Labels               func(childComplexity int) int
+		LastOperation        func(childComplexity int) int
+		Managed              func(childComplexity int) int
+		MinCount             func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		NetworkInterfaceMode func(childComplexity int) int
+		Nodes                func(childComplexity int) int
+		Operations           func(childComplexity int, first *int, after *string) int
+		Status               func(childComplexity int) int
+		StatusMessage        func(childComplexity int) int
+		SubnetID             func(childComplexity int) int
+		Taints               func(childComplexity int) int
+		TargetCount          func(childComplexity int) int
+		ThreadsPerCore       func(childComplexity int) int
+		TrainingPlanArn      func(childComplexity int) int
+		UpdatedAt            func(childComplexity int) int
+		VolumeSizeGb         func(childComplexity int) int
+		Zone                 func(childComplexity int) int
+	}
+
+	InstanceGroupConnection struct {
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
+	InstanceGroupEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	InstanceGroupSpec struct {
@@ -160,6 +215,15 @@ type ComplexityRoot struct {
 		Zone             func(childComplexity int) int
 	}
 
+	InstanceQuota struct {
+		Available    func(childComplexity int) int
+		InUse        func(childComplexity int) int
+		InstanceType func(childComplexity int) int
+		Limit        func(childComplexity int) int
+		QuotaName    func(childComplexity int) int
+		Region       func(childComplexity int) int
+	}
+
 	InstanceTypeOffering struct {
 		AcceleratorCount     func(childComplexity int) int
 		AcceleratorMemoryGiB func(childComplexity int) int
@@ -170,6 +234,11 @@ type ComplexityRoot struct {
 		Zone                 func(childComplexity int) int
 	}
 
+	KubernetesLabel struct {
+		Key   func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	Me struct {
 		Name    func(childComplexity int) int
 		Role    func(childComplexity int) int
@@ -178,13 +247,68 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CancelOperation func(childComplexity int, id string) int
-		CreateCluster   func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
-		CreateToken     func(childComplexity int, input model.CreateTokenInput) int
-		DeleteCluster   func(childComplexity int, id string, idempotencyKey *string) int
-		ImportCluster   func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
-		RetryOperation  func(childComplexity int, id string) int
-		RevokeToken     func(childComplexity int, id string) int
+		AddInstanceGroup    func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
+		CancelOperation     func(childComplexity int, id string) int
+		CreateCluster       func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
+		CreateToken         func(childComplexity int, input model.CreateTokenInput) int
+		DeleteCluster       func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteInstanceGroup func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteNodes         func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		ImportCluster       func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
+		RebootNodes         func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		ReplaceNodes        func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		RetryOperation      func(childComplexity int, id string) int
+		RevokeToken         func(childComplexity int, id string) int
+		ScaleInstanceGroup  func(childComplexity int, id string, count int, idempotencyKey *string) int
+		UpdateInstanceGroup func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
+	}
+
+	Node struct {
+		CapacityType       func(childComplexity int) int
+		ClusterID          func(childComplexity int) int
+		DeepHealthCheck    func(childComplexity int) int
+		Health             func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		InstanceGroupID    func(childComplexity int) int
+		InstanceGroupName  func(childComplexity int) int
+		InstanceID         func(childComplexity int) int
+		InstanceType       func(childComplexity int) int
+		KubernetesNodeName func(childComplexity int) int
+		LaunchTime         func(childComplexity int) int
+		LogicalID          func(childComplexity int) int
+		PrivateDNSHostname func(childComplexity int) int
+		Status             func(childComplexity int) int
+		StatusMessage      func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+		Zone               func(childComplexity int) int
+	}
+
+	NodeConnection struct {
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
+	NodeDiagnosis struct {
+		AutoRecovery func(childComplexity int) int
+		FailedChecks func(childComplexity int) int
+		Findings     func(childComplexity int) int
+		NextStep     func(childComplexity int) int
+		Node         func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		RecentEvents func(childComplexity int) int
+	}
+
+	NodeEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	NodeEvent struct {
+		Description func(childComplexity int) int
+		Level       func(childComplexity int) int
+		Time        func(childComplexity int) int
 	}
 
 	Operation struct {
@@ -252,12 +376,20 @@ type ComplexityRoot struct {
 		AvailabilityZones     func(childComplexity int, region *string) int
 		Cluster               func(childComplexity int, id string) int
 		Clusters              func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
+		ImportableClusters    func(childComplexity int, region *string) int
+		InstanceGroup         func(childComplexity int, id string) int
+		InstanceGroups        func(childComplexity int, clusterID string, first *int, after *string) int
+		InstanceQuota         func(childComplexity int, region *string, instanceType string) int
 		InstanceTypeOfferings func(childComplexity int, region *string, zone string) int
 		Me                    func(childComplexity int) int
+		Node                  func(childComplexity int, id string) int
+		NodeDiagnosis         func(childComplexity int, id string) int
+		Nodes                 func(childComplexity int, clusterID string, instanceGroupID *string, first *int, after *string) int
 		Operation             func(childComplexity int, id string) int
 		Operations            func(childComplexity int, filter *model.OperationFilter, first *int, after *string) int
 		Regions               func(childComplexity int) int
 		Tokens                func(childComplexity int) int
+		TrainingPlans         func(childComplexity int, region *string) int
 		Version               func(childComplexity int) int
 		WaitOperation         func(childComplexity int, id string, timeoutSeconds *int) int
 	}
@@ -280,6 +412,12 @@ type ComplexityRoot struct {
 		OperationUpdated func(childComplexity int, id string) int
 	}
 
+	Taint struct {
+		Effect func(childComplexity int) int
+		Key    func(childComplexity int) int
+		Value  func(childComplexity int) int
+	}
+
 	Token struct {
 		Active     func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
@@ -291,6 +429,18 @@ type ComplexityRoot struct {
 		RevokedAt  func(childComplexity int) int
 		Role       func(childComplexity int) int
 	}
+
+	TrainingPlan struct {
+		Arn            func(childComplexity int) int
+		AvailableCount func(childComplexity int) int
+		EndTime        func(childComplexity int) int
+		InstanceType   func(childComplexity int) int
+		Name           func(childComplexity int) int
+		StartTime      func(childComplexity int) int
+		Status         func(childComplexity int) int
+		TotalCount     func(childComplexity int) int
+		Zone           func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -298,12 +448,21 @@ type ComplexityRoot struct {
 // region    ************************** generated!.gotpl **************************
 
 type ClusterResolver interface {
+	InstanceGroups(ctx context.Context, obj *model.Cluster) ([]*model.InstanceGroup, error)
+
 	LastOperation(ctx context.Context, obj *model.Cluster) (*model.Operation, error)
 	Operations(ctx context.Context, obj *model.Cluster, first *int, after *string) (*model.OperationConnection, error)
 }
 type EventResolver interface {
 	Operation(ctx context.Context, obj *model.Event) (*model.Operation, error)
 	Cluster(ctx context.Context, obj *model.Event) (*model.Cluster, error)
+	InstanceGroup(ctx context.Context, obj *model.Event) (*model.InstanceGroup, error)
+	Node(ctx context.Context, obj *model.Event) (*model.Node, error)
+}
+type InstanceGroupResolver interface {
+	Nodes(ctx context.Context, obj *model.InstanceGroup) ([]*model.Node, error)
+	LastOperation(ctx context.Context, obj *model.InstanceGroup) (*model.Operation, error)
+	Operations(ctx context.Context, obj *model.InstanceGroup, first *int, after *string) (*model.OperationConnection, error)
 }
 type MutationResolver interface {
 	CreateToken(ctx context.Context, input model.CreateTokenInput) (*model.CreatedToken, error)
@@ -311,6 +470,13 @@ type MutationResolver interface {
 	CreateCluster(ctx context.Context, input model.CreateClusterInput, idempotencyKey *string) (*model.Operation, error)
 	ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	AddInstanceGroup(ctx context.Context, input model.AddInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
+	ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error)
+	UpdateInstanceGroup(ctx context.Context, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
+	DeleteInstanceGroup(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	RebootNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
+	ReplaceNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
+	DeleteNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
 	RetryOperation(ctx context.Context, id string) (*model.Operation, error)
 	CancelOperation(ctx context.Context, id string) (*model.Operation, error)
 }
@@ -321,12 +487,20 @@ type QueryResolver interface {
 	AuditLog(ctx context.Context, filter *model.AuditFilter, first *int, after *string) (*model.AuditRecordConnection, error)
 	Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error)
 	Cluster(ctx context.Context, id string) (*model.Cluster, error)
+	InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error)
+	InstanceGroup(ctx context.Context, id string) (*model.InstanceGroup, error)
+	Nodes(ctx context.Context, clusterID string, instanceGroupID *string, first *int, after *string) (*model.NodeConnection, error)
+	Node(ctx context.Context, id string) (*model.Node, error)
+	NodeDiagnosis(ctx context.Context, id string) (*model.NodeDiagnosis, error)
 	Operation(ctx context.Context, id string) (*model.Operation, error)
 	Operations(ctx context.Context, filter *model.OperationFilter, first *int, after *string) (*model.OperationConnection, error)
 	WaitOperation(ctx context.Context, id string, timeoutSeconds *int) (*model.Operation, error)
 	Regions(ctx context.Context) ([]string, error)
 	AvailabilityZones(ctx context.Context, region *string) ([]*model.AvailabilityZone, error)
 	InstanceTypeOfferings(ctx context.Context, region *string, zone string) ([]*model.InstanceTypeOffering, error)
+	InstanceQuota(ctx context.Context, region *string, instanceType string) (*model.InstanceQuota, error)
+	TrainingPlans(ctx context.Context, region *string) ([]*model.TrainingPlan, error)
+	ImportableClusters(ctx context.Context, region *string) ([]*model.ImportableCluster, error)
 }
 type SubscriptionResolver interface {
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
@@ -552,6 +726,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Cluster.Region(childComplexity), true
+	case "Cluster.requestedInstanceGroups":
+		if e.ComplexityRoot.Cluster.RequestedInstanceGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cluster.RequestedInstanceGroups(childComplexity), true
 	case "Cluster.status":
 		if e.ComplexityRoot.Cluster.Status == nil {
 			break
@@ -744,6 +924,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Cursor(childComplexity), true
+	case "Event.instanceGroup":
+		if e.ComplexityRoot.Event.InstanceGroup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.InstanceGroup(childComplexity), true
+	case "Event.node":
+		if e.ComplexityRoot.Event.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Node(childComplexity), true
 	case "Event.operation":
 		if e.ComplexityRoot.Event.Operation == nil {
 			break
@@ -806,6 +998,249 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.HyperPodCluster.Status(childComplexity), true
 
+	case "ImportableCluster.eksClusterName":
+		if e.ComplexityRoot.ImportableCluster.EksClusterName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportableCluster.EksClusterName(childComplexity), true
+	case "ImportableCluster.eksStatus":
+		if e.ComplexityRoot.ImportableCluster.EksStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportableCluster.EksStatus(childComplexity), true
+	case "ImportableCluster.hyperPodClusterName":
+		if e.ComplexityRoot.ImportableCluster.HyperPodClusterName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportableCluster.HyperPodClusterName(childComplexity), true
+	case "ImportableCluster.hyperPodStatus":
+		if e.ComplexityRoot.ImportableCluster.HyperPodStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportableCluster.HyperPodStatus(childComplexity), true
+	case "ImportableCluster.kubernetesVersion":
+		if e.ComplexityRoot.ImportableCluster.KubernetesVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportableCluster.KubernetesVersion(childComplexity), true
+	case "ImportableCluster.region":
+		if e.ComplexityRoot.ImportableCluster.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportableCluster.Region(childComplexity), true
+
+	case "InstanceGroup.capacityType":
+		if e.ComplexityRoot.InstanceGroup.CapacityType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.CapacityType(childComplexity), true
+	case "InstanceGroup.clusterId":
+		if e.ComplexityRoot.InstanceGroup.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.ClusterID(childComplexity), true
+	case "InstanceGroup.createdAt":
+		if e.ComplexityRoot.InstanceGroup.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.CreatedAt(childComplexity), true
+	case "InstanceGroup.currentCount":
+		if e.ComplexityRoot.InstanceGroup.CurrentCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.CurrentCount(childComplexity), true
+	case "InstanceGroup.deepHealthChecks":
+		if e.ComplexityRoot.InstanceGroup.DeepHealthChecks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.DeepHealthChecks(childComplexity), true
+	case "InstanceGroup.flexible":
+		if e.ComplexityRoot.InstanceGroup.Flexible == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Flexible(childComplexity), true
+	case "InstanceGroup.id":
+		if e.ComplexityRoot.InstanceGroup.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.ID(childComplexity), true
+	case "InstanceGroup.instanceType":
+		if e.ComplexityRoot.InstanceGroup.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.InstanceType(childComplexity), true
+	case "InstanceGroup.instanceTypes":
+		if e.ComplexityRoot.InstanceGroup.InstanceTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.InstanceTypes(childComplexity), true
+	case "InstanceGroup.labels":
+		if e.ComplexityRoot.InstanceGroup.Labels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Labels(childComplexity), true
+	case "InstanceGroup.lastOperation":
+		if e.ComplexityRoot.InstanceGroup.LastOperation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.LastOperation(childComplexity), true
+	case "InstanceGroup.managed":
+		if e.ComplexityRoot.InstanceGroup.Managed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Managed(childComplexity), true
+	case "InstanceGroup.minCount":
+		if e.ComplexityRoot.InstanceGroup.MinCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.MinCount(childComplexity), true
+	case "InstanceGroup.name":
+		if e.ComplexityRoot.InstanceGroup.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Name(childComplexity), true
+	case "InstanceGroup.networkInterfaceMode":
+		if e.ComplexityRoot.InstanceGroup.NetworkInterfaceMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.NetworkInterfaceMode(childComplexity), true
+	case "InstanceGroup.nodes":
+		if e.ComplexityRoot.InstanceGroup.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Nodes(childComplexity), true
+	case "InstanceGroup.operations":
+		if e.ComplexityRoot.InstanceGroup.Operations == nil {
+			break
+		}
+
+		args, err := ec.field_InstanceGroup_operations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Operations(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "InstanceGroup.status":
+		if e.ComplexityRoot.InstanceGroup.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Status(childComplexity), true
+	case "InstanceGroup.statusMessage":
+		if e.ComplexityRoot.InstanceGroup.StatusMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.StatusMessage(childComplexity), true
+	case "InstanceGroup.subnetId":
+		if e.ComplexityRoot.InstanceGroup.SubnetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.SubnetID(childComplexity), true
+	case "InstanceGroup.taints":
+		if e.ComplexityRoot.InstanceGroup.Taints == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Taints(childComplexity), true
+	case "InstanceGroup.targetCount":
+		if e.ComplexityRoot.InstanceGroup.TargetCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.TargetCount(childComplexity), true
+	case "InstanceGroup.threadsPerCore":
+		if e.ComplexityRoot.InstanceGroup.ThreadsPerCore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.ThreadsPerCore(childComplexity), true
+	case "InstanceGroup.trainingPlanArn":
+		if e.ComplexityRoot.InstanceGroup.TrainingPlanArn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.TrainingPlanArn(childComplexity), true
+	case "InstanceGroup.updatedAt":
+		if e.ComplexityRoot.InstanceGroup.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.UpdatedAt(childComplexity), true
+	case "InstanceGroup.volumeSizeGb":
+		if e.ComplexityRoot.InstanceGroup.VolumeSizeGb == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.VolumeSizeGb(childComplexity), true
+	case "InstanceGroup.zone":
+		if e.ComplexityRoot.InstanceGroup.Zone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Zone(childComplexity), true
+
+	case "InstanceGroupConnection.edges":
+		if e.ComplexityRoot.InstanceGroupConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupConnection.Edges(childComplexity), true
+	case "InstanceGroupConnection.eventCursor":
+		if e.ComplexityRoot.InstanceGroupConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupConnection.EventCursor(childComplexity), true
+	case "InstanceGroupConnection.pageInfo":
+		if e.ComplexityRoot.InstanceGroupConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupConnection.PageInfo(childComplexity), true
+	case "InstanceGroupConnection.totalCount":
+		if e.ComplexityRoot.InstanceGroupConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupConnection.TotalCount(childComplexity), true
+
+	case "InstanceGroupEdge.cursor":
+		if e.ComplexityRoot.InstanceGroupEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupEdge.Cursor(childComplexity), true
+	case "InstanceGroupEdge.node":
+		if e.ComplexityRoot.InstanceGroupEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupEdge.Node(childComplexity), true
+
 	case "InstanceGroupSpec.capacityType":
 		if e.ComplexityRoot.InstanceGroupSpec.CapacityType == nil {
 			break
@@ -861,6 +1296,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceGroupSpec.Zone(childComplexity), true
 
+	case "InstanceQuota.available":
+		if e.ComplexityRoot.InstanceQuota.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceQuota.Available(childComplexity), true
+	case "InstanceQuota.inUse":
+		if e.ComplexityRoot.InstanceQuota.InUse == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceQuota.InUse(childComplexity), true
+	case "InstanceQuota.instanceType":
+		if e.ComplexityRoot.InstanceQuota.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceQuota.InstanceType(childComplexity), true
+	case "InstanceQuota.limit":
+		if e.ComplexityRoot.InstanceQuota.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceQuota.Limit(childComplexity), true
+	case "InstanceQuota.quotaName":
+		if e.ComplexityRoot.InstanceQuota.QuotaName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceQuota.QuotaName(childComplexity), true
+	case "InstanceQuota.region":
+		if e.ComplexityRoot.InstanceQuota.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceQuota.Region(childComplexity), true
+
 	case "InstanceTypeOffering.acceleratorCount":
 		if e.ComplexityRoot.InstanceTypeOffering.AcceleratorCount == nil {
 			break
@@ -904,6 +1376,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceTypeOffering.Zone(childComplexity), true
 
+	case "KubernetesLabel.key":
+		if e.ComplexityRoot.KubernetesLabel.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KubernetesLabel.Key(childComplexity), true
+	case "KubernetesLabel.value":
+		if e.ComplexityRoot.KubernetesLabel.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KubernetesLabel.Value(childComplexity), true
+
 	case "Me.name":
 		if e.ComplexityRoot.Me.Name == nil {
 			break
@@ -929,6 +1414,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Me.Via(childComplexity), true
 
+	case "Mutation.addInstanceGroup":
+		if e.ComplexityRoot.Mutation.AddInstanceGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addInstanceGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddInstanceGroup(childComplexity, args["input"].(model.AddInstanceGroupInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.cancelOperation":
 		if e.ComplexityRoot.Mutation.CancelOperation == nil {
 			break
@@ -973,6 +1469,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCluster(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
+	case "Mutation.deleteInstanceGroup":
+		if e.ComplexityRoot.Mutation.DeleteInstanceGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteInstanceGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteInstanceGroup(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
+	case "Mutation.deleteNodes":
+		if e.ComplexityRoot.Mutation.DeleteNodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteNodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
 	case "Mutation.importCluster":
 		if e.ComplexityRoot.Mutation.ImportCluster == nil {
 			break
@@ -984,6 +1502,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportCluster(childComplexity, args["input"].(model.ImportClusterInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.rebootNodes":
+		if e.ComplexityRoot.Mutation.RebootNodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rebootNodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RebootNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
+	case "Mutation.replaceNodes":
+		if e.ComplexityRoot.Mutation.ReplaceNodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replaceNodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplaceNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
 	case "Mutation.retryOperation":
 		if e.ComplexityRoot.Mutation.RetryOperation == nil {
 			break
@@ -1006,6 +1546,231 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeToken(childComplexity, args["id"].(string)), true
+	case "Mutation.scaleInstanceGroup":
+		if e.ComplexityRoot.Mutation.ScaleInstanceGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_scaleInstanceGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ScaleInstanceGroup(childComplexity, args["id"].(string), args["count"].(int), args["idempotencyKey"].(*string)), true
+	case "Mutation.updateInstanceGroup":
+		if e.ComplexityRoot.Mutation.UpdateInstanceGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateInstanceGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateInstanceGroup(childComplexity, args["id"].(string), args["input"].(model.UpdateInstanceGroupInput), args["idempotencyKey"].(*string)), true
+
+	case "Node.capacityType":
+		if e.ComplexityRoot.Node.CapacityType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.CapacityType(childComplexity), true
+	case "Node.clusterId":
+		if e.ComplexityRoot.Node.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.ClusterID(childComplexity), true
+	case "Node.deepHealthCheck":
+		if e.ComplexityRoot.Node.DeepHealthCheck == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.DeepHealthCheck(childComplexity), true
+	case "Node.health":
+		if e.ComplexityRoot.Node.Health == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.Health(childComplexity), true
+	case "Node.id":
+		if e.ComplexityRoot.Node.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.ID(childComplexity), true
+	case "Node.instanceGroupId":
+		if e.ComplexityRoot.Node.InstanceGroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.InstanceGroupID(childComplexity), true
+	case "Node.instanceGroupName":
+		if e.ComplexityRoot.Node.InstanceGroupName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.InstanceGroupName(childComplexity), true
+	case "Node.instanceId":
+		if e.ComplexityRoot.Node.InstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.InstanceID(childComplexity), true
+	case "Node.instanceType":
+		if e.ComplexityRoot.Node.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.InstanceType(childComplexity), true
+	case "Node.kubernetesNodeName":
+		if e.ComplexityRoot.Node.KubernetesNodeName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.KubernetesNodeName(childComplexity), true
+	case "Node.launchTime":
+		if e.ComplexityRoot.Node.LaunchTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.LaunchTime(childComplexity), true
+	case "Node.logicalId":
+		if e.ComplexityRoot.Node.LogicalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.LogicalID(childComplexity), true
+	case "Node.privateDnsHostname":
+		if e.ComplexityRoot.Node.PrivateDNSHostname == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.PrivateDNSHostname(childComplexity), true
+	case "Node.status":
+		if e.ComplexityRoot.Node.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.Status(childComplexity), true
+	case "Node.statusMessage":
+		if e.ComplexityRoot.Node.StatusMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.StatusMessage(childComplexity), true
+	case "Node.updatedAt":
+		if e.ComplexityRoot.Node.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.UpdatedAt(childComplexity), true
+	case "Node.zone":
+		if e.ComplexityRoot.Node.Zone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.Zone(childComplexity), true
+
+	case "NodeConnection.edges":
+		if e.ComplexityRoot.NodeConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeConnection.Edges(childComplexity), true
+	case "NodeConnection.eventCursor":
+		if e.ComplexityRoot.NodeConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeConnection.EventCursor(childComplexity), true
+	case "NodeConnection.pageInfo":
+		if e.ComplexityRoot.NodeConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeConnection.PageInfo(childComplexity), true
+	case "NodeConnection.totalCount":
+		if e.ComplexityRoot.NodeConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeConnection.TotalCount(childComplexity), true
+
+	case "NodeDiagnosis.autoRecovery":
+		if e.ComplexityRoot.NodeDiagnosis.AutoRecovery == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.AutoRecovery(childComplexity), true
+	case "NodeDiagnosis.failedChecks":
+		if e.ComplexityRoot.NodeDiagnosis.FailedChecks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.FailedChecks(childComplexity), true
+	case "NodeDiagnosis.findings":
+		if e.ComplexityRoot.NodeDiagnosis.Findings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.Findings(childComplexity), true
+	case "NodeDiagnosis.nextStep":
+		if e.ComplexityRoot.NodeDiagnosis.NextStep == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.NextStep(childComplexity), true
+	case "NodeDiagnosis.node":
+		if e.ComplexityRoot.NodeDiagnosis.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.Node(childComplexity), true
+	case "NodeDiagnosis.reason":
+		if e.ComplexityRoot.NodeDiagnosis.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.Reason(childComplexity), true
+	case "NodeDiagnosis.recentEvents":
+		if e.ComplexityRoot.NodeDiagnosis.RecentEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeDiagnosis.RecentEvents(childComplexity), true
+
+	case "NodeEdge.cursor":
+		if e.ComplexityRoot.NodeEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeEdge.Cursor(childComplexity), true
+	case "NodeEdge.node":
+		if e.ComplexityRoot.NodeEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeEdge.Node(childComplexity), true
+
+	case "NodeEvent.description":
+		if e.ComplexityRoot.NodeEvent.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeEvent.Description(childComplexity), true
+	case "NodeEvent.level":
+		if e.ComplexityRoot.NodeEvent.Level == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeEvent.Level(childComplexity), true
+	case "NodeEvent.time":
+		if e.ComplexityRoot.NodeEvent.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NodeEvent.Time(childComplexity), true
 
 	case "Operation.cancelRequested":
 		if e.ComplexityRoot.Operation.CancelRequested == nil {
@@ -1292,6 +2057,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clusters(childComplexity, args["filter"].(*model.ClusterFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.importableClusters":
+		if e.ComplexityRoot.Query.ImportableClusters == nil {
+			break
+		}
+
+		args, err := ec.field_Query_importableClusters_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ImportableClusters(childComplexity, args["region"].(*string)), true
+	case "Query.instanceGroup":
+		if e.ComplexityRoot.Query.InstanceGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Query_instanceGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InstanceGroup(childComplexity, args["id"].(string)), true
+	case "Query.instanceGroups":
+		if e.ComplexityRoot.Query.InstanceGroups == nil {
+			break
+		}
+
+		args, err := ec.field_Query_instanceGroups_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InstanceGroups(childComplexity, args["clusterId"].(string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.instanceQuota":
+		if e.ComplexityRoot.Query.InstanceQuota == nil {
+			break
+		}
+
+		args, err := ec.field_Query_instanceQuota_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.InstanceQuota(childComplexity, args["region"].(*string), args["instanceType"].(string)), true
 	case "Query.instanceTypeOfferings":
 		if e.ComplexityRoot.Query.InstanceTypeOfferings == nil {
 			break
@@ -1310,6 +2119,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodeDiagnosis":
+		if e.ComplexityRoot.Query.NodeDiagnosis == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodeDiagnosis_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.NodeDiagnosis(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["clusterId"].(string), args["instanceGroupId"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.operation":
 		if e.ComplexityRoot.Query.Operation == nil {
 			break
@@ -1344,6 +2186,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Tokens(childComplexity), true
+	case "Query.trainingPlans":
+		if e.ComplexityRoot.Query.TrainingPlans == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trainingPlans_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TrainingPlans(childComplexity, args["region"].(*string)), true
 	case "Query.version":
 		if e.ComplexityRoot.Query.Version == nil {
 			break
@@ -1429,6 +2282,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.OperationUpdated(childComplexity, args["id"].(string)), true
 
+	case "Taint.effect":
+		if e.ComplexityRoot.Taint.Effect == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Taint.Effect(childComplexity), true
+	case "Taint.key":
+		if e.ComplexityRoot.Taint.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Taint.Key(childComplexity), true
+	case "Taint.value":
+		if e.ComplexityRoot.Taint.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Taint.Value(childComplexity), true
+
 	case "Token.active":
 		if e.ComplexityRoot.Token.Active == nil {
 			break
@@ -1484,6 +2356,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Token.Role(childComplexity), true
 
+	case "TrainingPlan.arn":
+		if e.ComplexityRoot.TrainingPlan.Arn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.Arn(childComplexity), true
+	case "TrainingPlan.availableCount":
+		if e.ComplexityRoot.TrainingPlan.AvailableCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.AvailableCount(childComplexity), true
+	case "TrainingPlan.endTime":
+		if e.ComplexityRoot.TrainingPlan.EndTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.EndTime(childComplexity), true
+	case "TrainingPlan.instanceType":
+		if e.ComplexityRoot.TrainingPlan.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.InstanceType(childComplexity), true
+	case "TrainingPlan.name":
+		if e.ComplexityRoot.TrainingPlan.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.Name(childComplexity), true
+	case "TrainingPlan.startTime":
+		if e.ComplexityRoot.TrainingPlan.StartTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.StartTime(childComplexity), true
+	case "TrainingPlan.status":
+		if e.ComplexityRoot.TrainingPlan.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.Status(childComplexity), true
+	case "TrainingPlan.totalCount":
+		if e.ComplexityRoot.TrainingPlan.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.TotalCount(childComplexity), true
+	case "TrainingPlan.zone":
+		if e.ComplexityRoot.TrainingPlan.Zone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingPlan.Zone(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1493,6 +2420,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AddInstanceGroupInput", ec.unmarshalInputAddInstanceGroupInput),
 			graphql.NewInputUnmarshaler("AuditFilter", ec.unmarshalInputAuditFilter),
 			graphql.NewInputUnmarshaler("ClusterFilter", ec.unmarshalInputClusterFilter),
 			graphql.NewInputUnmarshaler("CreateClusterInput", ec.unmarshalInputCreateClusterInput),
@@ -1500,7 +2428,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("ImportClusterInput", ec.unmarshalInputImportClusterInput),
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
+			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
+			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
+			graphql.NewInputUnmarshaler("UpdateInstanceGroupInput", ec.unmarshalInputUpdateInstanceGroupInput),
 		)
 	}
 	first := true
@@ -1796,6 +2727,8 @@ enum CapacityType {
   ON_DEMAND
   "Spot instances: cheaper, may be reclaimed."
   SPOT
+  "Capacity reserved by a SageMaker training plan (give its ARN); the plan fixes the instance type and zone."
+  TRAINING_PLAN
 }
 
 """
@@ -1928,8 +2861,10 @@ type Cluster {
   eksClusterRoleArn: String
   "The IAM role HyperPod instances use."
   executionRoleArn: String
-  "The instance groups requested with the cluster."
-  instanceGroups: [InstanceGroupSpec!]!
+  "The instance groups requested when the cluster was created (see instanceGroups for the groups as they are)."
+  requestedInstanceGroups: [InstanceGroupSpec!]!
+  "The cluster's instance groups as last read from HyperPod, with those being added."
+  instanceGroups: [InstanceGroup!]!
   "How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation."
   nodesReady: Int
   "How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation."
@@ -1982,7 +2917,7 @@ input InstanceGroupInput {
   minCount: Int
   "The availability zone; it must be one of the cluster's zones. Default: the cluster's first zone."
   zone: String
-  "How the instances are bought (default ON_DEMAND)."
+  "How the instances are bought (default ON_DEMAND). Training-plan groups are added with addInstanceGroup once the cluster exists."
   capacityType: CapacityType = ON_DEMAND
   "Threads per core, 1 or 2 (default: 2 on p4, p5 and p6, else 1)."
   threadsPerCore: Int
@@ -2070,6 +3005,499 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
+}
+`, BuiltIn: false},
+	{Name: "../schema/instance_group.graphqls", Input: `"""
+The state of an instance group, as HyperPod reports it.
+"""
+enum InstanceGroupStatus {
+  "Requested; HyperPod has not started creating it yet."
+  PENDING
+  "HyperPod is creating the group's instances."
+  CREATING
+  "The group runs its target count."
+  IN_SERVICE
+  "The group is changing (scaling, or a setting changing)."
+  UPDATING
+  "Some instances could not be provisioned (capacity ran out, or instances failed); the rest run. statusMessage says why."
+  DEGRADED
+  "The group failed; statusMessage says why."
+  FAILED
+  "HyperPod is updating the group's software."
+  SYSTEM_UPDATING
+  "The group is being deleted."
+  DELETING
+  "The group was deleted."
+  DELETED
+}
+
+"""
+The network interfaces of a group's instances.
+"""
+enum NetworkInterfaceMode {
+  "EFA with ENA: the EFA device for collective communication plus an ENA device for IP networking (the usual choice)."
+  STANDARD
+  "EFA only: the EFA device without ENA, for instances that reach the network through another interface. Fixed for the group's lifetime."
+  EFA_ONLY
+}
+
+"""
+How a Kubernetes taint keeps pods off a node.
+"""
+enum TaintEffect {
+  "Pods without a toleration are not scheduled."
+  NO_SCHEDULE
+  "The scheduler avoids the node for pods without a toleration."
+  PREFER_NO_SCHEDULE
+  "Pods without a toleration are not scheduled, and running ones are evicted."
+  NO_EXECUTE
+}
+
+"""
+A Kubernetes label.
+"""
+type KubernetesLabel {
+  "The label's key."
+  key: String!
+  "The label's value."
+  value: String!
+}
+
+"""
+A Kubernetes taint on a group's nodes.
+"""
+type Taint {
+  "The taint's key."
+  key: String!
+  "The taint's value."
+  value: String
+  "What the taint does."
+  effect: TaintEffect!
+}
+
+"""
+A HyperPod instance group: instances of one type (or a prioritised list of types) in one availability zone.
+"""
+type InstanceGroup {
+  "The group's id in this control plane."
+  id: ID!
+  "The id of the cluster the group belongs to."
+  clusterId: ID!
+  "The group's name, unique in its cluster."
+  name: String!
+  "The instance type the group runs (the first of a flexible group's list)."
+  instanceType: String!
+  "The instance types in priority order: one, unless the group is flexible."
+  instanceTypes: [String!]!
+  "True when the group takes a prioritised list of instance types (InstanceRequirements)."
+  flexible: Boolean!
+  "How the instances are bought. Fixed for the group's lifetime."
+  capacityType: CapacityType!
+  "The training plan the group runs on, for TRAINING_PLAN capacity."
+  trainingPlanArn: String
+  "The availability zone."
+  zone: String!
+  "The compute subnet the group's instances use."
+  subnetId: String
+  "The network interfaces of the instances. Fixed for the group's lifetime."
+  networkInterfaceMode: NetworkInterfaceMode!
+  "Threads per CPU core (1 or 2)."
+  threadsPerCore: Int!
+  "The EBS volume per instance in GiB."
+  volumeSizeGb: Int!
+  "Deep health checks run when instances start (InstanceStress, InstanceConnectivity)."
+  deepHealthChecks: [String!]!
+  "Kubernetes labels on the group's nodes."
+  labels: [KubernetesLabel!]!
+  "Kubernetes taints on the group's nodes."
+  taints: [Taint!]!
+  "How many instances the group should have."
+  targetCount: Int!
+  "The minimum count for the group to reach InService when it is created."
+  minCount: Int
+  "How many instances it has now."
+  currentCount: Int!
+  "The group's state."
+  status: InstanceGroupStatus!
+  "Why the group is in its state, when that needs saying."
+  statusMessage: String
+  "False for a group found in HyperPod that InstantStart did not create (created with the cluster counts as created by InstantStart)."
+  managed: Boolean!
+  "The group's nodes."
+  nodes: [Node!]!
+  "The group's newest operation."
+  lastOperation: Operation
+  "The group's operations, newest first."
+  operations("How many (1-200)." first: Int = 20, "The cursor after which to start." after: String): OperationConnection!
+  "When the record was made."
+  createdAt: Time!
+  "When it last changed."
+  updatedAt: Time!
+}
+
+"""
+An instance group in a connection.
+"""
+type InstanceGroupEdge {
+  "The cursor of this group."
+  cursor: String!
+  "The group."
+  node: InstanceGroup!
+}
+
+"""
+A page of instance groups, oldest first.
+"""
+type InstanceGroupConnection {
+  "The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it."
+  eventCursor: String!
+  "The groups of this page."
+  edges: [InstanceGroupEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+  "How many groups match in all."
+  totalCount: Int!
+}
+
+"""
+A Kubernetes label to set.
+"""
+input KubernetesLabelInput {
+  "The label's key, for example team or nvidia.com/gpu.product."
+  key: String!
+  "The label's value."
+  value: String!
+}
+
+"""
+A Kubernetes taint to set.
+"""
+input TaintInput {
+  "The taint's key."
+  key: String!
+  "The taint's value."
+  value: String
+  "What the taint does."
+  effect: TaintEffect!
+}
+
+"""
+A new instance group. Only decisions are asked for: the compute subnet in the zone is found or made (a /20 placed in the cluster's VPC), and capacity type, interface mode and placement are settled in the one operation.
+"""
+input AddInstanceGroupInput {
+  "The cluster to add the group to."
+  clusterId: ID!
+  "The group's name: letters, digits and hyphens, 1-63 characters, unique in the cluster."
+  name: String!
+  "The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes."
+  instanceType: String
+  "A flexible group: instance types in priority order (2-10), each offered in the zone. Give this or instanceType."
+  instanceTypes: [String!]
+  "How many instances (0-1000; 0 is allowed for groups that managed autoscaling grows)."
+  count: Int!
+  "The minimum count for the group to reach InService when it is created (default: count)."
+  minCount: Int
+  "The availability zone, one of the cluster's zones. For TRAINING_PLAN capacity the plan's zone is used and may be left out."
+  zone: String
+  "How the instances are bought (default ON_DEMAND). Fixed for the group's lifetime."
+  capacityType: CapacityType = ON_DEMAND
+  "The training plan's ARN, required for TRAINING_PLAN capacity (see the trainingPlans query)."
+  trainingPlanArn: String
+  "The network interfaces (default STANDARD). Fixed for the group's lifetime."
+  networkInterfaceMode: NetworkInterfaceMode = STANDARD
+  "Threads per core, 1 or 2 (default: 2 on p4, p5 and p6 and on training plans, else 1)."
+  threadsPerCore: Int
+  "The EBS volume per instance in GiB, 50-16384 (default 500)."
+  volumeSizeGb: Int
+  "Deep health checks to run when instances start: InstanceStress, InstanceConnectivity."
+  deepHealthChecks: [String!]
+  "Kubernetes labels for the group's nodes."
+  labels: [KubernetesLabelInput!]
+  "Kubernetes taints for the group's nodes."
+  taints: [TaintInput!]
+}
+
+"""
+Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
+"""
+input UpdateInstanceGroupInput {
+  "The target count (0-1000)."
+  count: Int
+  "The minimum count."
+  minCount: Int
+  "Deep health checks to run when instances start (replaces the list)."
+  deepHealthChecks: [String!]
+  "Kubernetes labels for the group's nodes (replaces the set)."
+  labels: [KubernetesLabelInput!]
+  "Kubernetes taints for the group's nodes (replaces the set)."
+  taints: [TaintInput!]
+  "Fixed: sending a different value is refused with IMMUTABLE_FIELD."
+  capacityType: CapacityType
+  "Fixed: sending a different value is refused with IMMUTABLE_FIELD."
+  networkInterfaceMode: NetworkInterfaceMode
+  "Fixed: sending a different value is refused with IMMUTABLE_FIELD."
+  trainingPlanArn: String
+  "Fixed: sending a different value is refused with IMMUTABLE_FIELD."
+  zone: String
+  "Fixed: sending a different list is refused with IMMUTABLE_FIELD."
+  instanceTypes: [String!]
+}
+
+extend type Query {
+  "The instance groups of a cluster, oldest first."
+  instanceGroups(
+    "The cluster's id."
+    clusterId: ID!
+    "How many (1-200)."
+    first: Int = 50
+    "The cursor after which to start."
+    after: String
+  ): InstanceGroupConnection!
+  "One instance group by id: its settings, counts and status. The status query of addInstanceGroup, scaleInstanceGroup, updateInstanceGroup and deleteInstanceGroup."
+  instanceGroup("The group's id." id: ID!): InstanceGroup!
+}
+
+extend type Mutation {
+  "Add an instance group to a cluster: checks the instance types against the zone, the quota, and the training plan, finds or makes the zone's compute subnet, and adds the group to the HyperPod cluster. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read instanceGroup; the nodes query shows the instances booting."
+  addInstanceGroup(
+    "The group."
+    input: AddInstanceGroupInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "instanceGroup")
+  "Set an instance group's target count. A count equal to the actual one is a no-op. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read instanceGroup."
+  scaleInstanceGroup(
+    "The group's id."
+    id: ID!
+    "The new target count (0-1000)."
+    count: Int!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "instanceGroup")
+  "Change an instance group's settings: only the fields sent, and only where they differ from the actual state (otherwise a no-op). Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read instanceGroup."
+  updateInstanceGroup(
+    "The group's id."
+    id: ID!
+    "The changes."
+    input: UpdateInstanceGroupInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "instanceGroup")
+  "Delete an instance group and its instances (their local data is lost). Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read instanceGroup (status DELETED)."
+  deleteInstanceGroup(
+    "The group's id."
+    id: ID!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "instanceGroup")
+}
+`, BuiltIn: false},
+	{Name: "../schema/node.graphqls", Input: `"""
+A HyperPod instance's state, as SageMaker reports it.
+"""
+enum NodeStatus {
+  "Launching and joining the cluster."
+  PENDING
+  "Running deep health checks before it takes work."
+  DEEP_HEALTH_CHECK_IN_PROGRESS
+  "Running."
+  RUNNING
+  "HyperPod is updating its software."
+  SYSTEM_UPDATING
+  "Shutting down (being deleted or replaced)."
+  SHUTTING_DOWN
+  "The instance failed; statusMessage says why."
+  FAILURE
+  "The instance is gone."
+  NOT_FOUND
+}
+
+"""
+The node-health-status label that HyperPod's health monitoring sets on the Kubernetes node.
+"""
+enum NodeHealth {
+  "Healthy: pods may be scheduled on it."
+  SCHEDULABLE
+  "A fault was found; no new pods are scheduled on it."
+  UNSCHEDULABLE
+  "A fault was found and the node is waiting to be rebooted."
+  UNSCHEDULABLE_PENDING_REBOOT
+  "A fault was found and the node is waiting to be replaced."
+  UNSCHEDULABLE_PENDING_REPLACEMENT
+  "No Kubernetes node reports it yet (the instance is still joining, or the cluster cannot be reached)."
+  UNKNOWN
+}
+
+"""
+The result of a node's deep health checks.
+"""
+enum DeepHealthCheckResult {
+  "The checks passed."
+  PASSED
+  "A check failed: the instance should be replaced."
+  FAILED
+  "The checks are running."
+  IN_PROGRESS
+  "No deep health check has run on it."
+  NONE
+}
+
+"""
+One instance of a HyperPod cluster, with its health.
+"""
+type Node {
+  "The node's id: its EC2 instance id."
+  id: ID!
+  "The EC2 instance id, for example i-0123456789abcdef0."
+  instanceId: String!
+  "The id of the cluster it belongs to."
+  clusterId: ID!
+  "The id of its instance group."
+  instanceGroupId: ID!
+  "The name of its instance group."
+  instanceGroupName: String!
+  "The instance's logical id in HyperPod, when it has one."
+  logicalId: String
+  "The instance type."
+  instanceType: String!
+  "The instance's state."
+  status: NodeStatus!
+  "Why the instance is in its state, when SageMaker says."
+  statusMessage: String
+  "The Kubernetes node's health label."
+  health: NodeHealth!
+  "The deep health check result."
+  deepHealthCheck: DeepHealthCheckResult!
+  "How the instance is bought."
+  capacityType: CapacityType!
+  "Its availability zone."
+  zone: String!
+  "Its private DNS hostname."
+  privateDnsHostname: String
+  "The Kubernetes node name, when it has joined."
+  kubernetesNodeName: String
+  "When the instance was launched."
+  launchTime: Time
+  "When the record last changed."
+  updatedAt: Time!
+}
+
+"""
+A node in a connection.
+"""
+type NodeEdge {
+  "The cursor of this node."
+  cursor: String!
+  "The node."
+  node: Node!
+}
+
+"""
+A page of nodes, by instance group and launch time.
+"""
+type NodeConnection {
+  "The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it."
+  eventCursor: String!
+  "The nodes of this page."
+  edges: [NodeEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+  "How many nodes match in all."
+  totalCount: Int!
+}
+
+"""
+The next step for an unhealthy node, in the escalation order inspect, reboot, replace.
+"""
+enum NodeNextStep {
+  "Nothing to do: the node is healthy."
+  NONE
+  "Wait and look again: the node is starting, checking, or recovering on its own."
+  INSPECT
+  "Reboot the node (rebootNodes): a soft fault that a reboot usually clears."
+  REBOOT
+  "Replace the node (replaceNodes): a hardware fault, a failed deep health check, or a fault that a reboot did not clear."
+  REPLACE
+}
+
+"""
+A cluster event that concerns a node.
+"""
+type NodeEvent {
+  "When it happened."
+  time: Time!
+  "Info, Warn or Error."
+  level: String!
+  "What happened."
+  description: String!
+}
+
+"""
+The evidence about one node and the next step it calls for. Reading it changes nothing.
+"""
+type NodeDiagnosis {
+  "The node as it is now."
+  node: Node!
+  "Whether the cluster recovers faulty nodes on its own (NodeRecovery Automatic)."
+  autoRecovery: Boolean!
+  "The deep health checks that failed."
+  failedChecks: [String!]!
+  "Recent cluster events about the node, newest first."
+  recentEvents: [NodeEvent!]!
+  "What was found, one fact per line."
+  findings: [String!]!
+  "The next step."
+  nextStep: NodeNextStep!
+  "Why that step, and what to do."
+  reason: String!
+}
+
+extend type Query {
+  "The nodes of a cluster, or of one of its instance groups, with status and health."
+  nodes(
+    "The cluster's id."
+    clusterId: ID!
+    "Only this instance group's nodes."
+    instanceGroupId: ID
+    "How many (1-200)."
+    first: Int = 200
+    "The cursor after which to start."
+    after: String
+  ): NodeConnection!
+  "One node by id (its instance id). The status query of rebootNodes, replaceNodes and deleteNodes."
+  node("The node's id (its EC2 instance id)." id: ID!): Node!
+  "Read-only diagnosis of a node: its status, health label, deep health check, the cluster's recent events about it, and the next step in the escalation inspect, reboot, replace."
+  nodeDiagnosis("The node's id (its EC2 instance id)." id: ID!): NodeDiagnosis!
+}
+
+extend type Mutation {
+  "Reboot nodes of a cluster (in batches of up to 25, as the API allows). Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the nodes, which are RUNNING and SCHEDULABLE again when the reboot cleared the fault."
+  rebootNodes(
+    "The cluster's id."
+    clusterId: ID!
+    "The nodes' ids (EC2 instance ids), 1-500."
+    nodeIds: [ID!]!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "nodes")
+  "Replace nodes of a cluster with new instances (in batches of up to 25). Their volumes are destroyed. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the nodes."
+  replaceNodes(
+    "The cluster's id."
+    clusterId: ID!
+    "The nodes' ids (EC2 instance ids), 1-500."
+    nodeIds: [ID!]!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "nodes")
+  "Delete nodes of a cluster (in batches of up to 50); their groups' target counts drop by as many. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the nodes."
+  deleteNodes(
+    "The cluster's id."
+    clusterId: ID!
+    "The nodes' ids (EC2 instance ids), 1-500."
+    nodeIds: [ID!]!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "nodes")
 }
 `, BuiltIn: false},
 	{Name: "../schema/operation.graphqls", Input: `"""
@@ -2276,13 +3704,17 @@ type Event {
   operation: Operation
   "The cluster, when the event concerns one."
   cluster: Cluster
+  "The instance group, when the event concerns one."
+  instanceGroup: InstanceGroup
+  "The node, when the event concerns one."
+  node: Node
 }
 
 """
 Selects events; absent fields match all.
 """
 input EventFilter {
-  "Only events about these resource kinds, for example OPERATION or CLUSTER."
+  "Only events about these resource kinds, for example OPERATION, CLUSTER, INSTANCE_GROUP or NODE."
   kinds: [String!]
   "Only events about these resource ids."
   ids: [ID!]
@@ -2358,6 +3790,66 @@ type InstanceTypeOffering {
   memoryGiB: Int!
 }
 
+"""
+The account's HyperPod quota on an instance type in a region, and how much of it is used.
+"""
+type InstanceQuota {
+  "The instance type."
+  instanceType: String!
+  "The region."
+  region: String!
+  "The Service Quotas name of the quota."
+  quotaName: String!
+  "How many instances of the type the account's HyperPod clusters may run; null when Service Quotas reports no such quota."
+  limit: Float
+  "How many the account's HyperPod clusters in the region run or are scaling to."
+  inUse: Int!
+  "How many more may be added (limit - inUse, at least 0); null when the limit is unknown."
+  available: Int
+}
+
+"""
+A SageMaker training plan: reserved capacity of one instance type in one availability zone for a time.
+"""
+type TrainingPlan {
+  "The plan's ARN; pass it as trainingPlanArn with capacityType TRAINING_PLAN."
+  arn: String!
+  "The plan's name."
+  name: String!
+  "The plan's state, for example Active or Scheduled."
+  status: String!
+  "The instance type the plan reserves."
+  instanceType: String
+  "The availability zone of the reserved capacity: a group on the plan is placed there."
+  zone: String
+  "How many instances the plan reserves."
+  totalCount: Int!
+  "How many of those are not yet used."
+  availableCount: Int!
+  "When the plan's capacity starts."
+  startTime: Time
+  "When it ends."
+  endTime: Time
+}
+
+"""
+An EKS cluster of the account (with its HyperPod cluster, if one is orchestrated by it) that this control plane does not manage yet.
+"""
+type ImportableCluster {
+  "The region."
+  region: String!
+  "The EKS cluster's name; pass it to importCluster."
+  eksClusterName: String!
+  "The EKS cluster's state, for example ACTIVE."
+  eksStatus: String!
+  "The Kubernetes version."
+  kubernetesVersion: String
+  "The HyperPod cluster it orchestrates, if any."
+  hyperPodClusterName: String
+  "The HyperPod cluster's state, for example InService."
+  hyperPodStatus: String
+}
+
 extend type Query {
   "The AWS regions of the account."
   regions: [String!]!
@@ -2370,6 +3862,17 @@ extend type Query {
     "The availability zone, for example us-west-2a."
     zone: String!
   ): [InstanceTypeOffering!]!
+  "The account's HyperPod quota on an instance type, and how much of it the region's HyperPod clusters use. addInstanceGroup, scaleInstanceGroup and createCluster check the same numbers."
+  instanceQuota(
+    "The region (default: the server's region)."
+    region: String
+    "The instance type, for example ml.p5.48xlarge."
+    instanceType: String!
+  ): InstanceQuota!
+  "The training plans of the account in a region, with their instance type, zone and capacity."
+  trainingPlans("The region (default: the server's region)." region: String): [TrainingPlan!]!
+  "EKS clusters in a region that this control plane does not manage yet, with the HyperPod cluster each orchestrates: candidates for importCluster."
+  importableClusters("The region (default: the server's region)." region: String): [ImportableCluster!]!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `"""
@@ -2506,6 +4009,8 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 		return ec.fieldContext_Cluster_eksClusterRoleArn(ctx, field)
 	case "executionRoleArn":
 		return ec.fieldContext_Cluster_executionRoleArn(ctx, field)
+	case "requestedInstanceGroups":
+		return ec.fieldContext_Cluster_requestedInstanceGroups(ctx, field)
 	case "instanceGroups":
 		return ec.fieldContext_Cluster_instanceGroups(ctx, field)
 	case "nodesReady":
@@ -2618,6 +4123,10 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_operation(ctx, field)
 	case "cluster":
 		return ec.fieldContext_Event_cluster(ctx, field)
+	case "instanceGroup":
+		return ec.fieldContext_Event_instanceGroup(ctx, field)
+	case "node":
+		return ec.fieldContext_Event_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -2638,6 +4147,108 @@ func (ec *executionContext) childFields_HyperPodCluster(ctx context.Context, fie
 		return ec.fieldContext_HyperPodCluster_nodeProvisioningMode(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type HyperPodCluster", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportableCluster(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "region":
+		return ec.fieldContext_ImportableCluster_region(ctx, field)
+	case "eksClusterName":
+		return ec.fieldContext_ImportableCluster_eksClusterName(ctx, field)
+	case "eksStatus":
+		return ec.fieldContext_ImportableCluster_eksStatus(ctx, field)
+	case "kubernetesVersion":
+		return ec.fieldContext_ImportableCluster_kubernetesVersion(ctx, field)
+	case "hyperPodClusterName":
+		return ec.fieldContext_ImportableCluster_hyperPodClusterName(ctx, field)
+	case "hyperPodStatus":
+		return ec.fieldContext_ImportableCluster_hyperPodStatus(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportableCluster", field.Name)
+}
+
+func (ec *executionContext) childFields_InstanceGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_InstanceGroup_id(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_InstanceGroup_clusterId(ctx, field)
+	case "name":
+		return ec.fieldContext_InstanceGroup_name(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_InstanceGroup_instanceType(ctx, field)
+	case "instanceTypes":
+		return ec.fieldContext_InstanceGroup_instanceTypes(ctx, field)
+	case "flexible":
+		return ec.fieldContext_InstanceGroup_flexible(ctx, field)
+	case "capacityType":
+		return ec.fieldContext_InstanceGroup_capacityType(ctx, field)
+	case "trainingPlanArn":
+		return ec.fieldContext_InstanceGroup_trainingPlanArn(ctx, field)
+	case "zone":
+		return ec.fieldContext_InstanceGroup_zone(ctx, field)
+	case "subnetId":
+		return ec.fieldContext_InstanceGroup_subnetId(ctx, field)
+	case "networkInterfaceMode":
+		return ec.fieldContext_InstanceGroup_networkInterfaceMode(ctx, field)
+	case "threadsPerCore":
+		return ec.fieldContext_InstanceGroup_threadsPerCore(ctx, field)
+	case "volumeSizeGb":
+		return ec.fieldContext_InstanceGroup_volumeSizeGb(ctx, field)
+	case "deepHealthChecks":
+		return ec.fieldContext_InstanceGroup_deepHealthChecks(ctx, field)
+	case "labels":
+		return ec.fieldContext_InstanceGroup_labels(ctx, field)
+	case "taints":
+		return ec.fieldContext_InstanceGroup_taints(ctx, field)
+	case "targetCount":
+		return ec.fieldContext_InstanceGroup_targetCount(ctx, field)
+	case "minCount":
+		return ec.fieldContext_InstanceGroup_minCount(ctx, field)
+	case "currentCount":
+		return ec.fieldContext_InstanceGroup_currentCount(ctx, field)
+	case "status":
+		return ec.fieldContext_InstanceGroup_status(ctx, field)
+	case "statusMessage":
+		return ec.fieldContext_InstanceGroup_statusMessage(ctx, field)
+	case "managed":
+		return ec.fieldContext_InstanceGroup_managed(ctx, field)
+	case "nodes":
+		return ec.fieldContext_InstanceGroup_nodes(ctx, field)
+	case "lastOperation":
+		return ec.fieldContext_InstanceGroup_lastOperation(ctx, field)
+	case "operations":
+		return ec.fieldContext_InstanceGroup_operations(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_InstanceGroup_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_InstanceGroup_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstanceGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_InstanceGroupConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_InstanceGroupConnection_eventCursor(ctx, field)
+	case "edges":
+		return ec.fieldContext_InstanceGroupConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_InstanceGroupConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_InstanceGroupConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_InstanceGroupEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_InstanceGroupEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_InstanceGroupEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2664,6 +4275,24 @@ func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupSpec", field.Name)
 }
 
+func (ec *executionContext) childFields_InstanceQuota(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "instanceType":
+		return ec.fieldContext_InstanceQuota_instanceType(ctx, field)
+	case "region":
+		return ec.fieldContext_InstanceQuota_region(ctx, field)
+	case "quotaName":
+		return ec.fieldContext_InstanceQuota_quotaName(ctx, field)
+	case "limit":
+		return ec.fieldContext_InstanceQuota_limit(ctx, field)
+	case "inUse":
+		return ec.fieldContext_InstanceQuota_inUse(ctx, field)
+	case "available":
+		return ec.fieldContext_InstanceQuota_available(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstanceQuota", field.Name)
+}
+
 func (ec *executionContext) childFields_InstanceTypeOffering(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "instanceType":
@@ -2684,6 +4313,16 @@ func (ec *executionContext) childFields_InstanceTypeOffering(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type InstanceTypeOffering", field.Name)
 }
 
+func (ec *executionContext) childFields_KubernetesLabel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_KubernetesLabel_key(ctx, field)
+	case "value":
+		return ec.fieldContext_KubernetesLabel_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KubernetesLabel", field.Name)
+}
+
 func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -2696,6 +4335,102 @@ func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.Co
 		return ec.fieldContext_Me_via(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Me", field.Name)
+}
+
+func (ec *executionContext) childFields_Node(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Node_id(ctx, field)
+	case "instanceId":
+		return ec.fieldContext_Node_instanceId(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_Node_clusterId(ctx, field)
+	case "instanceGroupId":
+		return ec.fieldContext_Node_instanceGroupId(ctx, field)
+	case "instanceGroupName":
+		return ec.fieldContext_Node_instanceGroupName(ctx, field)
+	case "logicalId":
+		return ec.fieldContext_Node_logicalId(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_Node_instanceType(ctx, field)
+	case "status":
+		return ec.fieldContext_Node_status(ctx, field)
+	case "statusMessage":
+		return ec.fieldContext_Node_statusMessage(ctx, field)
+	case "health":
+		return ec.fieldContext_Node_health(ctx, field)
+	case "deepHealthCheck":
+		return ec.fieldContext_Node_deepHealthCheck(ctx, field)
+	case "capacityType":
+		return ec.fieldContext_Node_capacityType(ctx, field)
+	case "zone":
+		return ec.fieldContext_Node_zone(ctx, field)
+	case "privateDnsHostname":
+		return ec.fieldContext_Node_privateDnsHostname(ctx, field)
+	case "kubernetesNodeName":
+		return ec.fieldContext_Node_kubernetesNodeName(ctx, field)
+	case "launchTime":
+		return ec.fieldContext_Node_launchTime(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Node_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Node", field.Name)
+}
+
+func (ec *executionContext) childFields_NodeConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_NodeConnection_eventCursor(ctx, field)
+	case "edges":
+		return ec.fieldContext_NodeConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NodeConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_NodeConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NodeConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NodeDiagnosis(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_NodeDiagnosis_node(ctx, field)
+	case "autoRecovery":
+		return ec.fieldContext_NodeDiagnosis_autoRecovery(ctx, field)
+	case "failedChecks":
+		return ec.fieldContext_NodeDiagnosis_failedChecks(ctx, field)
+	case "recentEvents":
+		return ec.fieldContext_NodeDiagnosis_recentEvents(ctx, field)
+	case "findings":
+		return ec.fieldContext_NodeDiagnosis_findings(ctx, field)
+	case "nextStep":
+		return ec.fieldContext_NodeDiagnosis_nextStep(ctx, field)
+	case "reason":
+		return ec.fieldContext_NodeDiagnosis_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NodeDiagnosis", field.Name)
+}
+
+func (ec *executionContext) childFields_NodeEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_NodeEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_NodeEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NodeEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_NodeEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "time":
+		return ec.fieldContext_NodeEvent_time(ctx, field)
+	case "level":
+		return ec.fieldContext_NodeEvent_level(ctx, field)
+	case "description":
+		return ec.fieldContext_NodeEvent_description(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NodeEvent", field.Name)
 }
 
 func (ec *executionContext) childFields_Operation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2844,6 +4579,18 @@ func (ec *executionContext) childFields_Subnet(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Subnet", field.Name)
 }
 
+func (ec *executionContext) childFields_Taint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_Taint_key(ctx, field)
+	case "value":
+		return ec.fieldContext_Taint_value(ctx, field)
+	case "effect":
+		return ec.fieldContext_Taint_effect(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Taint", field.Name)
+}
+
 func (ec *executionContext) childFields_Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2866,6 +4613,30 @@ func (ec *executionContext) childFields_Token(ctx context.Context, field graphql
 		return ec.fieldContext_Token_active(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Token", field.Name)
+}
+
+func (ec *executionContext) childFields_TrainingPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "arn":
+		return ec.fieldContext_TrainingPlan_arn(ctx, field)
+	case "name":
+		return ec.fieldContext_TrainingPlan_name(ctx, field)
+	case "status":
+		return ec.fieldContext_TrainingPlan_status(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_TrainingPlan_instanceType(ctx, field)
+	case "zone":
+		return ec.fieldContext_TrainingPlan_zone(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TrainingPlan_totalCount(ctx, field)
+	case "availableCount":
+		return ec.fieldContext_TrainingPlan_availableCount(ctx, field)
+	case "startTime":
+		return ec.fieldContext_TrainingPlan_startTime(ctx, field)
+	case "endTime":
+		return ec.fieldContext_TrainingPlan_endTime(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrainingPlan", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3006,6 +4777,50 @@ func (ec *executionContext) field_Cluster_operations_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_InstanceGroup_operations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addInstanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AddInstanceGroupInput, error) {
+			return ec.unmarshalNAddInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAddInstanceGroupInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_cancelOperation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3078,6 +4893,58 @@ func (ec *executionContext) field_Mutation_deleteCluster_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteInstanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteNodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "nodeIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["nodeIds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3097,6 +4964,66 @@ func (ec *executionContext) field_Mutation_importCluster_args(ctx context.Contex
 		return nil, err
 	}
 	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_rebootNodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "nodeIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["nodeIds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replaceNodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "nodeIds",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["nodeIds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
 	return args, nil
 }
 
@@ -3125,6 +5052,66 @@ func (ec *executionContext) field_Mutation_revokeToken_args(ctx context.Context,
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_scaleInstanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "count",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["count"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateInstanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateInstanceGroupInput, error) {
+			return ec.unmarshalNUpdateInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateInstanceGroupInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
 	return args, nil
 }
 
@@ -3230,6 +5217,86 @@ func (ec *executionContext) field_Query_clusters_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_importableClusters_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "region",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["region"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_instanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_instanceGroups_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_instanceQuota_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "region",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["region"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "instanceType",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["instanceType"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_instanceTypeOfferings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3249,6 +5316,72 @@ func (ec *executionContext) field_Query_instanceTypeOfferings_args(ctx context.C
 		return nil, err
 	}
 	args["zone"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodeDiagnosis_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "instanceGroupId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["instanceGroupId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -3293,6 +5426,20 @@ func (ec *executionContext) field_Query_operations_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_trainingPlans_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "region",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["region"] = arg0
 	return args, nil
 }
 
@@ -4149,16 +6296,16 @@ func (ec *executionContext) fieldContext_Cluster_executionRoleArn(_ context.Cont
 	return graphql.NewScalarFieldContext("Cluster", field, false, false, "String")
 }
 
-func (ec *executionContext) _Cluster_instanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+func (ec *executionContext) _Cluster_requestedInstanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Cluster_instanceGroups(ctx, field)
+			return ec.fieldContext_Cluster_requestedInstanceGroups(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InstanceGroups, nil
+			return obj.RequestedInstanceGroups, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstanceGroupSpec) graphql.Marshaler {
@@ -4168,7 +6315,7 @@ func (ec *executionContext) _Cluster_instanceGroups(ctx context.Context, field g
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Cluster_instanceGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Cluster_requestedInstanceGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Cluster",
 		Field:      field,
@@ -4176,6 +6323,38 @@ func (ec *executionContext) fieldContext_Cluster_instanceGroups(_ context.Contex
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_InstanceGroupSpec(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Cluster_instanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cluster_instanceGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Cluster().InstanceGroups(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstanceGroup) graphql.Marshaler {
+			return ec.marshalNInstanceGroup2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Cluster_instanceGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Cluster",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroup(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5134,6 +7313,70 @@ func (ec *executionContext) fieldContext_Event_cluster(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_instanceGroup(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_instanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().InstanceGroup(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstanceGroup) graphql.Marshaler {
+			return ec.marshalOInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_instanceGroup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_node(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Node(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Node) graphql.Marshaler {
+			return ec.marshalONode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Node(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _HyperPodCluster_name(ctx context.Context, field graphql.CollectedField, obj *model.HyperPodCluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5270,6 +7513,987 @@ func (ec *executionContext) _HyperPodCluster_nodeProvisioningMode(ctx context.Co
 }
 func (ec *executionContext) fieldContext_HyperPodCluster_nodeProvisioningMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("HyperPodCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportableCluster_region(ctx context.Context, field graphql.CollectedField, obj *model.ImportableCluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportableCluster_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportableCluster_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportableCluster_eksClusterName(ctx context.Context, field graphql.CollectedField, obj *model.ImportableCluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportableCluster_eksClusterName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EksClusterName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportableCluster_eksClusterName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportableCluster_eksStatus(ctx context.Context, field graphql.CollectedField, obj *model.ImportableCluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportableCluster_eksStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EksStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportableCluster_eksStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportableCluster_kubernetesVersion(ctx context.Context, field graphql.CollectedField, obj *model.ImportableCluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportableCluster_kubernetesVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KubernetesVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportableCluster_kubernetesVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportableCluster_hyperPodClusterName(ctx context.Context, field graphql.CollectedField, obj *model.ImportableCluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportableCluster_hyperPodClusterName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HyperPodClusterName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportableCluster_hyperPodClusterName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _ImportableCluster_hyperPodStatus(ctx context.Context, field graphql.CollectedField, obj *model.ImportableCluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportableCluster_hyperPodStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HyperPodStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportableCluster_hyperPodStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_id(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "ID")
+}
+
+func (ec *executionContext) _InstanceGroup_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "ID")
+}
+
+func (ec *executionContext) _InstanceGroup_name(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_instanceTypes(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_instanceTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceTypes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_instanceTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_flexible(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_flexible(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Flexible, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_flexible(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _InstanceGroup_capacityType(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_capacityType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapacityType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CapacityType) graphql.Marshaler {
+			return ec.marshalNCapacityType2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCapacityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_capacityType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "CapacityType")
+}
+
+func (ec *executionContext) _InstanceGroup_trainingPlanArn(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_trainingPlanArn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrainingPlanArn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_trainingPlanArn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_zone(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_zone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_zone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_subnetId(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_subnetId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubnetID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_subnetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_networkInterfaceMode(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_networkInterfaceMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NetworkInterfaceMode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.NetworkInterfaceMode) graphql.Marshaler {
+			return ec.marshalNNetworkInterfaceMode2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_networkInterfaceMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "NetworkInterfaceMode")
+}
+
+func (ec *executionContext) _InstanceGroup_threadsPerCore(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_threadsPerCore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ThreadsPerCore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_threadsPerCore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceGroup_volumeSizeGb(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_volumeSizeGb(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VolumeSizeGb, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_volumeSizeGb(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceGroup_deepHealthChecks(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_deepHealthChecks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeepHealthChecks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_deepHealthChecks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_labels(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_labels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Labels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.KubernetesLabel) graphql.Marshaler {
+			return ec.marshalNKubernetesLabel2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_labels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KubernetesLabel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroup_taints(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_taints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Taints, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Taint) graphql.Marshaler {
+			return ec.marshalNTaint2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_taints(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Taint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroup_targetCount(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_targetCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_targetCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceGroup_minCount(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_minCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_minCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceGroup_currentCount(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_currentCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_currentCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceGroup_status(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.InstanceGroupStatus) graphql.Marshaler {
+			return ec.marshalNInstanceGroupStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "InstanceGroupStatus")
+}
+
+func (ec *executionContext) _InstanceGroup_statusMessage(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_statusMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_statusMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroup_managed(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_managed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Managed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_managed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _InstanceGroup_nodes(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.InstanceGroup().Nodes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Node(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroup_lastOperation(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_lastOperation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.InstanceGroup().LastOperation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalOOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_lastOperation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroup_operations(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_operations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.InstanceGroup().Operations(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.OperationConnection) graphql.Marshaler {
+			return ec.marshalNOperationConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_operations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroup",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OperationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_InstanceGroup_operations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroup_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Time")
+}
+
+func (ec *executionContext) _InstanceGroup_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "Time")
+}
+
+func (ec *executionContext) _InstanceGroupConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroupConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InstanceGroupEdge) graphql.Marshaler {
+			return ec.marshalNInstanceGroupEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroupConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroupEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroupConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroupConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroupConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceGroupEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroupEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstanceGroup) graphql.Marshaler {
+			return ec.marshalNInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroupEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroup(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _InstanceGroupSpec_name(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSpec) (ret graphql.Marshaler) {
@@ -5479,6 +8703,144 @@ func (ec *executionContext) fieldContext_InstanceGroupSpec_deepHealthChecks(_ co
 	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "String")
 }
 
+func (ec *executionContext) _InstanceQuota_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.InstanceQuota) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceQuota_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceQuota_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceQuota", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceQuota_region(ctx context.Context, field graphql.CollectedField, obj *model.InstanceQuota) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceQuota_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceQuota_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceQuota", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceQuota_quotaName(ctx context.Context, field graphql.CollectedField, obj *model.InstanceQuota) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceQuota_quotaName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuotaName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceQuota_quotaName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceQuota", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceQuota_limit(ctx context.Context, field graphql.CollectedField, obj *model.InstanceQuota) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceQuota_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceQuota_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceQuota", field, false, false, "Float")
+}
+
+func (ec *executionContext) _InstanceQuota_inUse(ctx context.Context, field graphql.CollectedField, obj *model.InstanceQuota) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceQuota_inUse(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InUse, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceQuota_inUse(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceQuota", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InstanceQuota_available(ctx context.Context, field graphql.CollectedField, obj *model.InstanceQuota) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceQuota_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceQuota_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceQuota", field, false, false, "Int")
+}
+
 func (ec *executionContext) _InstanceTypeOffering_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.InstanceTypeOffering) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5638,6 +9000,52 @@ func (ec *executionContext) _InstanceTypeOffering_memoryGiB(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_InstanceTypeOffering_memoryGiB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KubernetesLabel_key(ctx context.Context, field graphql.CollectedField, obj *model.KubernetesLabel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KubernetesLabel_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KubernetesLabel_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KubernetesLabel", field, false, false, "String")
+}
+
+func (ec *executionContext) _KubernetesLabel_value(ctx context.Context, field graphql.CollectedField, obj *model.KubernetesLabel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KubernetesLabel_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KubernetesLabel_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KubernetesLabel", field, false, false, "String")
 }
 
 func (ec *executionContext) _Me_name(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
@@ -5952,6 +9360,314 @@ func (ec *executionContext) fieldContext_Mutation_deleteCluster(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_addInstanceGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addInstanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddInstanceGroup(ctx, fc.Args["input"].(model.AddInstanceGroupInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addInstanceGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addInstanceGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_scaleInstanceGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_scaleInstanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ScaleInstanceGroup(ctx, fc.Args["id"].(string), fc.Args["count"].(int), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_scaleInstanceGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_scaleInstanceGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateInstanceGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateInstanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateInstanceGroup(ctx, fc.Args["id"].(string), fc.Args["input"].(model.UpdateInstanceGroupInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateInstanceGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateInstanceGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteInstanceGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteInstanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteInstanceGroup(ctx, fc.Args["id"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteInstanceGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteInstanceGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_rebootNodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_rebootNodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RebootNodes(ctx, fc.Args["clusterId"].(string), fc.Args["nodeIds"].([]string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_rebootNodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_rebootNodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replaceNodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replaceNodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplaceNodes(ctx, fc.Args["clusterId"].(string), fc.Args["nodeIds"].([]string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replaceNodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replaceNodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteNodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteNodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteNodes(ctx, fc.Args["clusterId"].(string), fc.Args["nodeIds"].([]string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteNodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteNodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_retryOperation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6038,6 +9754,810 @@ func (ec *executionContext) fieldContext_Mutation_cancelOperation(ctx context.Co
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Node_id(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Node_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_instanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Node_instanceGroupId(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_instanceGroupId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceGroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_instanceGroupId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Node_instanceGroupName(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_instanceGroupName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceGroupName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_instanceGroupName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_logicalId(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_logicalId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LogicalID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Node_logicalId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_status(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.NodeStatus) graphql.Marshaler {
+			return ec.marshalNNodeStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "NodeStatus")
+}
+
+func (ec *executionContext) _Node_statusMessage(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_statusMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Node_statusMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_health(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_health(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Health, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.NodeHealth) graphql.Marshaler {
+			return ec.marshalNNodeHealth2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeHealth(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_health(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "NodeHealth")
+}
+
+func (ec *executionContext) _Node_deepHealthCheck(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_deepHealthCheck(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeepHealthCheck, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.DeepHealthCheckResult) graphql.Marshaler {
+			return ec.marshalNDeepHealthCheckResult2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthCheckResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_deepHealthCheck(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "DeepHealthCheckResult")
+}
+
+func (ec *executionContext) _Node_capacityType(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_capacityType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapacityType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CapacityType) graphql.Marshaler {
+			return ec.marshalNCapacityType2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCapacityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_capacityType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "CapacityType")
+}
+
+func (ec *executionContext) _Node_zone(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_zone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_zone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_privateDnsHostname(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_privateDnsHostname(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrivateDNSHostname, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Node_privateDnsHostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_kubernetesNodeName(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_kubernetesNodeName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KubernetesNodeName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Node_kubernetesNodeName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_launchTime(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_launchTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LaunchTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Node_launchTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Node_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "Time")
+}
+
+func (ec *executionContext) _NodeConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.NodeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _NodeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.NodeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NodeEdge) graphql.Marshaler {
+			return ec.marshalNNodeEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NodeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NodeEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NodeConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.NodeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NodeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NodeConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.NodeConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NodeDiagnosis_node(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NodeDiagnosis",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Node(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NodeDiagnosis_autoRecovery(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_autoRecovery(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AutoRecovery, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_autoRecovery(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeDiagnosis", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _NodeDiagnosis_failedChecks(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_failedChecks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailedChecks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_failedChecks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeDiagnosis", field, false, false, "String")
+}
+
+func (ec *executionContext) _NodeDiagnosis_recentEvents(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_recentEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecentEvents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NodeEvent) graphql.Marshaler {
+			return ec.marshalNNodeEvent2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_recentEvents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NodeDiagnosis",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NodeEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NodeDiagnosis_findings(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_findings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Findings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_findings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeDiagnosis", field, false, false, "String")
+}
+
+func (ec *executionContext) _NodeDiagnosis_nextStep(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_nextStep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextStep, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.NodeNextStep) graphql.Marshaler {
+			return ec.marshalNNodeNextStep2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeNextStep(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_nextStep(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeDiagnosis", field, false, false, "NodeNextStep")
+}
+
+func (ec *executionContext) _NodeDiagnosis_reason(ctx context.Context, field graphql.CollectedField, obj *model.NodeDiagnosis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeDiagnosis_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeDiagnosis_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeDiagnosis", field, false, false, "String")
+}
+
+func (ec *executionContext) _NodeEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.NodeEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _NodeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.NodeEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NodeEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Node(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NodeEvent_time(ctx context.Context, field graphql.CollectedField, obj *model.NodeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeEvent_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeEvent_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeEvent", field, false, false, "Time")
+}
+
+func (ec *executionContext) _NodeEvent_level(ctx context.Context, field graphql.CollectedField, obj *model.NodeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeEvent_level(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Level, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeEvent_level(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _NodeEvent_description(ctx context.Context, field graphql.CollectedField, obj *model.NodeEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NodeEvent_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NodeEvent_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NodeEvent", field, false, false, "String")
 }
 
 func (ec *executionContext) _Operation_id(ctx context.Context, field graphql.CollectedField, obj *model.Operation) (ret graphql.Marshaler) {
@@ -7228,6 +11748,226 @@ func (ec *executionContext) fieldContext_Query_cluster(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_instanceGroups(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_instanceGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InstanceGroups(ctx, fc.Args["clusterId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstanceGroupConnection) graphql.Marshaler {
+			return ec.marshalNInstanceGroupConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_instanceGroups(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroupConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_instanceGroups_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_instanceGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_instanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InstanceGroup(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstanceGroup) graphql.Marshaler {
+			return ec.marshalNInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_instanceGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_instanceGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["clusterId"].(string), fc.Args["instanceGroupId"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NodeConnection) graphql.Marshaler {
+			return ec.marshalNNodeConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NodeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Node(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodeDiagnosis(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodeDiagnosis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().NodeDiagnosis(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NodeDiagnosis) graphql.Marshaler {
+			return ec.marshalNNodeDiagnosis2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeDiagnosis(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodeDiagnosis(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NodeDiagnosis(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodeDiagnosis_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_operation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7465,6 +12205,138 @@ func (ec *executionContext) fieldContext_Query_instanceTypeOfferings(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_instanceTypeOfferings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_instanceQuota(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_instanceQuota(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().InstanceQuota(ctx, fc.Args["region"].(*string), fc.Args["instanceType"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstanceQuota) graphql.Marshaler {
+			return ec.marshalNInstanceQuota2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceQuota(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_instanceQuota(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceQuota(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_instanceQuota_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_trainingPlans(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trainingPlans(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TrainingPlans(ctx, fc.Args["region"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrainingPlan) graphql.Marshaler {
+			return ec.marshalNTrainingPlan2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingPlanᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trainingPlans(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrainingPlan(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_trainingPlans_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_importableClusters(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_importableClusters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ImportableClusters(ctx, fc.Args["region"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ImportableCluster) graphql.Marshaler {
+			return ec.marshalNImportableCluster2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImportableClusterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_importableClusters(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportableCluster(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_importableClusters_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -7796,6 +12668,75 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Taint_key(ctx context.Context, field graphql.CollectedField, obj *model.Taint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Taint_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Taint_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Taint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Taint_value(ctx context.Context, field graphql.CollectedField, obj *model.Taint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Taint_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Taint_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Taint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Taint_effect(ctx context.Context, field graphql.CollectedField, obj *model.Taint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Taint_effect(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Effect, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TaintEffect) graphql.Marshaler {
+			return ec.marshalNTaintEffect2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintEffect(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Taint_effect(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Taint", field, false, false, "TaintEffect")
+}
+
 func (ec *executionContext) _Token_id(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8001,6 +12942,213 @@ func (ec *executionContext) _Token_active(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Token_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Token", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TrainingPlan_arn(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_arn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Arn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_arn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingPlan_name(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingPlan_status(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingPlan_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingPlan_zone(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_zone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_zone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingPlan_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TrainingPlan_availableCount(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_availableCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailableCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_availableCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TrainingPlan_startTime(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_startTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_startTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "Time")
+}
+
+func (ec *executionContext) _TrainingPlan_endTime(ctx context.Context, field graphql.CollectedField, obj *model.TrainingPlan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingPlan_endTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingPlan_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "Time")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -9076,6 +14224,153 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputAddInstanceGroupInput(ctx context.Context, obj any) (model.AddInstanceGroupInput, error) {
+	var it model.AddInstanceGroupInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["capacityType"]; !present {
+		asMap["capacityType"] = "ON_DEMAND"
+	}
+	if _, present := asMap["networkInterfaceMode"]; !present {
+		asMap["networkInterfaceMode"] = "STANDARD"
+	}
+
+	fieldsInOrder := [...]string{"clusterId", "name", "instanceType", "instanceTypes", "count", "minCount", "zone", "capacityType", "trainingPlanArn", "networkInterfaceMode", "threadsPerCore", "volumeSizeGb", "deepHealthChecks", "labels", "taints"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clusterId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clusterId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClusterID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "instanceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceType = data
+		case "instanceTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceTypes"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceTypes = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "minCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minCount"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinCount = data
+		case "zone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("zone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Zone = data
+		case "capacityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacityType"))
+			data, err := ec.unmarshalOCapacityType2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCapacityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CapacityType = data
+		case "trainingPlanArn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trainingPlanArn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrainingPlanArn = data
+		case "networkInterfaceMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("networkInterfaceMode"))
+			data, err := ec.unmarshalONetworkInterfaceMode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NetworkInterfaceMode = data
+		case "threadsPerCore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadsPerCore"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThreadsPerCore = data
+		case "volumeSizeGb":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("volumeSizeGb"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.VolumeSizeGb = data
+		case "deepHealthChecks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deepHealthChecks"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeepHealthChecks = data
+		case "labels":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("labels"))
+			data, err := ec.unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Labels = data
+		case "taints":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taints"))
+			data, err := ec.unmarshalOTaintInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Taints = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddInstanceGroupInput unmarshals raw into the AddInstanceGroupInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddInstanceGroupInput(ctx context.Context, raw any) (model.AddInstanceGroupInput, error) {
+	var out model.AddInstanceGroupInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddInstanceGroupInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj any) (model.AuditFilter, error) {
 	var it model.AuditFilter
 	if obj == nil {
@@ -9532,6 +14827,55 @@ func UnmarshalInstanceGroupInput(ctx context.Context, raw any) (model.InstanceGr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputKubernetesLabelInput(ctx context.Context, obj any) (model.KubernetesLabelInput, error) {
+	var it model.KubernetesLabelInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalKubernetesLabelInput unmarshals raw into the KubernetesLabelInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalKubernetesLabelInput(ctx context.Context, raw any) (model.KubernetesLabelInput, error) {
+	var out model.KubernetesLabelInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "KubernetesLabelInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputOperationFilter(ctx context.Context, obj any) (model.OperationFilter, error) {
 	var it model.OperationFilter
 	if obj == nil {
@@ -9592,6 +14936,167 @@ func (ec *executionContext) unmarshalInputOperationFilter(ctx context.Context, o
 func UnmarshalOperationFilter(ctx context.Context, raw any) (model.OperationFilter, error) {
 	var out model.OperationFilter
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "OperationFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputTaintInput(ctx context.Context, obj any) (model.TaintInput, error) {
+	var it model.TaintInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "value", "effect"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "effect":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("effect"))
+			data, err := ec.unmarshalNTaintEffect2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintEffect(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Effect = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTaintInput unmarshals raw into the TaintInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTaintInput(ctx context.Context, raw any) (model.TaintInput, error) {
+	var out model.TaintInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TaintInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateInstanceGroupInput(ctx context.Context, obj any) (model.UpdateInstanceGroupInput, error) {
+	var it model.UpdateInstanceGroupInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"count", "minCount", "deepHealthChecks", "labels", "taints", "capacityType", "networkInterfaceMode", "trainingPlanArn", "zone", "instanceTypes"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "minCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minCount"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinCount = data
+		case "deepHealthChecks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deepHealthChecks"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeepHealthChecks = data
+		case "labels":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("labels"))
+			data, err := ec.unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Labels = data
+		case "taints":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taints"))
+			data, err := ec.unmarshalOTaintInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Taints = data
+		case "capacityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capacityType"))
+			data, err := ec.unmarshalOCapacityType2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCapacityType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CapacityType = data
+		case "networkInterfaceMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("networkInterfaceMode"))
+			data, err := ec.unmarshalONetworkInterfaceMode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NetworkInterfaceMode = data
+		case "trainingPlanArn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trainingPlanArn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrainingPlanArn = data
+		case "zone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("zone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Zone = data
+		case "instanceTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceTypes"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceTypes = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateInstanceGroupInput unmarshals raw into the UpdateInstanceGroupInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateInstanceGroupInput(ctx context.Context, raw any) (model.UpdateInstanceGroupInput, error) {
+	var out model.UpdateInstanceGroupInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateInstanceGroupInput", raw, &out)
 	return out, err
 }
 
@@ -9871,11 +15376,17 @@ func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "instanceGroups":
-			out.Values[i] = ec._Cluster_instanceGroups(ctx, field, obj)
+		case "requestedInstanceGroups":
+			out.Values[i] = ec._Cluster_requestedInstanceGroups(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "instanceGroups":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Cluster_instanceGroups(ctx, field, obj)
+				})
 		case "nodesReady":
 			out.Values[i] = ec._Cluster_nodesReady(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -10233,6 +15744,18 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_cluster(ctx, field, obj)
 				})
+		case "instanceGroup":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_instanceGroup(ctx, field, obj)
+				})
+		case "node":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_node(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10289,6 +15812,316 @@ func (ec *executionContext) _HyperPodCluster(ctx context.Context, sel ast.Select
 		case "nodeProvisioningMode":
 			out.Values[i] = ec._HyperPodCluster_nodeProvisioningMode(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var importableClusterImplementors = []string{"ImportableCluster"}
+
+func (ec *executionContext) _ImportableCluster(ctx context.Context, sel ast.SelectionSet, obj *model.ImportableCluster) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, importableClusterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImportableCluster")
+		case "region":
+			out.Values[i] = ec._ImportableCluster_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eksClusterName":
+			out.Values[i] = ec._ImportableCluster_eksClusterName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eksStatus":
+			out.Values[i] = ec._ImportableCluster_eksStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kubernetesVersion":
+			out.Values[i] = ec._ImportableCluster_kubernetesVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hyperPodClusterName":
+			out.Values[i] = ec._ImportableCluster_hyperPodClusterName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "hyperPodStatus":
+			out.Values[i] = ec._ImportableCluster_hyperPodStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var instanceGroupImplementors = []string{"InstanceGroup"}
+
+func (ec *executionContext) _InstanceGroup(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, instanceGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstanceGroup")
+		case "id":
+			out.Values[i] = ec._InstanceGroup_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "clusterId":
+			out.Values[i] = ec._InstanceGroup_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._InstanceGroup_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instanceType":
+			out.Values[i] = ec._InstanceGroup_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "instanceTypes":
+			out.Values[i] = ec._InstanceGroup_instanceTypes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "flexible":
+			out.Values[i] = ec._InstanceGroup_flexible(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "capacityType":
+			out.Values[i] = ec._InstanceGroup_capacityType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "trainingPlanArn":
+			out.Values[i] = ec._InstanceGroup_trainingPlanArn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "zone":
+			out.Values[i] = ec._InstanceGroup_zone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "subnetId":
+			out.Values[i] = ec._InstanceGroup_subnetId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "networkInterfaceMode":
+			out.Values[i] = ec._InstanceGroup_networkInterfaceMode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "threadsPerCore":
+			out.Values[i] = ec._InstanceGroup_threadsPerCore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "volumeSizeGb":
+			out.Values[i] = ec._InstanceGroup_volumeSizeGb(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deepHealthChecks":
+			out.Values[i] = ec._InstanceGroup_deepHealthChecks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "labels":
+			out.Values[i] = ec._InstanceGroup_labels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "taints":
+			out.Values[i] = ec._InstanceGroup_taints(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "targetCount":
+			out.Values[i] = ec._InstanceGroup_targetCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "minCount":
+			out.Values[i] = ec._InstanceGroup_minCount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "currentCount":
+			out.Values[i] = ec._InstanceGroup_currentCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._InstanceGroup_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statusMessage":
+			out.Values[i] = ec._InstanceGroup_statusMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "managed":
+			out.Values[i] = ec._InstanceGroup_managed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InstanceGroup_nodes(ctx, field, obj)
+				})
+		case "lastOperation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InstanceGroup_lastOperation(ctx, field, obj)
+				})
+		case "operations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InstanceGroup_operations(ctx, field, obj)
+				})
+		case "createdAt":
+			out.Values[i] = ec._InstanceGroup_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._InstanceGroup_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var instanceGroupConnectionImplementors = []string{"InstanceGroupConnection"}
+
+func (ec *executionContext) _InstanceGroupConnection(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceGroupConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, instanceGroupConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstanceGroupConnection")
+		case "eventCursor":
+			out.Values[i] = ec._InstanceGroupConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._InstanceGroupConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._InstanceGroupConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._InstanceGroupConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var instanceGroupEdgeImplementors = []string{"InstanceGroupEdge"}
+
+func (ec *executionContext) _InstanceGroupEdge(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceGroupEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, instanceGroupEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstanceGroupEdge")
+		case "cursor":
+			out.Values[i] = ec._InstanceGroupEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._InstanceGroupEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -10381,6 +16214,64 @@ func (ec *executionContext) _InstanceGroupSpec(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var instanceQuotaImplementors = []string{"InstanceQuota"}
+
+func (ec *executionContext) _InstanceQuota(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceQuota) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, instanceQuotaImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstanceQuota")
+		case "instanceType":
+			out.Values[i] = ec._InstanceQuota_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "region":
+			out.Values[i] = ec._InstanceQuota_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quotaName":
+			out.Values[i] = ec._InstanceQuota_quotaName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._InstanceQuota_limit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inUse":
+			out.Values[i] = ec._InstanceQuota_inUse(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "available":
+			out.Values[i] = ec._InstanceQuota_available(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var instanceTypeOfferingImplementors = []string{"InstanceTypeOffering"}
 
 func (ec *executionContext) _InstanceTypeOffering(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceTypeOffering) graphql.Marshaler {
@@ -10424,6 +16315,44 @@ func (ec *executionContext) _InstanceTypeOffering(ctx context.Context, sel ast.S
 			}
 		case "memoryGiB":
 			out.Values[i] = ec._InstanceTypeOffering_memoryGiB(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var kubernetesLabelImplementors = []string{"KubernetesLabel"}
+
+func (ec *executionContext) _KubernetesLabel(ctx context.Context, sel ast.SelectionSet, obj *model.KubernetesLabel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, kubernetesLabelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KubernetesLabel")
+		case "key":
+			out.Values[i] = ec._KubernetesLabel_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._KubernetesLabel_value(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -10546,6 +16475,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "addInstanceGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addInstanceGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scaleInstanceGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_scaleInstanceGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateInstanceGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateInstanceGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteInstanceGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteInstanceGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rebootNodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_rebootNodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replaceNodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replaceNodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteNodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteNodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "retryOperation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_retryOperation(ctx, field)
@@ -10557,6 +16535,311 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelOperation(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nodeImplementors = []string{"Node"}
+
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj *model.Node) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Node")
+		case "id":
+			out.Values[i] = ec._Node_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceId":
+			out.Values[i] = ec._Node_instanceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterId":
+			out.Values[i] = ec._Node_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceGroupId":
+			out.Values[i] = ec._Node_instanceGroupId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceGroupName":
+			out.Values[i] = ec._Node_instanceGroupName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "logicalId":
+			out.Values[i] = ec._Node_logicalId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "instanceType":
+			out.Values[i] = ec._Node_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Node_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statusMessage":
+			out.Values[i] = ec._Node_statusMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "health":
+			out.Values[i] = ec._Node_health(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deepHealthCheck":
+			out.Values[i] = ec._Node_deepHealthCheck(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capacityType":
+			out.Values[i] = ec._Node_capacityType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "zone":
+			out.Values[i] = ec._Node_zone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "privateDnsHostname":
+			out.Values[i] = ec._Node_privateDnsHostname(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "kubernetesNodeName":
+			out.Values[i] = ec._Node_kubernetesNodeName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "launchTime":
+			out.Values[i] = ec._Node_launchTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Node_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nodeConnectionImplementors = []string{"NodeConnection"}
+
+func (ec *executionContext) _NodeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.NodeConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nodeConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NodeConnection")
+		case "eventCursor":
+			out.Values[i] = ec._NodeConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._NodeConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NodeConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._NodeConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nodeDiagnosisImplementors = []string{"NodeDiagnosis"}
+
+func (ec *executionContext) _NodeDiagnosis(ctx context.Context, sel ast.SelectionSet, obj *model.NodeDiagnosis) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nodeDiagnosisImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NodeDiagnosis")
+		case "node":
+			out.Values[i] = ec._NodeDiagnosis_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "autoRecovery":
+			out.Values[i] = ec._NodeDiagnosis_autoRecovery(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failedChecks":
+			out.Values[i] = ec._NodeDiagnosis_failedChecks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recentEvents":
+			out.Values[i] = ec._NodeDiagnosis_recentEvents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "findings":
+			out.Values[i] = ec._NodeDiagnosis_findings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nextStep":
+			out.Values[i] = ec._NodeDiagnosis_nextStep(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._NodeDiagnosis_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nodeEdgeImplementors = []string{"NodeEdge"}
+
+func (ec *executionContext) _NodeEdge(ctx context.Context, sel ast.SelectionSet, obj *model.NodeEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nodeEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NodeEdge")
+		case "cursor":
+			out.Values[i] = ec._NodeEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._NodeEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var nodeEventImplementors = []string{"NodeEvent"}
+
+func (ec *executionContext) _NodeEvent(ctx context.Context, sel ast.SelectionSet, obj *model.NodeEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nodeEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NodeEvent")
+		case "time":
+			out.Values[i] = ec._NodeEvent_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "level":
+			out.Values[i] = ec._NodeEvent_level(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._NodeEvent_description(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -11023,6 +17306,36 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_cluster(ctx, field)
 				})
+		case "instanceGroups":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_instanceGroups(ctx, field)
+				})
+		case "instanceGroup":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_instanceGroup(ctx, field)
+				})
+		case "nodes":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nodes(ctx, field)
+				})
+		case "node":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_node(ctx, field)
+				})
+		case "nodeDiagnosis":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nodeDiagnosis(ctx, field)
+				})
 		case "operation":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -11058,6 +17371,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_instanceTypeOfferings(ctx, field)
+				})
+		case "instanceQuota":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_instanceQuota(ctx, field)
+				})
+		case "trainingPlans":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_trainingPlans(ctx, field)
+				})
+		case "importableClusters":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_importableClusters(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -11203,6 +17534,49 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
+var taintImplementors = []string{"Taint"}
+
+func (ec *executionContext) _Taint(ctx context.Context, sel ast.SelectionSet, obj *model.Taint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taintImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Taint")
+		case "key":
+			out.Values[i] = ec._Taint_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._Taint_value(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "effect":
+			out.Values[i] = ec._Taint_effect(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var tokenImplementors = []string{"Token"}
 
 func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, obj *model.Token) graphql.Marshaler {
@@ -11257,6 +17631,79 @@ func (ec *executionContext) _Token(ctx context.Context, sel ast.SelectionSet, ob
 		case "active":
 			out.Values[i] = ec._Token_active(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var trainingPlanImplementors = []string{"TrainingPlan"}
+
+func (ec *executionContext) _TrainingPlan(ctx context.Context, sel ast.SelectionSet, obj *model.TrainingPlan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trainingPlanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrainingPlan")
+		case "arn":
+			out.Values[i] = ec._TrainingPlan_arn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._TrainingPlan_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._TrainingPlan_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceType":
+			out.Values[i] = ec._TrainingPlan_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "zone":
+			out.Values[i] = ec._TrainingPlan_zone(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TrainingPlan_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availableCount":
+			out.Values[i] = ec._TrainingPlan_availableCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startTime":
+			out.Values[i] = ec._TrainingPlan_startTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endTime":
+			out.Values[i] = ec._TrainingPlan_endTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -11638,6 +18085,11 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAddInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAddInstanceGroupInput(ctx context.Context, v any) (model.AddInstanceGroupInput, error) {
+	res, err := ec.unmarshalInputAddInstanceGroupInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAuditRecord2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecord(ctx context.Context, sel ast.SelectionSet, v *model.AuditRecord) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AuditRecord!")
@@ -11802,6 +18254,16 @@ func (ec *executionContext) marshalNCreatedToken2ᚖgithubᚗcomᚋinstantstart�
 	return ec._CreatedToken(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDeepHealthCheckResult2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthCheckResult(ctx context.Context, v any) (model.DeepHealthCheckResult, error) {
+	var res model.DeepHealthCheckResult
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDeepHealthCheckResult2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthCheckResult(ctx context.Context, sel ast.SelectionSet, v model.DeepHealthCheckResult) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNEksControlPlane2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEksControlPlane(ctx context.Context, sel ast.SelectionSet, v *model.EksControlPlane) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "EksControlPlane!")
@@ -11850,9 +18312,118 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNImportClusterInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImportClusterInput(ctx context.Context, v any) (model.ImportClusterInput, error) {
 	res, err := ec.unmarshalInputImportClusterInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportableCluster2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImportableClusterᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ImportableCluster) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImportableCluster2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImportableCluster(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImportableCluster2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImportableCluster(ctx context.Context, sel ast.SelectionSet, v *model.ImportableCluster) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ImportableCluster!")
+		return graphql.Null
+	}
+	return ec._ImportableCluster(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstanceGroup2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstanceGroup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx context.Context, sel ast.SelectionSet, v *model.InstanceGroup) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstanceGroup!")
+		return graphql.Null
+	}
+	return ec._InstanceGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstanceGroupConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupConnection(ctx context.Context, sel ast.SelectionSet, v *model.InstanceGroupConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstanceGroupConnection!")
+		return graphql.Null
+	}
+	return ec._InstanceGroupConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInstanceGroupEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstanceGroupEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInstanceGroupEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInstanceGroupEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupEdge(ctx context.Context, sel ast.SelectionSet, v *model.InstanceGroupEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstanceGroupEdge!")
+		return graphql.Null
+	}
+	return ec._InstanceGroupEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNInstanceGroupInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupInput(ctx context.Context, v any) (*model.InstanceGroupInput, error) {
@@ -11882,6 +18453,24 @@ func (ec *executionContext) marshalNInstanceGroupSpec2ᚖgithubᚗcomᚋinstants
 		return graphql.Null
 	}
 	return ec._InstanceGroupSpec(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInstanceGroupStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupStatus(ctx context.Context, v any) (model.InstanceGroupStatus, error) {
+	var res model.InstanceGroupStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInstanceGroupStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupStatus(ctx context.Context, sel ast.SelectionSet, v model.InstanceGroupStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNInstanceQuota2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceQuota(ctx context.Context, sel ast.SelectionSet, v *model.InstanceQuota) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstanceQuota!")
+		return graphql.Null
+	}
+	return ec._InstanceQuota(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNInstanceTypeOffering2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceTypeOfferingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstanceTypeOffering) graphql.Marshaler {
@@ -11922,12 +18511,169 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) marshalNKubernetesLabel2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.KubernetesLabel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNKubernetesLabel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNKubernetesLabel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabel(ctx context.Context, sel ast.SelectionSet, v *model.KubernetesLabel) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "KubernetesLabel!")
+		return graphql.Null
+	}
+	return ec._KubernetesLabel(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNKubernetesLabelInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInput(ctx context.Context, v any) (*model.KubernetesLabelInput, error) {
+	res, err := ec.unmarshalInputKubernetesLabelInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMe(ctx context.Context, sel ast.SelectionSet, v *model.Me) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Me!")
 		return graphql.Null
 	}
 	return ec._Me(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNNetworkInterfaceMode2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, v any) (model.NetworkInterfaceMode, error) {
+	var res model.NetworkInterfaceMode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNetworkInterfaceMode2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, sel ast.SelectionSet, v model.NetworkInterfaceMode) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNNode2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v *model.Node) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Node!")
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNodeConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeConnection(ctx context.Context, sel ast.SelectionSet, v *model.NodeConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NodeConnection!")
+		return graphql.Null
+	}
+	return ec._NodeConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNodeDiagnosis2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeDiagnosis(ctx context.Context, sel ast.SelectionSet, v *model.NodeDiagnosis) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NodeDiagnosis!")
+		return graphql.Null
+	}
+	return ec._NodeDiagnosis(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNodeEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NodeEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNodeEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNodeEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEdge(ctx context.Context, sel ast.SelectionSet, v *model.NodeEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NodeEdge!")
+		return graphql.Null
+	}
+	return ec._NodeEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNodeEvent2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NodeEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNodeEvent2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNodeEvent2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeEvent(ctx context.Context, sel ast.SelectionSet, v *model.NodeEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NodeEvent!")
+		return graphql.Null
+	}
+	return ec._NodeEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNNodeHealth2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeHealth(ctx context.Context, v any) (model.NodeHealth, error) {
+	var res model.NodeHealth
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNodeHealth2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeHealth(ctx context.Context, sel ast.SelectionSet, v model.NodeHealth) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNNodeNextStep2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeNextStep(ctx context.Context, v any) (model.NodeNextStep, error) {
+	var res model.NodeNextStep
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNodeNextStep2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeNextStep(ctx context.Context, sel ast.SelectionSet, v model.NodeNextStep) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNNodeStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeStatus(ctx context.Context, v any) (model.NodeStatus, error) {
+	var res model.NodeStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNodeStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNodeStatus(ctx context.Context, sel ast.SelectionSet, v model.NodeStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx context.Context, sel ast.SelectionSet, v *model.Operation) graphql.Marshaler {
@@ -12141,6 +18887,45 @@ func (ec *executionContext) marshalNSubnetRole2githubᚗcomᚋinstantstartᚋins
 	return v
 }
 
+func (ec *executionContext) marshalNTaint2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Taint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTaint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTaint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaint(ctx context.Context, sel ast.SelectionSet, v *model.Taint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Taint!")
+		return graphql.Null
+	}
+	return ec._Taint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTaintEffect2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintEffect(ctx context.Context, v any) (model.TaintEffect, error) {
+	var res model.TaintEffect
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaintEffect2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintEffect(ctx context.Context, sel ast.SelectionSet, v model.TaintEffect) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNTaintInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInput(ctx context.Context, v any) (*model.TaintInput, error) {
+	res, err := ec.unmarshalInputTaintInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := graphql.UnmarshalTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12177,6 +18962,35 @@ func (ec *executionContext) marshalNToken2ᚖgithubᚗcomᚋinstantstartᚋinsta
 		return graphql.Null
 	}
 	return ec._Token(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTrainingPlan2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingPlanᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrainingPlan) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrainingPlan2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingPlan(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrainingPlan2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingPlan(ctx context.Context, sel ast.SelectionSet, v *model.TrainingPlan) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TrainingPlan!")
+		return graphql.Null
+	}
+	return ec._TrainingPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUpdateInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateInstanceGroupInput(ctx context.Context, v any) (model.UpdateInstanceGroupInput, error) {
+	res, err := ec.unmarshalInputUpdateInstanceGroupInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -12434,6 +19248,23 @@ func (ec *executionContext) unmarshalOEventFilter2ᚖgithubᚗcomᚋinstantstart
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -12487,6 +19318,13 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalOInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx context.Context, sel ast.SelectionSet, v *model.InstanceGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InstanceGroup(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOInstanceGroupInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupInputᚄ(ctx context.Context, v any) ([]*model.InstanceGroupInput, error) {
 	if v == nil {
 		return nil, nil
@@ -12538,6 +19376,46 @@ func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.
 	_ = ctx
 	res := graphql.MarshalAny(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInputᚄ(ctx context.Context, v any) ([]*model.KubernetesLabelInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.KubernetesLabelInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNKubernetesLabelInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalONetworkInterfaceMode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, v any) (*model.NetworkInterfaceMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.NetworkInterfaceMode)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONetworkInterfaceMode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, sel ast.SelectionSet, v *model.NetworkInterfaceMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalONode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v *model.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx context.Context, sel ast.SelectionSet, v *model.Operation) graphql.Marshaler {
@@ -12649,6 +19527,23 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOTaintInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInputᚄ(ctx context.Context, v any) ([]*model.TaintInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.TaintInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTaintInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

@@ -101,7 +101,7 @@ func TestToolAnnotationsAndSchemas(t *testing.T) {
 	}
 	groups := input["properties"].(map[string]any)["instanceGroups"].(map[string]any)
 	capacity := groups["items"].(map[string]any)["properties"].(map[string]any)["capacityType"].(map[string]any)
-	if capacity["default"] != "ON_DEMAND" || len(capacity["enum"].([]any)) != 2 {
+	if capacity["default"] != "ON_DEMAND" || len(capacity["enum"].([]any)) != 3 {
 		t.Fatalf("capacityType schema: %v", capacity)
 	}
 	del := get("delete_cluster")

@@ -15,6 +15,19 @@ import (
 	"github.com/instantstart/instantstart/graph/model"
 )
 
+// InstanceGroups is the resolver for the instanceGroups field.
+func (r *clusterResolver) InstanceGroups(ctx context.Context, obj *model.Cluster) ([]*model.InstanceGroup, error) {
+	groups, err := r.Compute.Groups(obj.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.InstanceGroup, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, mapInstanceGroup(g))
+	}
+	return out, nil
+}
+
 // LastOperation is the resolver for the lastOperation field.
 func (r *clusterResolver) LastOperation(ctx context.Context, obj *model.Cluster) (*model.Operation, error) {
 	c, err := r.Clusters.Get(obj.ID)

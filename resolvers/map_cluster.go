@@ -40,14 +40,14 @@ func mapCluster(c *cluster.Cluster) *model.Cluster {
 			NodeRecovery:         optional(c.HyperPod.NodeRecovery),
 			NodeProvisioningMode: optional(c.HyperPod.NodeProvisioning),
 		},
-		EksClusterRoleArn: optional(c.Roles.EKSClusterRoleArn),
-		ExecutionRoleArn:  optional(c.Roles.ExecutionRoleArn),
-		InstanceGroups:    make([]*model.InstanceGroupSpec, 0, len(c.InstanceGroups)),
-		CreatedAt:         c.CreatedAt,
-		UpdatedAt:         c.UpdatedAt,
+		EksClusterRoleArn:       optional(c.Roles.EKSClusterRoleArn),
+		ExecutionRoleArn:        optional(c.Roles.ExecutionRoleArn),
+		RequestedInstanceGroups: make([]*model.InstanceGroupSpec, 0, len(c.InstanceGroups)),
+		CreatedAt:               c.CreatedAt,
+		UpdatedAt:               c.UpdatedAt,
 	}
 	for _, g := range c.InstanceGroups {
-		out.InstanceGroups = append(out.InstanceGroups, mapInstanceGroupSpec(g))
+		out.RequestedInstanceGroups = append(out.RequestedInstanceGroups, mapInstanceGroupSpec(g))
 	}
 	if c.Nodes != nil {
 		out.NodesReady, out.NodesTotal = &c.Nodes.Ready, &c.Nodes.Total

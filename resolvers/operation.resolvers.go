@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/graph"
@@ -32,6 +33,24 @@ func (r *eventResolver) Cluster(ctx context.Context, obj *model.Event) (*model.C
 		return nil, err
 	}
 	return mapCluster(&c), nil
+}
+
+// InstanceGroup is the resolver for the instanceGroup field.
+func (r *eventResolver) InstanceGroup(ctx context.Context, obj *model.Event) (*model.InstanceGroup, error) {
+	var g compute.InstanceGroup
+	if ok, err := decodePayload(obj, compute.GroupKind, &g); !ok || err != nil {
+		return nil, err
+	}
+	return mapInstanceGroup(&g), nil
+}
+
+// Node is the resolver for the node field.
+func (r *eventResolver) Node(ctx context.Context, obj *model.Event) (*model.Node, error) {
+	var n compute.Node
+	if ok, err := decodePayload(obj, compute.NodeKind, &n); !ok || err != nil {
+		return nil, err
+	}
+	return mapNode(&n), nil
 }
 
 // RetryOperation is the resolver for the retryOperation field.

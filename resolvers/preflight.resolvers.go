@@ -42,3 +42,40 @@ func (r *queryResolver) InstanceTypeOfferings(ctx context.Context, region *strin
 	}
 	return out, nil
 }
+
+// InstanceQuota is the resolver for the instanceQuota field.
+func (r *queryResolver) InstanceQuota(ctx context.Context, region *string, instanceType string) (*model.InstanceQuota, error) {
+	q, err := r.Preflight.InstanceQuota(ctx, deref(region), instanceType)
+	if err != nil {
+		return nil, err
+	}
+	return &model.InstanceQuota{InstanceType: q.InstanceType, Region: q.Region, QuotaName: q.Name, Limit: q.Limit, InUse: q.InUse, Available: q.Available}, nil
+}
+
+// TrainingPlans is the resolver for the trainingPlans field.
+func (r *queryResolver) TrainingPlans(ctx context.Context, region *string) ([]*model.TrainingPlan, error) {
+	plans, err := r.Preflight.TrainingPlans(ctx, deref(region))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.TrainingPlan, 0, len(plans))
+	for _, p := range plans {
+		out = append(out, &model.TrainingPlan{Arn: p.Arn, Name: p.Name, Status: p.Status, InstanceType: optional(p.InstanceType), Zone: optional(p.Zone),
+			TotalCount: p.Total, AvailableCount: p.Available, StartTime: p.StartTime, EndTime: p.EndTime})
+	}
+	return out, nil
+}
+
+// ImportableClusters is the resolver for the importableClusters field.
+func (r *queryResolver) ImportableClusters(ctx context.Context, region *string) ([]*model.ImportableCluster, error) {
+	found, err := r.Resolver.Clusters.Importable(ctx, deref(region))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.ImportableCluster, 0, len(found))
+	for _, c := range found {
+		out = append(out, &model.ImportableCluster{Region: c.Region, EksClusterName: c.EKSName, EksStatus: c.EKSStatus,
+			KubernetesVersion: optional(c.Version), HyperPodClusterName: optional(c.HyperPodName), HyperPodStatus: optional(c.HyperPodStatus)})
+	}
+	return out, nil
+}

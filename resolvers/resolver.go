@@ -8,6 +8,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/store"
@@ -19,6 +20,7 @@ type Resolver struct {
 	Store     *store.Store
 	Ops       *ops.Runner
 	Clusters  *cluster.Service
+	Compute   *compute.Service
 	Auth      *auth.Service
 	Preflight *preflight.Service
 	// Log receives what a client must not see (the causes of INTERNAL

@@ -16,13 +16,29 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
 
-// SageMaker is the part of the SageMaker API that manages HyperPod clusters.
+// SageMaker is the part of the SageMaker API that manages HyperPod clusters:
+// the clusters, their instance groups and nodes, their events, and the
+// training plans that reserve capacity for them.
 type SageMaker interface {
 	CreateCluster(ctx context.Context, in *sagemaker.CreateClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.CreateClusterOutput, error)
 	DescribeCluster(ctx context.Context, in *sagemaker.DescribeClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterOutput, error)
 	ListClusters(ctx context.Context, in *sagemaker.ListClustersInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListClustersOutput, error)
 	DeleteCluster(ctx context.Context, in *sagemaker.DeleteClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.DeleteClusterOutput, error)
 	ListClusterNodes(ctx context.Context, in *sagemaker.ListClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListClusterNodesOutput, error)
+	UpdateCluster(ctx context.Context, in *sagemaker.UpdateClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.UpdateClusterOutput, error)
+	DescribeClusterNode(ctx context.Context, in *sagemaker.DescribeClusterNodeInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterNodeOutput, error)
+
+	BatchAddClusterNodes(ctx context.Context, in *sagemaker.BatchAddClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.BatchAddClusterNodesOutput, error)
+	BatchDeleteClusterNodes(ctx context.Context, in *sagemaker.BatchDeleteClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.BatchDeleteClusterNodesOutput, error)
+	BatchRebootClusterNodes(ctx context.Context, in *sagemaker.BatchRebootClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.BatchRebootClusterNodesOutput, error)
+	BatchReplaceClusterNodes(ctx context.Context, in *sagemaker.BatchReplaceClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.BatchReplaceClusterNodesOutput, error)
+	StartClusterHealthCheck(ctx context.Context, in *sagemaker.StartClusterHealthCheckInput, opts ...func(*sagemaker.Options)) (*sagemaker.StartClusterHealthCheckOutput, error)
+
+	ListClusterEvents(ctx context.Context, in *sagemaker.ListClusterEventsInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListClusterEventsOutput, error)
+	DescribeClusterEvent(ctx context.Context, in *sagemaker.DescribeClusterEventInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterEventOutput, error)
+
+	ListTrainingPlans(ctx context.Context, in *sagemaker.ListTrainingPlansInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListTrainingPlansOutput, error)
+	DescribeTrainingPlan(ctx context.Context, in *sagemaker.DescribeTrainingPlanInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeTrainingPlanOutput, error)
 }
 
 // EKS is the part of the EKS API that manages control planes, add-ons,
@@ -135,6 +151,7 @@ type Provider struct {
 	IAM           IAM
 	STS           STS
 	ServiceQuotas ServiceQuotas
+	Kubernetes    Kubernetes
 }
 
 // Regions hands out the ports for each region the control plane works in.

@@ -437,30 +437,41 @@ func (n *network) applyCompute(ctx context.Context, run *ops.Run) (map[string]st
 	}
 	var ids []string
 	for _, zone := range n.computeZones() {
-		have, err := vpcSubnets(ctx, n.p, vpcID)
+		s, err := n.computeSubnet(ctx, vpcID, vpc, zone, true)
 		if err != nil {
 			return nil, err
-		}
-		s := computeSubnetIn(have, zone)
-		if s == nil {
-			var used []netip.Prefix
-			for _, h := range have {
-				if p, err := netip.ParsePrefix(aws.ToString(h.CidrBlock)); err == nil {
-					used = append(used, p)
-				}
-			}
-			cidr, err := netplan.ComputeSubnet(vpc, zone, used)
-			if err != nil {
-				return nil, errs.Wrap(errs.Precondition, err, "%v", err)
-			}
-			out, err := n.p.EC2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(vpcID), CidrBlock: aws.String(cidr.String()), AvailabilityZone: aws.String(zone),
-				TagSpecifications: tagSpec(ec2types.ResourceTypeSubnet, n.clusterID, n.name+"-compute-"+zone, "compute", ec2types.Tag{Key: aws.String(tagZone), Value: aws.String(zone)})})
-			if err != nil {
-				return nil, err
-			}
-			s = out.Subnet
 		}
 		ids = append(ids, aws.ToString(s.SubnetId))
 	}
 	return nil, n.ensureRouteTable(ctx, vpcID, "private", ids, &ec2.CreateRouteInput{NatGatewayId: aws.String(run.Output("nat-gateway", "natGatewayId"))})
+}
+
+// computeSubnet finds the compute subnet of zone in the VPC or, when create
+// is true and there is none, makes it: a /20 placed by
+// netplan.ComputeSubnet, the one function every capacity path uses. It
+// returns nil when there is none and create is false.
+func (n *network) computeSubnet(ctx context.Context, vpcID string, vpc netip.Prefix, zone string, create bool) (*ec2types.Subnet, error) {
+	have, err := vpcSubnets(ctx, n.p, vpcID)
+	if err != nil {
+		return nil, err
+	}
+	if s := computeSubnetIn(have, zone); s != nil || !create {
+		return s, nil
+	}
+	var used []netip.Prefix
+	for _, h := range have {
+		if p, err := netip.ParsePrefix(aws.ToString(h.CidrBlock)); err == nil {
+			used = append(used, p)
+		}
+	}
+	cidr, err := netplan.ComputeSubnet(vpc, zone, used)
+	if err != nil {
+		return nil, errs.Wrap(errs.Precondition, err, "%v", err)
+	}
+	out, err := n.p.EC2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(vpcID), CidrBlock: aws.String(cidr.String()), AvailabilityZone: aws.String(zone),
+		TagSpecifications: tagSpec(ec2types.ResourceTypeSubnet, n.clusterID, n.name+"-compute-"+zone, "compute", ec2types.Tag{Key: aws.String(tagZone), Value: aws.String(zone)})})
+	if err != nil {
+		return nil, err
+	}
+	return out.Subnet, nil
 }

@@ -156,25 +156,12 @@ func (d *discovery) observeHyperPod(ctx context.Context, run *ops.Run) (ops.Obse
 	eksArn := run.Output("eks-cluster", "arn")
 	name := d.in.HyperPodClusterName
 	if name == "" {
-		var token *string
-		for name == "" {
-			list, err := d.p.SageMaker.ListClusters(ctx, &sagemaker.ListClustersInput{NextToken: token})
-			if err != nil {
-				return ops.Observation{}, err
-			}
-			for _, sum := range list.ClusterSummaries {
-				out, err := d.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: sum.ClusterName})
-				if err != nil {
-					continue
-				}
-				if out.Orchestrator != nil && out.Orchestrator.Eks != nil && aws.ToString(out.Orchestrator.Eks.ClusterArn) == eksArn {
-					name = aws.ToString(out.ClusterName)
-					break
-				}
-			}
-			if token = list.NextToken; token == nil {
-				break
-			}
+		byEKS, err := hyperPodsByEKS(ctx, d.p)
+		if err != nil {
+			return ops.Observation{}, err
+		}
+		if hp := byEKS[eksArn]; hp != nil {
+			name = aws.ToString(hp.ClusterName)
 		}
 	}
 	if name == "" {
@@ -187,4 +174,87 @@ func (d *discovery) observeHyperPod(ctx context.Context, run *ops.Run) (ops.Obse
 	o := map[string]string{"name": name, "arn": aws.ToString(out.ClusterArn), "status": string(out.ClusterStatus),
 		"failureMessage": aws.ToString(out.FailureMessage), "nodeRecovery": string(out.NodeRecovery), "nodeProvisioningMode": string(out.NodeProvisioningMode)}
 	return ops.Observation{State: ops.Done, Outputs: o, Message: "HyperPod cluster " + name + " is " + string(out.ClusterStatus)}, nil
+}
+
+// hyperPodsByEKS describes the region's HyperPod clusters, keyed by the ARN
+// of the EKS cluster that orchestrates each.
+func hyperPodsByEKS(ctx context.Context, p *cloud.Provider) (map[string]*sagemaker.DescribeClusterOutput, error) {
+	out := map[string]*sagemaker.DescribeClusterOutput{}
+	var token *string
+	for {
+		list, err := p.SageMaker.ListClusters(ctx, &sagemaker.ListClustersInput{NextToken: token})
+		if err != nil {
+			return nil, err
+		}
+		for _, sum := range list.ClusterSummaries {
+			d, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: sum.ClusterName})
+			if err != nil {
+				continue // deleted meanwhile
+			}
+			if d.Orchestrator != nil && d.Orchestrator.Eks != nil {
+				out[aws.ToString(d.Orchestrator.Eks.ClusterArn)] = d
+			}
+		}
+		if token = list.NextToken; token == nil || *token == "" {
+			return out, nil
+		}
+	}
+}
+
+// Importable is an EKS cluster of the region that no live cluster record
+// manages, with the HyperPod cluster it orchestrates, if any.
+type Importable struct {
+	Region, EKSName, EKSStatus, Version string
+	HyperPodName, HyperPodStatus        string
+}
+
+// Importable lists the region's EKS clusters that this control plane does
+// not manage yet: candidates for Import.
+func (s *Service) Importable(ctx context.Context, region string) ([]Importable, error) {
+	p, err := s.provider(region)
+	if err != nil {
+		return nil, err
+	}
+	managed := map[string]bool{}
+	page, err := s.List(ListFilter{}, 1<<20, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range page.Items {
+		if c.Region == p.Region {
+			managed[c.EKS.Name] = true
+		}
+	}
+	byEKS, err := hyperPodsByEKS(ctx, p)
+	if err != nil {
+		return nil, errs.FromUpstream(err, "list HyperPod clusters")
+	}
+	var out []Importable
+	var token *string
+	for {
+		list, err := p.EKS.ListClusters(ctx, &eks.ListClustersInput{NextToken: token})
+		if err != nil {
+			return nil, errs.FromUpstream(err, "list EKS clusters")
+		}
+		for _, name := range list.Clusters {
+			if managed[name] {
+				continue
+			}
+			d, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+			if errs.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, errs.FromUpstream(err, "describe EKS cluster "+name)
+			}
+			im := Importable{Region: p.Region, EKSName: name, EKSStatus: string(d.Cluster.Status), Version: aws.ToString(d.Cluster.Version)}
+			if hp := byEKS[aws.ToString(d.Cluster.Arn)]; hp != nil {
+				im.HyperPodName, im.HyperPodStatus = aws.ToString(hp.ClusterName), string(hp.ClusterStatus)
+			}
+			out = append(out, im)
+		}
+		if token = list.NextToken; token == nil || *token == "" {
+			return out, nil
+		}
+	}
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +10,7 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -161,21 +161,8 @@ type Refresher struct {
 
 // Run refreshes until ctx ends.
 func (r Refresher) Run(ctx context.Context) {
-	wait := r.Fast
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
+	refresh.Loop(ctx, r.Fast, r.Slow, r.Service.log, "refresh clusters", func(ctx context.Context) (bool, error) {
 		n, err := r.Service.Refresh(ctx)
-		if err != nil && !errors.Is(err, context.Canceled) {
-			r.Service.log.Warn("refresh clusters", "err", err)
-		}
-		if n > 0 {
-			wait = r.Fast
-		} else {
-			wait = min(wait*2, r.Slow)
-		}
-	}
+		return n > 0, err
+	})
 }

@@ -1,9 +1,12 @@
 // Package sim is the embedded simulator of AWS, InstantStart's default
 // provider. A World holds one simulated account: EC2 networks, IAM roles and
 // OIDC providers, EKS control planes with their add-ons, access entries and
-// pod identity associations, SageMaker HyperPod clusters and their nodes, and
-// Service Quotas. Each region's view implements the ports of engine/cloud, so
-// the engine cannot tell the simulator from the real SDK clients.
+// pod identity associations, SageMaker HyperPod clusters with their instance
+// groups, nodes (booting, deep health checks, health labels, recovery),
+// events and training plans, Service Quotas, and a Kubernetes API per EKS
+// cluster whose Node objects follow the HyperPod nodes. Each region's view
+// implements the ports of engine/cloud, so the engine cannot tell the
+// simulator from the real SDK clients.
 //
 // The simulator behaves like the real services where the engine can see it:
 // the real status enums and transitions, latencies of the real order divided

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,10 +15,12 @@ const (
 	// FaultCapacity makes a HyperPod cluster whose instance groups land in
 	// Zone (and, if set, are of InstanceType) fail with
 	// InsufficientInstanceCapacity when it would have become InService.
+	// Nodes added to a running cluster wait for capacity instead, for as
+	// long as the fault lasts.
 	FaultCapacity = "capacity"
 	// FaultQuota sets the Service Quotas value of InstanceType to Value;
-	// SageMaker CreateCluster asking for more fails with
-	// ResourceLimitExceeded.
+	// SageMaker CreateCluster, UpdateCluster or BatchAddClusterNodes asking
+	// for more fails with ResourceLimitExceeded.
 	FaultQuota = "quota"
 	// FaultThrottle makes calls to Service (and Operation, if set) fail with
 	// ThrottlingException (EC2: RequestLimitExceeded).
@@ -28,10 +32,22 @@ const (
 	// add-on, SageMaker cluster, EC2 NAT gateway) created by Operation (any
 	// create, if empty) end in its failed state instead of its ready state.
 	FaultFail = "fail"
+	// FaultNode strikes healthy Running HyperPod nodes (of Cluster, Group,
+	// Instance, Zone, InstanceType, when set): their health label turns
+	// Unschedulable and, after the health-monitoring agent notices, they
+	// need the Recovery ("reboot", the default, or "replace"). HyperPod
+	// recovers them itself when the cluster's NodeRecovery is Automatic;
+	// with None they stay Unschedulable until a client reboots or replaces
+	// them.
+	FaultNode = "node"
+	// FaultHealthCheck makes the next deep health check of a matching
+	// HyperPod node (by Cluster, Group, Instance, Zone, InstanceType) fail.
+	FaultHealthCheck = "healthcheck"
 )
 
 // Fault is an injected misbehaviour of the simulated cloud. Empty selectors
-// (Service, Operation, Region, Zone, InstanceType) match anything.
+// (Service, Operation, Region, Zone, InstanceType, Cluster, Group,
+// Instance) match anything.
 type Fault struct {
 	ID           string
 	Kind         string
@@ -40,23 +56,31 @@ type Fault struct {
 	Region       string
 	Zone         string // a zone name ("us-west-2a") or id ("usw2-az1")
 	InstanceType string // SageMaker name, e.g. "ml.p5.48xlarge"
+	Cluster      string `json:",omitempty"` // a HyperPod cluster name (node and healthcheck faults)
+	Group        string `json:",omitempty"` // an instance group name (node and healthcheck faults)
+	Instance     string `json:",omitempty"` // an instance id, "i-..." (node and healthcheck faults)
+	Recovery     string `json:",omitempty"` // what a node fault needs: "reboot" (default) or "replace"
 	Code         string
 	Message      string
 	// Count is how many times the fault fires before it is removed; 0
 	// keeps it until cleared. A throttle or error fault fires on each call
 	// it fails, a capacity or fail fault on each resource it dooms, a quota
-	// fault on each CreateCluster it rejects (reporting the value through
-	// ListServiceQuotas does not use it up).
+	// fault on each request it rejects (reporting the value through
+	// ListServiceQuotas does not use it up), a node fault on each node it
+	// strikes, a healthcheck fault on each check it fails. Node and
+	// healthcheck faults fire once when Count is 0.
 	Count int
 	Value float64 // the quota value of a quota fault
 }
 
 // ParseFault parses the start-up flag syntax
 // kind[:key=value[,key=value...]], for example
-// "capacity:zone=us-west-2a,instanceType=ml.p5.48xlarge" or
-// "throttle:service=eks,operation=DescribeCluster,count=3". Keys are
+// "capacity:zone=us-west-2a,instanceType=ml.p5.48xlarge",
+// "throttle:service=eks,operation=DescribeCluster,count=3",
+// "node:cluster=hp,group=workers,recovery=replace" or
+// "healthcheck:cluster=hp,instanceType=ml.p5.48xlarge". Keys are
 // case-insensitive: id, service, operation, region, zone, instanceType,
-// code, message, count, value.
+// cluster, group, instance, recovery, code, message, count, value.
 func ParseFault(spec string) (Fault, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	f := Fault{Kind: strings.ToLower(strings.TrimSpace(kind))}
@@ -83,6 +107,14 @@ func ParseFault(spec string) (Fault, error) {
 			f.Zone = value
 		case "instancetype", "instance-type", "type":
 			f.InstanceType = value
+		case "cluster":
+			f.Cluster = value
+		case "group", "instancegroup", "instance-group":
+			f.Group = value
+		case "instance", "instanceid", "instance-id":
+			f.Instance = value
+		case "recovery":
+			f.Recovery = value
 		case "code":
 			f.Code = value
 		case "message", "msg":
@@ -101,13 +133,14 @@ func ParseFault(spec string) (Fault, error) {
 	return f, validateFaultKind(f.Kind)
 }
 
+// faultKinds lists the fault kinds.
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck}
+
 func validateFaultKind(kind string) error {
-	switch kind {
-	case FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail:
+	if slices.Contains(faultKinds, kind) {
 		return nil
 	}
-	return fmt.Errorf("sim: unknown fault kind %q; kinds are %s, %s, %s, %s, %s",
-		kind, FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail)
+	return fmt.Errorf("sim: unknown fault kind %q; kinds are %s", kind, strings.Join(faultKinds, ", "))
 }
 
 // InjectFault validates f, gives it an ID if it has none, and makes it
@@ -189,9 +222,48 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		if f.Value < 0 {
 			return f, fmt.Errorf("sim: a quota value must not be negative, got %v", f.Value)
 		}
+	case FaultNode, FaultHealthCheck:
+		return w.normalizeNodeFault(f)
+	}
+	if f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
+		return f, fmt.Errorf("sim: cluster, group, instance and recovery select nodes; only %s and %s faults take them", FaultNode, FaultHealthCheck)
 	}
 	return f, nil
 }
+
+// normalizeNodeFault checks the selectors of a node or healthcheck fault:
+// they pick HyperPod nodes, not calls.
+func (w *World) normalizeNodeFault(f Fault) (Fault, error) {
+	if f.Service != "" || f.Operation != "" || f.Code != "" || f.Value != 0 {
+		return f, fmt.Errorf("sim: a %s fault selects nodes by region, zone, instanceType, cluster, group and instance; it takes no service, operation, code or value", f.Kind)
+	}
+	if f.Zone != "" {
+		region, ok := w.catalog.regionOfZone(f.Zone)
+		if !ok || (f.Region != "" && f.Region != region) {
+			return f, fmt.Errorf("sim: unknown zone %q", f.Zone)
+		}
+		f.Region = region
+	}
+	if f.Instance != "" && !instanceIDPattern.MatchString(f.Instance) {
+		return f, fmt.Errorf("sim: instance %q is not an instance id such as i-0123456789abcdef0", f.Instance)
+	}
+	f.Recovery = strings.ToLower(f.Recovery)
+	switch {
+	case f.Kind == FaultHealthCheck && f.Recovery != "":
+		return f, fmt.Errorf("sim: a %s fault takes no recovery: a node that fails its deep health checks needs a replacement", FaultHealthCheck)
+	case f.Kind == FaultNode && f.Recovery == "":
+		f.Recovery = recoverReboot
+	case f.Kind == FaultNode && f.Recovery != recoverReboot && f.Recovery != recoverReplace:
+		return f, fmt.Errorf("sim: recovery must be %s or %s, got %q", recoverReboot, recoverReplace, f.Recovery)
+	}
+	if f.Count == 0 {
+		f.Count = 1
+	}
+	return f, nil
+}
+
+// instanceIDPattern is the shape of an EC2 instance id.
+var instanceIDPattern = regexp.MustCompile(`^i-[0-9a-f]{8}([0-9a-f]{9})?$`)
 
 // ClearFault removes the fault with id.
 func (w *World) ClearFault(id string) error {
@@ -288,15 +360,23 @@ func (t *txn) failFault(service, op, defaultMessage string) (string, bool) {
 // capacityFault fires the first capacity fault for instances of typ (a
 // SageMaker name) in zone.
 func (t *txn) capacityFault(zone Zone, typ string) bool {
-	for i, f := range t.st.Faults {
-		if f.Kind != FaultCapacity || !f.inRegion(t.region) || (f.Zone != zone.Name && f.Zone != zone.ID) ||
-			(f.InstanceType != "" && f.InstanceType != typ) {
-			continue
-		}
+	i := t.capacityFaultIndex(zone, typ)
+	if i >= 0 {
 		t.st.fire(i)
-		return true
 	}
-	return false
+	return i >= 0
+}
+
+// capacityFaultIndex returns the index of the first capacity fault for
+// instances of typ in zone, or -1.
+func (t *txn) capacityFaultIndex(zone Zone, typ string) int {
+	for i, f := range t.st.Faults {
+		if f.Kind == FaultCapacity && f.inRegion(t.region) && (f.Zone == zone.Name || f.Zone == zone.ID) &&
+			(f.InstanceType == "" || f.InstanceType == typ) {
+			return i
+		}
+	}
+	return -1
 }
 
 // quotaFault returns the index of the quota fault that overrides the quota
@@ -308,4 +388,93 @@ func (t *txn) quotaFault(typ string) int {
 		}
 	}
 	return -1
+}
+
+// nodeFaultMatches tells whether node fault or healthcheck fault f selects
+// node n of group g of cluster c.
+func (t *txn) nodeFaultMatches(f Fault, c *hpClusterRec, g *hpGroupRec, n *hpNodeRec) bool {
+	if !f.inRegion(t.region) || (f.Cluster != "" && f.Cluster != c.Name) || (f.Group != "" && f.Group != g.Name) ||
+		(f.Instance != "" && f.Instance != n.InstanceID) || (f.InstanceType != "" && f.InstanceType != n.InstanceType) {
+		return false
+	}
+	if f.Zone != "" {
+		zone, _ := t.w.catalog.zone(t.region, n.Zone)
+		return f.Zone == zone.Name || f.Zone == zone.ID
+	}
+	return true
+}
+
+// strikeNodeFaults lets the node faults strike the healthy nodes they
+// select, one node per firing, in the order of cluster names, groups and
+// nodes. A fault that selects no healthy node now waits for one.
+func (t *txn) strikeNodeFaults() {
+	var ids []string
+	for _, f := range t.st.Faults {
+		if f.Kind == FaultNode && f.inRegion(t.region) {
+			ids = append(ids, f.ID)
+		}
+	}
+	for _, id := range ids {
+		for {
+			i := slices.IndexFunc(t.st.Faults, func(f Fault) bool { return f.ID == id })
+			if i < 0 {
+				break
+			}
+			f := t.st.Faults[i]
+			c, g, n := t.nodeFaultTarget(f)
+			if n == nil {
+				break
+			}
+			msg := f.Message
+			if msg == "" {
+				msg = defaultNodeFaultMessage(f.Recovery)
+			}
+			t.breakNode(c, g, n, t.now, f.Recovery, msg)
+			t.st.fire(i)
+		}
+	}
+}
+
+// nodeFaultTarget finds the first healthy node fault f selects.
+func (t *txn) nodeFaultTarget(f Fault) (*hpClusterRec, *hpGroupRec, *hpNodeRec) {
+	for _, name := range sortedKeys(t.rs.HyperPod) {
+		c := t.rs.HyperPod[name]
+		if !c.alive() {
+			continue
+		}
+		for _, g := range c.Groups {
+			for _, n := range g.Nodes {
+				if n.healthy() && t.nodeFaultMatches(f, c, g, n) {
+					return c, g, n
+				}
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+// defaultNodeFaultMessage is what the health-monitoring agent reports for
+// a simulated fault that needs recovery.
+func defaultNodeFaultMessage(recovery string) string {
+	if recovery == recoverReplace {
+		return "GPU hardware failure: NVIDIA XID 79, the GPU has fallen off the bus (simulated fault)."
+	}
+	return "The node stopped responding: kernel soft lockup detected (simulated fault)."
+}
+
+// healthCheckFault fires the first healthcheck fault that selects node n,
+// which starts the deep health checks checks, and returns the message
+// they fail with.
+func (t *txn) healthCheckFault(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, checks []string) (string, bool) {
+	for i, f := range t.st.Faults {
+		if f.Kind != FaultHealthCheck || !t.nodeFaultMatches(f, c, g, n) {
+			continue
+		}
+		t.st.fire(i)
+		if f.Message != "" {
+			return f.Message, true
+		}
+		return fmt.Sprintf("Deep health check %s failed on %s: GPU stress test found uncorrectable ECC errors (simulated fault).", checks[0], n.InstanceID), true
+	}
+	return "", false
 }

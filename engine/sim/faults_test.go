@@ -30,6 +30,11 @@ func TestParseFault(t *testing.T) {
 		{"fail:service=sagemaker,message=Lifecycle script failed", Fault{Kind: "fail", Service: "sagemaker", Message: "Lifecycle script failed"}, false},
 		{" Throttle : Service = ec2 ", Fault{Kind: "throttle", Service: "ec2"}, false},
 		{"fail", Fault{Kind: "fail"}, false},
+		{"node:cluster=hp,group=workers,recovery=replace,count=2",
+			Fault{Kind: "node", Cluster: "hp", Group: "workers", Recovery: "replace", Count: 2}, false},
+		{"node:region=us-west-2,instance=i-0123456789abcdef0", Fault{Kind: "node", Region: "us-west-2", Instance: "i-0123456789abcdef0"}, false},
+		{"healthcheck:cluster=hp,group=gpu,instanceType=ml.p5.48xlarge",
+			Fault{Kind: "healthcheck", Cluster: "hp", Group: "gpu", InstanceType: "ml.p5.48xlarge"}, false},
 		{"meteor:zone=us-west-2a", Fault{}, true},
 		{"throttle:service", Fault{}, true},
 		{"throttle:colour=red", Fault{}, true},
@@ -60,6 +65,12 @@ func TestInjectFaultValidates(t *testing.T) {
 		{Kind: FaultQuota, InstanceType: "ml.x9.huge"}, // unknown type
 		{Kind: FaultFail, Service: "iam"},              // nothing asynchronous
 		{Kind: FaultError, Service: "eks", Count: -1},
+		{Kind: FaultNode, Recovery: "pray"},
+		{Kind: FaultNode, Service: "sagemaker"}, // nodes, not calls
+		{Kind: FaultNode, Instance: "node-1"},   // not an instance id
+		{Kind: FaultNode, Zone: "us-west-2a", Region: "us-east-1"},
+		{Kind: FaultHealthCheck, Recovery: "reboot"},         // a failed check needs a replacement
+		{Kind: FaultThrottle, Service: "eks", Cluster: "hp"}, // node selectors on a call fault
 	}
 	for _, fault := range bad {
 		if _, err := f.w.InjectFault(fault); err == nil {
@@ -240,5 +251,17 @@ func TestFailFault(t *testing.T) {
 	f.clock.Advance(scaled(natCreateTime))
 	if got := f.natState(nat.NatGatewayId); got != ec2types.NatGatewayStateFailed {
 		t.Errorf("NAT gateway = %s", got)
+	}
+}
+
+func TestNodeFaultDefaults(t *testing.T) {
+	f := newFixture(t)
+	node := ok(f.w.InjectFault(ok(ParseFault("node:cluster=hp,zone=usw2-az1,instanceType=g5.xlarge")).must(t))).must(t)
+	if node.Recovery != "reboot" || node.Count != 1 || node.Region != "us-west-2" || node.InstanceType != "ml.g5.xlarge" {
+		t.Errorf("node fault = %+v", node)
+	}
+	check := ok(f.w.InjectFault(Fault{Kind: FaultHealthCheck, Count: 3})).must(t)
+	if check.Count != 3 || check.Recovery != "" {
+		t.Errorf("healthcheck fault = %+v", check)
 	}
 }

@@ -24,11 +24,30 @@ type sageMakerAPI struct {
 
 var _ cloud.SageMaker = (*sageMakerAPI)(nil)
 
-// Real HyperPod latencies, divided by the world's speed.
+// hpCall runs SageMaker operation op as call does, once the region's
+// HyperPod clusters are brought up to the moment of the call. Capacity the
+// operation frees goes at once to nodes that wait for it.
+func hpCall[O any](ctx context.Context, a *sageMakerAPI, op string, fn func(t *txn) (*O, error)) (*O, error) {
+	return call(ctx, a.w, svcSageMaker, a.region, op, func(t *txn) (*O, error) {
+		t.advanceHyperPod()
+		out, err := fn(t)
+		if err == nil {
+			t.placeWaiting(t.now)
+		}
+		return out, err
+	})
+}
+
+// Real HyperPod latencies, divided by the world's speed. A cluster with
+// instance groups sets up its cluster-level resources, then boots its nodes
+// (see the node latencies in sagemaker_node_lifecycle.go).
 const (
-	hpCreateTime      = 8 * time.Minute // with instance groups to provision
-	hpCreateEmptyTime = 4 * time.Minute // without
+	hpSetupTime       = 3 * time.Minute
+	hpCreateTime      = hpSetupTime + hpNodeBootTime // with instance groups to provision
+	hpCreateEmptyTime = 4 * time.Minute              // without
 	hpDeleteTime      = 5 * time.Minute
+	hpUpdateTime      = 2 * time.Minute // a change that provisions no node
+	hpAutoScalingTime = 3 * time.Minute // installing or removing the managed autoscaler
 )
 
 // hpNamePattern is the pattern of cluster and instance group names.
@@ -42,42 +61,36 @@ type hpClusterRec struct {
 	Subnets          []string
 	SecurityGroups   []string
 	NodeRecovery     string
-	ProvisioningMode string `json:",omitempty"`
+	ProvisioningMode string              `json:",omitempty"`
+	AutoScaling      *hpAutoScalingRec   `json:",omitempty"`
+	ClusterRole      string              `json:",omitempty"`
+	TieredStorage    *hpTieredStorageRec `json:",omitempty"`
 	Groups           []*hpGroupRec
 	Tags             map[string]string `json:",omitempty"`
 	Life             lifecycle
+	// UpdatingUntil ends the Updating status an UpdateCluster started;
+	// clusters with Continuous provisioning stay InService instead.
+	UpdatingUntil *time.Time `json:",omitempty"`
+	// Agenda holds the transitions still to come (see hpAction).
+	Agenda    []hpAction   `json:",omitempty"`
+	ActionSeq uint64       `json:",omitempty"`
+	Events    []hpEventRec `json:",omitempty"`
+	// AddRequests remembers BatchAddClusterNodes client tokens.
+	AddRequests []hpAddRequestRec `json:",omitempty"`
 }
 
-// hpGroupRec is an instance group, placed in the zone of one of its
-// subnets. A flexible group (InstanceRequirements) lists its types in
-// priority order and runs the first one its zone offers.
-type hpGroupRec struct {
-	Name             string
-	InstanceType     string   // the type it runs, e.g. "ml.p5.48xlarge"
-	RequirementTypes []string `json:",omitempty"`
-	Count            int32
-	MinCount         *int32 `json:",omitempty"`
-	ExecutionRole    string
-	ThreadsPerCore   int32
-	OverrideSubnets  []string      `json:",omitempty"`
-	OverrideSGs      []string      `json:",omitempty"`
-	LifeCycle        *lifeCycleRec `json:",omitempty"`
-	SubnetID         string
-	Zone             string
-	Nodes            []hpNodeRec `json:",omitempty"`
+// hpAutoScalingRec is the managed autoscaler of a cluster: installing
+// (Creating) or removing (Deleting) for hpAutoScalingTime after Since.
+type hpAutoScalingRec struct {
+	Mode  string // Enable or Disable
+	Type  string // Karpenter
+	Since time.Time
 }
 
-// lifeCycleRec is an instance group's lifecycle configuration.
-type lifeCycleRec struct {
-	SourceS3Uri    *string `json:",omitempty"`
-	OnCreate       *string `json:",omitempty"`
-	OnInitComplete *string `json:",omitempty"`
-}
-
-type hpNodeRec struct {
-	InstanceID string
-	LogicalID  string
-	PrivateIP  string
+// hpTieredStorageRec is the managed tiered checkpointing setting.
+type hpTieredStorageRec struct {
+	Mode       string // Enable or Disable
+	Percentage *int32 `json:",omitempty"`
 }
 
 func (c *hpClusterRec) usesSubnet(id string) bool {
@@ -121,7 +134,37 @@ func (c *hpClusterRec) status(now time.Time) smtypes.ClusterStatus {
 	case phaseDeleting, phaseGone:
 		return smtypes.ClusterStatusDeleting
 	}
+	if c.UpdatingUntil != nil && now.Before(*c.UpdatingUntil) {
+		return smtypes.ClusterStatusUpdating
+	}
 	return smtypes.ClusterStatusInservice
+}
+
+// continuous tells whether the cluster provisions nodes continuously:
+// partially, retrying until the target count is reached.
+func (c *hpClusterRec) continuous() bool {
+	return c.ProvisioningMode == string(smtypes.ClusterNodeProvisioningModeContinuous)
+}
+
+// automatic tells whether HyperPod reboots or replaces faulty nodes itself.
+func (c *hpClusterRec) automatic() bool {
+	return c.NodeRecovery == string(smtypes.ClusterNodeRecoveryAutomatic)
+}
+
+// alive tells whether the cluster runs nodes: not doomed to fail, not
+// being deleted.
+func (c *hpClusterRec) alive() bool {
+	return c.Life.FailMessage == "" && c.Life.DeletingAt == nil
+}
+
+// group finds an instance group by name.
+func (c *hpClusterRec) group(name string) *hpGroupRec {
+	for _, g := range c.Groups {
+		if g.Name == name {
+			return g
+		}
+	}
+	return nil
 }
 
 // hpCluster finds a cluster by name or ARN.
@@ -138,6 +181,25 @@ func (t *txn) hpCluster(nameOrArn *string) (*hpClusterRec, error) {
 	return nil, &smtypes.ResourceNotFound{Message: aws.String(fmt.Sprintf("Resource Not Found: Cluster %s not found.", key))}
 }
 
+// hpClusterToChange finds a cluster for a call that changes it: the
+// cluster must be InService or, with Continuous provisioning, which allows
+// concurrent operations, Updating.
+func (t *txn) hpClusterToChange(nameOrArn *string, op string) (*hpClusterRec, error) {
+	c, err := t.hpCluster(nameOrArn)
+	if err != nil {
+		return nil, err
+	}
+	switch st := c.status(t.now); {
+	case st == smtypes.ClusterStatusInservice, st == smtypes.ClusterStatusUpdating && c.continuous():
+		return c, nil
+	case st == smtypes.ClusterStatusFailed:
+		return nil, sageMakerValidation("Cluster %s is Failed, so %s can not change it. Delete the cluster and create it again.", c.Name, op)
+	default:
+		return nil, &smtypes.ConflictException{Message: aws.String(fmt.Sprintf(
+			"Cluster %s is %s; %s needs it InService. Wait until DescribeCluster shows InService, then retry.", c.Name, st, op))}
+	}
+}
+
 func (t *txn) hpClusterOut(c *hpClusterRec) *sagemaker.DescribeClusterOutput {
 	status := c.status(t.now)
 	out := &sagemaker.DescribeClusterOutput{
@@ -146,6 +208,13 @@ func (t *txn) hpClusterOut(c *hpClusterRec) *sagemaker.DescribeClusterOutput {
 		NodeProvisioningMode: smtypes.ClusterNodeProvisioningMode(c.ProvisioningMode),
 		Orchestrator:         &smtypes.ClusterOrchestrator{Eks: &smtypes.ClusterOrchestratorEksConfig{ClusterArn: aws.String(c.EKSArn)}},
 		VpcConfig:            &smtypes.VpcConfig{Subnets: slices.Clone(c.Subnets), SecurityGroupIds: slices.Clone(c.SecurityGroups)},
+		AutoScaling:          t.autoScalingOut(c.AutoScaling),
+	}
+	if c.ClusterRole != "" {
+		out.ClusterRole = aws.String(c.ClusterRole)
+	}
+	if ts := c.TieredStorage; ts != nil {
+		out.TieredStorageConfig = &smtypes.ClusterTieredStorageConfig{Mode: smtypes.ClusterConfigMode(ts.Mode), InstanceMemoryAllocationPercentage: copyInt32(ts.Percentage)}
 	}
 	if status == smtypes.ClusterStatusFailed {
 		out.FailureMessage = aws.String(c.Life.FailMessage)
@@ -156,46 +225,28 @@ func (t *txn) hpClusterOut(c *hpClusterRec) *sagemaker.DescribeClusterOutput {
 	return out
 }
 
-func (t *txn) hpGroupOut(g *hpGroupRec, cluster smtypes.ClusterStatus) smtypes.ClusterInstanceGroupDetails {
-	status, current := smtypes.InstanceGroupStatusCreating, int32(0)
-	switch cluster {
-	case smtypes.ClusterStatusInservice:
-		status, current = smtypes.InstanceGroupStatusInservice, g.Count
-	case smtypes.ClusterStatusFailed:
-		status = smtypes.InstanceGroupStatusFailed
-	case smtypes.ClusterStatusDeleting:
-		status = smtypes.InstanceGroupStatusDeleting
+// autoScalingOut reports the autoscaler: Creating then InService once
+// enabled, Deleting for a while once disabled.
+func (t *txn) autoScalingOut(a *hpAutoScalingRec) *smtypes.ClusterAutoScalingConfigOutput {
+	if a == nil {
+		return nil
 	}
-	out := smtypes.ClusterInstanceGroupDetails{
-		InstanceGroupName: aws.String(g.Name), Status: status, CurrentCount: aws.Int32(current), TargetCount: aws.Int32(g.Count),
-		MinCount: copyInt32(g.MinCount), ExecutionRole: aws.String(g.ExecutionRole), ThreadsPerCore: aws.Int32(g.ThreadsPerCore),
-	}
-	if lc := g.LifeCycle; lc != nil {
-		out.LifeCycleConfig = &smtypes.ClusterLifeCycleConfig{
-			SourceS3Uri: copyString(lc.SourceS3Uri), OnCreate: copyString(lc.OnCreate), OnInitComplete: copyString(lc.OnInitComplete),
-		}
-	}
-	if g.RequirementTypes == nil {
-		out.InstanceType = smtypes.ClusterInstanceType(g.InstanceType)
-	} else {
-		var types []smtypes.ClusterInstanceType
-		for _, typ := range g.RequirementTypes {
-			types = append(types, smtypes.ClusterInstanceType(typ))
-		}
-		out.InstanceRequirements = &smtypes.ClusterInstanceRequirementDetails{CurrentInstanceTypes: types, DesiredInstanceTypes: types}
-		out.InstanceTypeDetails = []smtypes.ClusterInstanceTypeDetail{{
-			InstanceType: smtypes.ClusterInstanceType(g.InstanceType), CurrentCount: aws.Int32(current), ThreadsPerCore: aws.Int32(g.ThreadsPerCore),
-		}}
-	}
-	if g.OverrideSubnets != nil {
-		out.OverrideVpcConfig = &smtypes.VpcConfig{Subnets: slices.Clone(g.OverrideSubnets), SecurityGroupIds: slices.Clone(g.OverrideSGs)}
+	out := &smtypes.ClusterAutoScalingConfigOutput{Mode: smtypes.ClusterAutoScalingMode(a.Mode), AutoScalerType: smtypes.ClusterAutoScalerType(a.Type)}
+	settling := t.now.Before(a.Since.Add(t.w.scale(hpAutoScalingTime)))
+	switch {
+	case a.Mode == string(smtypes.ClusterAutoScalingModeEnable) && settling:
+		out.Status = smtypes.ClusterAutoScalingStatusCreating
+	case a.Mode == string(smtypes.ClusterAutoScalingModeEnable):
+		out.Status = smtypes.ClusterAutoScalingStatusInservice
+	case settling:
+		out.Status = smtypes.ClusterAutoScalingStatusDeleting
 	}
 	return out
 }
 
 // DescribeCluster describes a cluster, named by name or ARN.
 func (a *sageMakerAPI) DescribeCluster(ctx context.Context, in *sagemaker.DescribeClusterInput, _ ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterOutput, error) {
-	return call(ctx, a.w, svcSageMaker, a.region, "DescribeCluster", func(t *txn) (*sagemaker.DescribeClusterOutput, error) {
+	return hpCall(ctx, a, "DescribeCluster", func(t *txn) (*sagemaker.DescribeClusterOutput, error) {
 		in := orZero(in)
 		if err := need("DescribeClusterInput", param{"ClusterName", in.ClusterName != nil}); err != nil {
 			return nil, err
@@ -211,7 +262,7 @@ func (a *sageMakerAPI) DescribeCluster(ctx context.Context, in *sagemaker.Descri
 // ListClusters lists cluster summaries, newest first unless asked
 // otherwise, filtered by NameContains and creation time.
 func (a *sageMakerAPI) ListClusters(ctx context.Context, in *sagemaker.ListClustersInput, _ ...func(*sagemaker.Options)) (*sagemaker.ListClustersOutput, error) {
-	return call(ctx, a.w, svcSageMaker, a.region, "ListClusters", func(t *txn) (*sagemaker.ListClustersOutput, error) {
+	return hpCall(ctx, a, "ListClusters", func(t *txn) (*sagemaker.ListClustersOutput, error) {
 		in := orZero(in)
 		if in.MaxResults != nil && (*in.MaxResults < 1 || *in.MaxResults > 100) {
 			return nil, sageMakerValidation("Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 100", *in.MaxResults)
@@ -262,7 +313,7 @@ func sortClusters(cs []*hpClusterRec, by smtypes.ClusterSortBy, order smtypes.So
 // DeleteCluster starts deleting a cluster in any state but Deleting:
 // Deleting for about five minutes (divided by the speed), then gone.
 func (a *sageMakerAPI) DeleteCluster(ctx context.Context, in *sagemaker.DeleteClusterInput, _ ...func(*sagemaker.Options)) (*sagemaker.DeleteClusterOutput, error) {
-	return call(ctx, a.w, svcSageMaker, a.region, "DeleteCluster", func(t *txn) (*sagemaker.DeleteClusterOutput, error) {
+	return hpCall(ctx, a, "DeleteCluster", func(t *txn) (*sagemaker.DeleteClusterOutput, error) {
 		in := orZero(in)
 		if err := need("DeleteClusterInput", param{"ClusterName", in.ClusterName != nil}); err != nil {
 			return nil, err

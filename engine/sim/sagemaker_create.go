@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
@@ -12,10 +11,12 @@ import (
 )
 
 // CreateCluster starts creating a HyperPod cluster on an ACTIVE EKS
-// cluster: Creating for about eight minutes (divided by the speed), then
-// InService, or Failed when a capacity or fail fault hit it.
+// cluster: Creating for about eight minutes (divided by the speed; longer
+// with deep health checks, four minutes without nodes), then InService, or
+// Failed when a capacity or fail fault hit it, or its nodes found less
+// capacity than a group's MinInstanceCount.
 func (a *sageMakerAPI) CreateCluster(ctx context.Context, in *sagemaker.CreateClusterInput, _ ...func(*sagemaker.Options)) (*sagemaker.CreateClusterOutput, error) {
-	return call(ctx, a.w, svcSageMaker, a.region, "CreateCluster", func(t *txn) (*sagemaker.CreateClusterOutput, error) {
+	return hpCall(ctx, a, "CreateCluster", func(t *txn) (*sagemaker.CreateClusterOutput, error) {
 		in := orZero(in)
 		if err := needCreateCluster(in); err != nil {
 			return nil, err
@@ -32,22 +33,26 @@ func (a *sageMakerAPI) CreateCluster(ctx context.Context, in *sagemaker.CreateCl
 		if err != nil {
 			return nil, err
 		}
-		if err := t.hpModes(in, c); err != nil {
+		c.NodeRecovery = string(smtypes.ClusterNodeRecoveryAutomatic)
+		settings := hpSettings{NodeRecovery: in.NodeRecovery, ProvisioningMode: in.NodeProvisioningMode,
+			AutoScaling: in.AutoScaling, ClusterRole: in.ClusterRole, TieredStorage: in.TieredStorageConfig}
+		if err := t.hpApplySettings(c, settings); err != nil {
 			return nil, err
 		}
-		seen := map[string]bool{}
 		for i, spec := range in.InstanceGroups {
 			g, err := t.hpGroup(i, spec, c, vpcID)
 			if err != nil {
 				return nil, err
 			}
-			if seen[g.Name] {
+			if c.group(g.Name) != nil {
 				return nil, sageMakerValidation("Instance group names must be unique; %s appears twice.", g.Name)
 			}
-			seen[g.Name] = true
+			if err := t.hpPlanCount(g, nil, c.Groups); err != nil {
+				return nil, err
+			}
 			c.Groups = append(c.Groups, g)
 		}
-		if err := t.hpQuota(c.Groups); err != nil {
+		if err := t.hpQuota(quotaDelta(nil, c.Groups...)); err != nil {
 			return nil, err
 		}
 		t.hpProvision(c)
@@ -143,175 +148,54 @@ func (t *txn) hpNetwork(v *smtypes.VpcConfig, vpcID, field string) error {
 	return nil
 }
 
-func (t *txn) hpModes(in *sagemaker.CreateClusterInput, c *hpClusterRec) error {
-	switch in.NodeRecovery {
-	case "":
-		c.NodeRecovery = string(smtypes.ClusterNodeRecoveryAutomatic)
-	case smtypes.ClusterNodeRecoveryAutomatic, smtypes.ClusterNodeRecoveryNone:
-		c.NodeRecovery = string(in.NodeRecovery)
-	default:
-		return sageMakerValidation("Value '%s' at 'nodeRecovery' failed to satisfy constraint: Member must satisfy enum value set: [Automatic, None]", in.NodeRecovery)
-	}
-	switch in.NodeProvisioningMode {
-	case "", smtypes.ClusterNodeProvisioningModeContinuous:
-		c.ProvisioningMode = string(in.NodeProvisioningMode)
-	default:
-		return sageMakerValidation("Value '%s' at 'nodeProvisioningMode' failed to satisfy constraint: Member must satisfy enum value set: [Continuous]", in.NodeProvisioningMode)
-	}
-	return nil
-}
-
-// hpGroup validates instance group i and places it in a zone that offers
-// its instance type.
-func (t *txn) hpGroup(i int, spec smtypes.ClusterInstanceGroupSpecification, c *hpClusterRec, vpcID string) (*hpGroupRec, error) {
-	field := fmt.Sprintf("instanceGroups.%d.member", i+1)
-	g := &hpGroupRec{
-		Name: *spec.InstanceGroupName, Count: *spec.InstanceCount, MinCount: spec.MinInstanceCount,
-		ExecutionRole: *spec.ExecutionRole, ThreadsPerCore: 2,
-	}
-	if !hpNamePattern.MatchString(g.Name) {
-		return nil, sageMakerValidation("Value '%s' at '%s.instanceGroupName' failed to satisfy constraint: Member must satisfy regular expression pattern: %s", g.Name, field, hpNamePattern)
-	}
-	if g.Count < 0 {
-		return nil, sageMakerValidation("Value '%d' at '%s.instanceCount' failed to satisfy constraint: Member must have value greater than or equal to 0", g.Count, field)
-	}
-	if g.MinCount != nil && (*g.MinCount < 0 || *g.MinCount > g.Count) {
-		return nil, sageMakerValidation("MinInstanceCount of instance group %s must be between 0 and its InstanceCount %d.", g.Name, g.Count)
-	}
-	if t.roleByArn(g.ExecutionRole) == nil {
-		return nil, sageMakerValidation("The execution role %s of instance group %s does not exist.", g.ExecutionRole, g.Name)
-	}
-	if spec.ThreadsPerCore != nil {
-		if *spec.ThreadsPerCore != 1 && *spec.ThreadsPerCore != 2 {
-			return nil, sageMakerValidation("Value '%d' at '%s.threadsPerCore' failed to satisfy constraint: Member must be 1 or 2", *spec.ThreadsPerCore, field)
-		}
-		g.ThreadsPerCore = *spec.ThreadsPerCore
-	}
-	if lc := spec.LifeCycleConfig; lc != nil && lc.SourceS3Uri != nil && !strings.HasPrefix(*lc.SourceS3Uri, "s3://sagemaker-") {
-		return nil, sageMakerValidation("LifeCycleConfig.SourceS3Uri of instance group %s must start with s3://sagemaker-, got %s.", g.Name, *lc.SourceS3Uri)
-	}
-	if lc := spec.LifeCycleConfig; lc != nil {
-		g.LifeCycle = &lifeCycleRec{SourceS3Uri: copyString(lc.SourceS3Uri), OnCreate: copyString(lc.OnCreate), OnInitComplete: copyString(lc.OnInitComplete)}
-	}
-	if g.MinCount != nil {
-		g.MinCount = aws.Int32(*g.MinCount)
-	}
-	subnets := c.Subnets
-	if v := spec.OverrideVpcConfig; v != nil {
-		if err := t.hpNetwork(v, vpcID, field+".overrideVpcConfig"); err != nil {
-			return nil, err
-		}
-		g.OverrideSubnets, g.OverrideSGs = append([]string(nil), v.Subnets...), append([]string(nil), v.SecurityGroupIds...)
-		subnets = g.OverrideSubnets
-	}
-	var candidates []string
-	switch {
-	case spec.InstanceType != "" && spec.InstanceRequirements != nil:
-		return nil, sageMakerValidation("Instance group %s sets both InstanceType and InstanceRequirements; set one.", g.Name)
-	case spec.InstanceType != "":
-		candidates = []string{string(spec.InstanceType)}
-	case spec.InstanceRequirements != nil && len(spec.InstanceRequirements.InstanceTypes) > 0:
-		for _, typ := range spec.InstanceRequirements.InstanceTypes {
-			candidates = append(candidates, string(typ))
-		}
-		g.RequirementTypes = candidates
-	default:
-		return nil, sageMakerValidation("Instance group %s needs an InstanceType or InstanceRequirements.InstanceTypes.", g.Name)
-	}
-	for _, typ := range candidates {
-		if !strings.HasPrefix(typ, "ml.") || !t.w.catalog.knownType(typ) {
-			return nil, sageMakerValidation("Value '%s' at '%s.instanceType' failed to satisfy constraint: Member must satisfy enum value set of ml.* cluster instance types", typ, field)
-		}
-	}
-	for _, typ := range candidates {
-		for _, id := range subnets {
-			if s := t.rs.Subnets[id]; t.w.catalog.offered(t.region, s.Zone, typ) {
-				g.InstanceType, g.SubnetID, g.Zone = typ, s.ID, s.Zone
-				return g, nil
-			}
-		}
-	}
-	var zones []string
-	for _, id := range subnets {
-		zones = append(zones, t.rs.Subnets[id].Zone)
-	}
-	return nil, sageMakerValidation("Instance type %s of instance group %s is not supported in the Availability Zone(s) %v of its subnets. Choose subnets in a zone that offers it.",
-		strings.Join(candidates, " or "), g.Name, zones)
-}
-
-// hpQuota checks the "<type> for cluster usage" quotas against what the
-// region's clusters already use plus what the new cluster asks for.
-func (t *txn) hpQuota(groups []*hpGroupRec) error {
-	asked, used := map[string]int{}, map[string]int{}
-	for _, g := range groups {
-		asked[g.InstanceType] += int(g.Count)
-	}
-	for _, c := range t.rs.HyperPod {
-		if st := c.status(t.now); st == smtypes.ClusterStatusDeleting || st == smtypes.ClusterStatusFailed {
-			continue
-		}
-		for _, g := range c.Groups {
-			used[g.InstanceType] += int(g.Count)
-		}
-	}
-	for _, typ := range sortedKeys(asked) {
-		limit := t.quota(typ)
-		if float64(used[typ]+asked[typ]) <= limit {
-			continue
-		}
-		if i := t.quotaFault(typ); i >= 0 {
-			t.st.fire(i)
-		}
-		return &smtypes.ResourceLimitExceeded{Message: aws.String(fmt.Sprintf(
-			"The account-level service limit '%s' is %g Instances, with current utilization of %d Instances and a request delta of %d Instances. Please use AWS Service Quotas to request an increase for this quota.",
-			quotaName(typ), limit, used[typ], asked[typ]))}
-	}
-	return nil
-}
-
-// hpProvision records a validated cluster, its nodes, and how its
-// creation will end.
+// hpProvision records a validated cluster, launches its nodes, and decides
+// how its creation will end. Nodes boot once the cluster-level resources
+// are up, and the cluster is InService once the nodes that found capacity
+// are through their deep health checks. Nodes that do not fit in their
+// zone wait for capacity (see hpCreateRoom).
 func (t *txn) hpProvision(c *hpClusterRec) {
 	c.Arn = fmt.Sprintf("arn:aws:sagemaker:%s:%s:cluster/%s", t.region, t.account(), t.randString(lowerAlnum, 12))
 	ready := hpCreateEmptyTime
 	for _, g := range c.Groups {
 		if g.Count > 0 {
-			ready = hpCreateTime
+			ready = max(ready, hpCreateTime+checksTime(g.DeepHealthChecks))
 		}
 	}
 	c.Life = newLifecycle(t.now, t.after(ready))
+	t.rs.HyperPod[c.Name] = c
+	t.clusterEvent(c, t.now, smtypes.ClusterEventLevelInfo, "Cluster %s is Creating.", c.Name)
+	bootAt := t.after(hpCreateTime)
 	for _, g := range c.Groups {
-		if g.Count > 0 && c.Life.FailMessage == "" {
-			if zone, _ := t.w.catalog.zone(t.region, g.Zone); t.capacityFault(zone, g.InstanceType) {
-				c.Life.FailMessage = t.capacityMessage(g)
-			}
+		count := int(g.Count)
+		launched := count
+		if count > 0 && c.Life.FailMessage == "" {
+			launched = t.hpCreateRoom(c, g, count)
 		}
-		for n := int32(0); n < g.Count; n++ {
-			g.Nodes = append(g.Nodes, hpNodeRec{
-				InstanceID: t.newID("i"), LogicalID: "node-" + t.randString(lowerAlnum, 17), PrivateIP: t.rs.Subnets[g.SubnetID].nextIP(),
-			})
+		t.addNodes(c, g, count, launched, bootAt)
+		if count > 0 {
+			t.markBusy(c, g, smtypes.InstanceGroupStatusCreating, t.at(bootAt, checksTime(g.DeepHealthChecks)))
 		}
 	}
 	if msg, failed := t.failFault(svcSageMaker, "CreateCluster", "Simulated cluster creation failure"); failed && c.Life.FailMessage == "" {
 		c.Life.FailMessage = msg
 	}
-	t.rs.HyperPod[c.Name] = c
+	t.schedule(c, hpAction{At: c.Life.ReadyAt, Kind: actClusterReady})
 }
 
-// capacityMessage is HyperPod's failure message for a group whose zone has
-// no capacity for its instance type; it suggests zones that offer the type.
-func (t *txn) capacityMessage(g *hpGroupRec) string {
-	var others []string
-	region, _ := t.w.catalog.region(t.region)
-	for _, z := range region.Zones {
-		if z.Name != g.Zone && t.w.catalog.offered(t.region, z.Name, g.InstanceType) {
-			others = append(others, z.Name)
-		}
+// hpCreateRoom is how many of the count nodes of a new cluster's group
+// launch; the others wait for capacity. A capacity fault dooms the cluster
+// instead, as does, without Continuous provisioning, less room than the
+// group's MinInstanceCount: all its nodes launch, to be rolled back when
+// it fails.
+func (t *txn) hpCreateRoom(c *hpClusterRec, g *hpGroupRec, count int) int {
+	if zone, _ := t.w.catalog.zone(t.region, g.Zone); g.TrainingPlanArn == "" && t.capacityFault(zone, g.InstanceType) {
+		c.Life.FailMessage = t.capacityMessage(g)
+		return count
 	}
-	msg := fmt.Sprintf("InsufficientInstanceCapacity: We currently do not have sufficient %s capacity in the Availability Zone you requested (%s). "+
-		"Our system will be working on provisioning additional capacity.", g.InstanceType, g.Zone)
-	if len(others) > 0 {
-		msg += fmt.Sprintf(" You can currently get %s capacity by choosing %s.", g.InstanceType, strings.Join(others, ", "))
+	launched := t.room(g, count, false)
+	if !c.continuous() && g.MinCount != nil && launched < int(*g.MinCount) {
+		c.Life.FailMessage = t.capacityMessage(g)
+		return count
 	}
-	return msg + fmt.Sprintf(" (instance group %s)", g.Name)
+	return launched
 }

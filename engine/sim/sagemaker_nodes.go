@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,24 +13,40 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 )
 
-// nodeStatus is the status of every node of a cluster in status st: nodes
-// are Pending until the cluster is InService, then Running, and shutting
-// down while it is deleted. A Failed cluster has rolled its nodes back.
-func nodeStatus(st smtypes.ClusterStatus) (smtypes.ClusterInstanceStatus, bool) {
-	switch st {
-	case smtypes.ClusterStatusCreating:
-		return smtypes.ClusterInstanceStatusPending, true
-	case smtypes.ClusterStatusInservice:
-		return smtypes.ClusterInstanceStatusRunning, true
-	case smtypes.ClusterStatusDeleting:
-		return smtypes.ClusterInstanceStatusShuttingDown, true
-	}
-	return "", false
+// hpNodeRef is a node with the group and cluster it belongs to.
+type hpNodeRef struct {
+	c *hpClusterRec
+	g *hpGroupRec
+	n *hpNodeRec
 }
 
-// ListClusterNodes lists the nodes of a cluster's instance groups.
+// nodeByInstance finds a node of c by instance id.
+func (c *hpClusterRec) nodeByInstance(id string) (hpNodeRef, bool) {
+	for _, g := range c.Groups {
+		for _, n := range g.Nodes {
+			if n.InstanceID != "" && n.InstanceID == id {
+				return hpNodeRef{c, g, n}, true
+			}
+		}
+	}
+	return hpNodeRef{}, false
+}
+
+// nodeByLogicalID finds a node of c by logical id.
+func (c *hpClusterRec) nodeByLogicalID(id string) (hpNodeRef, bool) {
+	for _, g := range c.Groups {
+		if n := g.node(id); n != nil {
+			return hpNodeRef{c, g, n}, true
+		}
+	}
+	return hpNodeRef{}, false
+}
+
+// ListClusterNodes lists the nodes of a cluster's instance groups, oldest
+// first unless asked otherwise. Nodes that wait for an instance are listed
+// only with IncludeNodeLogicalIds.
 func (a *sageMakerAPI) ListClusterNodes(ctx context.Context, in *sagemaker.ListClusterNodesInput, _ ...func(*sagemaker.Options)) (*sagemaker.ListClusterNodesOutput, error) {
-	return call(ctx, a.w, svcSageMaker, a.region, "ListClusterNodes", func(t *txn) (*sagemaker.ListClusterNodesOutput, error) {
+	return hpCall(ctx, a, "ListClusterNodes", func(t *txn) (*sagemaker.ListClusterNodesOutput, error) {
 		in := orZero(in)
 		if err := need("ListClusterNodesInput", param{"ClusterName", in.ClusterName != nil}); err != nil {
 			return nil, err
@@ -40,48 +58,127 @@ func (a *sageMakerAPI) ListClusterNodes(ctx context.Context, in *sagemaker.ListC
 		if err != nil {
 			return nil, err
 		}
-		status, ok := nodeStatus(c.status(t.now))
 		var all []smtypes.ClusterNodeSummary
-		launched := c.Life.CreatedAt
-		if ok && (in.CreationTimeAfter == nil || launched.After(*in.CreationTimeAfter)) &&
-			(in.CreationTimeBefore == nil || launched.Before(*in.CreationTimeBefore)) {
-			for _, g := range c.Groups {
-				if in.InstanceGroupNameContains != nil && !strings.Contains(g.Name, *in.InstanceGroupNameContains) {
+		for _, g := range c.Groups {
+			if in.InstanceGroupNameContains != nil && !strings.Contains(g.Name, *in.InstanceGroupNameContains) {
+				continue
+			}
+			for _, n := range g.Nodes {
+				launched := n.LaunchedAt
+				if (n.InstanceID == "" && !aws.ToBool(in.IncludeNodeLogicalIds)) ||
+					(in.CreationTimeAfter != nil && !launched.After(*in.CreationTimeAfter)) ||
+					(in.CreationTimeBefore != nil && !launched.Before(*in.CreationTimeBefore)) {
 					continue
 				}
-				for _, n := range g.Nodes {
-					all = append(all, smtypes.ClusterNodeSummary{
-						InstanceGroupName:  aws.String(g.Name),
-						InstanceId:         aws.String(n.InstanceID),
-						InstanceStatus:     &smtypes.ClusterInstanceStatusDetails{Status: status},
-						InstanceType:       smtypes.ClusterInstanceType(g.InstanceType),
-						LaunchTime:         aws.Time(launched),
-						NodeLogicalId:      aws.String(n.LogicalID),
-						PrivateDnsHostname: aws.String(fmt.Sprintf("ip-%s.%s.compute.internal", strings.ReplaceAll(n.PrivateIP, ".", "-"), t.region)),
-					})
+				s := smtypes.ClusterNodeSummary{
+					InstanceGroupName: aws.String(g.Name), InstanceId: optString(n.InstanceID),
+					InstanceStatus: t.hpNodeStatusOut(c, n), InstanceType: smtypes.ClusterInstanceType(n.InstanceType),
+					NodeLogicalId: aws.String(n.LogicalID), PrivateDnsHostname: optString(t.hpPrivateDNS(n.PrivateIP)),
 				}
+				if n.InstanceID != "" {
+					s.LaunchTime = aws.Time(launched)
+				}
+				all = append(all, s)
 			}
 		}
-		// Every node of a cluster launches together, so creation time ties
-		// are broken by name, whatever the order.
-		if in.SortBy == smtypes.ClusterSortByName || in.SortOrder == smtypes.SortOrderDescending {
-			sort.SliceStable(all, func(i, j int) bool {
-				a, b := all[i], all[j]
-				if *a.InstanceGroupName != *b.InstanceGroupName {
-					return *a.InstanceGroupName < *b.InstanceGroupName
-				}
-				return *a.InstanceId < *b.InstanceId
-			})
-			if in.SortOrder == smtypes.SortOrderDescending {
-				for i, j := 0, len(all)-1; i < j; i, j = i+1, j-1 {
-					all[i], all[j] = all[j], all[i]
-				}
-			}
-		}
+		sortNodes(all, in.SortBy, in.SortOrder)
 		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
 		if err != nil {
 			return nil, sageMakerValidation("The NextToken %q is invalid.", aws.ToString(in.NextToken))
 		}
 		return &sagemaker.ListClusterNodesOutput{ClusterNodeSummaries: items, NextToken: next}, nil
 	})
+}
+
+// sortNodes orders node summaries by launch time (nodes that wait for an
+// instance last) or by name (group, then instance id), ties broken by
+// group, instance id and logical id.
+func sortNodes(all []smtypes.ClusterNodeSummary, by smtypes.ClusterSortBy, order smtypes.SortOrder) {
+	key := func(s smtypes.ClusterNodeSummary) string {
+		return *s.InstanceGroupName + "/" + aws.ToString(s.InstanceId) + "/" + *s.NodeLogicalId
+	}
+	less := func(a, b smtypes.ClusterNodeSummary) bool {
+		if by != smtypes.ClusterSortByName {
+			switch {
+			case a.LaunchTime == nil && b.LaunchTime != nil:
+				return false
+			case a.LaunchTime != nil && b.LaunchTime == nil:
+				return true
+			case a.LaunchTime != nil && !a.LaunchTime.Equal(*b.LaunchTime):
+				return a.LaunchTime.Before(*b.LaunchTime)
+			}
+		}
+		return key(a) < key(b)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if order == smtypes.SortOrderDescending {
+			return less(all[j], all[i])
+		}
+		return less(all[i], all[j])
+	})
+}
+
+// hpNodeStatusOut is a node's status and its message, if any.
+func (t *txn) hpNodeStatusOut(c *hpClusterRec, n *hpNodeRec) *smtypes.ClusterInstanceStatusDetails {
+	return &smtypes.ClusterInstanceStatusDetails{Status: t.hpInstanceStatus(c, n), Message: optString(n.Message)}
+}
+
+// DescribeClusterNode describes one node of a cluster, named by its
+// instance id (NodeId) or its logical id (NodeLogicalId), which also names
+// a node that waits for its instance.
+func (a *sageMakerAPI) DescribeClusterNode(ctx context.Context, in *sagemaker.DescribeClusterNodeInput, _ ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterNodeOutput, error) {
+	return hpCall(ctx, a, "DescribeClusterNode", func(t *txn) (*sagemaker.DescribeClusterNodeOutput, error) {
+		in := orZero(in)
+		if err := need("DescribeClusterNodeInput", param{"ClusterName", in.ClusterName != nil}); err != nil {
+			return nil, err
+		}
+		if (in.NodeId == nil) == (in.NodeLogicalId == nil) {
+			return nil, sageMakerValidation("Specify either NodeId or NodeLogicalId, not both and not neither.")
+		}
+		c, err := t.hpCluster(in.ClusterName)
+		if err != nil {
+			return nil, err
+		}
+		ref, found := c.nodeByLogicalID(aws.ToString(in.NodeLogicalId))
+		id := aws.ToString(in.NodeLogicalId)
+		if in.NodeId != nil {
+			ref, found = c.nodeByInstance(*in.NodeId)
+			id = *in.NodeId
+		}
+		if !found {
+			return nil, &smtypes.ResourceNotFound{Message: aws.String(fmt.Sprintf(
+				"Resource Not Found: Node %s not found in cluster %s. ListClusterNodes lists the cluster's nodes.", id, c.Name))}
+		}
+		return &sagemaker.DescribeClusterNodeOutput{NodeDetails: t.hpNodeDetails(ref)}, nil
+	})
+}
+
+func (t *txn) hpNodeDetails(r hpNodeRef) *smtypes.ClusterNodeDetails {
+	g, n := r.g, r.n
+	zone, _ := t.w.catalog.zone(t.region, n.Zone)
+	kube := g.kubeAt(t.now)
+	d := &smtypes.ClusterNodeDetails{
+		CapacityType: n.CapacityType, InstanceGroupName: aws.String(g.Name), InstanceId: optString(n.InstanceID),
+		InstanceStatus: t.hpNodeStatusOut(r.c, n), InstanceStorageConfigs: storageOut(g.Storage),
+		InstanceType: smtypes.ClusterInstanceType(n.InstanceType), NodeLogicalId: aws.String(n.LogicalID),
+		Placement:          &smtypes.ClusterInstancePlacement{AvailabilityZone: aws.String(zone.Name), AvailabilityZoneId: aws.String(zone.ID)},
+		PrivateDnsHostname: optString(t.hpPrivateDNS(n.PrivateIP)), PrivatePrimaryIp: optString(n.PrivateIP),
+		ThreadsPerCore: aws.Int32(n.ThreadsPerCore),
+	}
+	if n.InstanceID != "" {
+		d.LaunchTime = aws.Time(n.LaunchedAt)
+	}
+	if !kube.empty() || !g.Kube.empty() {
+		d.KubernetesConfig = &smtypes.ClusterKubernetesConfigNodeDetails{
+			CurrentLabels: maps.Clone(kube.Labels), CurrentTaints: taintsOut(kube.Taints),
+			DesiredLabels: maps.Clone(g.Kube.Labels), DesiredTaints: taintsOut(g.Kube.Taints),
+		}
+	}
+	if lc := g.LifeCycle; lc != nil {
+		d.LifeCycleConfig = &smtypes.ClusterLifeCycleConfig{SourceS3Uri: copyString(lc.SourceS3Uri), OnCreate: copyString(lc.OnCreate), OnInitComplete: copyString(lc.OnInitComplete)}
+	}
+	if g.OverrideSubnets != nil {
+		d.OverrideVpcConfig = &smtypes.VpcConfig{Subnets: slices.Clone(g.OverrideSubnets), SecurityGroupIds: slices.Clone(g.OverrideSGs)}
+	}
+	return d
 }

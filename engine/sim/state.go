@@ -17,6 +17,7 @@ type state struct {
 	Roles    map[string]*roleRec // by lower-case role name: IAM names are case-insensitive
 	OIDC     map[string]*oidcRec // by ARN
 	Regions  map[string]*regionState
+	Kube     *kubeState `json:",omitempty"` // the objects of the EKS clusters' Kubernetes APIs
 }
 
 // regionState holds the regional resources of one region.
@@ -31,6 +32,9 @@ type regionState struct {
 	Tags           map[string]map[string]string // EC2 tags by resource id
 	EKS            map[string]*eksClusterRec    // by cluster name
 	HyperPod       map[string]*hpClusterRec     // by cluster name
+	// TrainingPlansFrom is when the region's training plans started: the
+	// first time a call looked at them.
+	TrainingPlansFrom *time.Time `json:",omitempty"`
 }
 
 func newState() *state {

@@ -143,6 +143,7 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		IAM:           &iamAPI{w: w},
 		STS:           &stsAPI{w: w},
 		ServiceQuotas: &quotasAPI{w: w, region: region},
+		Kubernetes:    &kubeAPI{w: w, region: region},
 	}, nil
 }
 
@@ -151,8 +152,9 @@ func (w *World) unknownRegion(region string) error {
 }
 
 // Calls returns a copy of the call counters: service -> operation -> count.
-// Services are "sagemaker", "eks", "ec2", "iam", "sts" and "servicequotas";
-// operations are the SDK method names.
+// Services are "sagemaker", "eks", "ec2", "iam", "sts" and "servicequotas",
+// whose operations are the SDK method names, and "kubernetes", whose
+// operations are a verb and a resource ("list nodes").
 func (w *World) Calls() map[string]map[string]int {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -10,6 +10,40 @@ import (
 	"time"
 )
 
+// A new instance group. Only decisions are asked for: the compute subnet in the zone is found or made (a /20 placed in the cluster's VPC), and capacity type, interface mode and placement are settled in the one operation.
+type AddInstanceGroupInput struct {
+	// The cluster to add the group to.
+	ClusterID string `json:"clusterId"`
+	// The group's name: letters, digits and hyphens, 1-63 characters, unique in the cluster.
+	Name string `json:"name"`
+	// The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes.
+	InstanceType *string `json:"instanceType,omitempty"`
+	// A flexible group: instance types in priority order (2-10), each offered in the zone. Give this or instanceType.
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
+	// How many instances (0-1000; 0 is allowed for groups that managed autoscaling grows).
+	Count int `json:"count"`
+	// The minimum count for the group to reach InService when it is created (default: count).
+	MinCount *int `json:"minCount,omitempty"`
+	// The availability zone, one of the cluster's zones. For TRAINING_PLAN capacity the plan's zone is used and may be left out.
+	Zone *string `json:"zone,omitempty"`
+	// How the instances are bought (default ON_DEMAND). Fixed for the group's lifetime.
+	CapacityType *CapacityType `json:"capacityType,omitempty"`
+	// The training plan's ARN, required for TRAINING_PLAN capacity (see the trainingPlans query).
+	TrainingPlanArn *string `json:"trainingPlanArn,omitempty"`
+	// The network interfaces (default STANDARD). Fixed for the group's lifetime.
+	NetworkInterfaceMode *NetworkInterfaceMode `json:"networkInterfaceMode,omitempty"`
+	// Threads per core, 1 or 2 (default: 2 on p4, p5 and p6 and on training plans, else 1).
+	ThreadsPerCore *int `json:"threadsPerCore,omitempty"`
+	// The EBS volume per instance in GiB, 50-16384 (default 500).
+	VolumeSizeGb *int `json:"volumeSizeGb,omitempty"`
+	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity.
+	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
+	// Kubernetes labels for the group's nodes.
+	Labels []*KubernetesLabelInput `json:"labels,omitempty"`
+	// Kubernetes taints for the group's nodes.
+	Taints []*TaintInput `json:"taints,omitempty"`
+}
+
 // Selects audit records; absent fields match all.
 type AuditFilter struct {
 	// Only records of this token name.
@@ -96,8 +130,10 @@ type Cluster struct {
 	EksClusterRoleArn *string `json:"eksClusterRoleArn,omitempty"`
 	// The IAM role HyperPod instances use.
 	ExecutionRoleArn *string `json:"executionRoleArn,omitempty"`
-	// The instance groups requested with the cluster.
-	InstanceGroups []*InstanceGroupSpec `json:"instanceGroups"`
+	// The instance groups requested when the cluster was created (see instanceGroups for the groups as they are).
+	RequestedInstanceGroups []*InstanceGroupSpec `json:"requestedInstanceGroups"`
+	// The cluster's instance groups as last read from HyperPod, with those being added.
+	InstanceGroups []*InstanceGroup `json:"instanceGroups"`
 	// How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation.
 	NodesReady *int `json:"nodesReady,omitempty"`
 	// How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation.
@@ -230,11 +266,15 @@ type Event struct {
 	Operation *Operation `json:"operation,omitempty"`
 	// The cluster, when the event concerns one.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// The instance group, when the event concerns one.
+	InstanceGroup *InstanceGroup `json:"instanceGroup,omitempty"`
+	// The node, when the event concerns one.
+	Node *Node `json:"node,omitempty"`
 }
 
 // Selects events; absent fields match all.
 type EventFilter struct {
-	// Only events about these resource kinds, for example OPERATION or CLUSTER.
+	// Only events about these resource kinds, for example OPERATION, CLUSTER, INSTANCE_GROUP or NODE.
 	Kinds []string `json:"kinds,omitempty"`
 	// Only events about these resource ids.
 	Ids []string `json:"ids,omitempty"`
@@ -268,6 +308,100 @@ type ImportClusterInput struct {
 	HyperPodClusterName *string `json:"hyperPodClusterName,omitempty"`
 }
 
+// An EKS cluster of the account (with its HyperPod cluster, if one is orchestrated by it) that this control plane does not manage yet.
+type ImportableCluster struct {
+	// The region.
+	Region string `json:"region"`
+	// The EKS cluster's name; pass it to importCluster.
+	EksClusterName string `json:"eksClusterName"`
+	// The EKS cluster's state, for example ACTIVE.
+	EksStatus string `json:"eksStatus"`
+	// The Kubernetes version.
+	KubernetesVersion *string `json:"kubernetesVersion,omitempty"`
+	// The HyperPod cluster it orchestrates, if any.
+	HyperPodClusterName *string `json:"hyperPodClusterName,omitempty"`
+	// The HyperPod cluster's state, for example InService.
+	HyperPodStatus *string `json:"hyperPodStatus,omitempty"`
+}
+
+// A HyperPod instance group: instances of one type (or a prioritised list of types) in one availability zone.
+type InstanceGroup struct {
+	// The group's id in this control plane.
+	ID string `json:"id"`
+	// The id of the cluster the group belongs to.
+	ClusterID string `json:"clusterId"`
+	// The group's name, unique in its cluster.
+	Name string `json:"name"`
+	// The instance type the group runs (the first of a flexible group's list).
+	InstanceType string `json:"instanceType"`
+	// The instance types in priority order: one, unless the group is flexible.
+	InstanceTypes []string `json:"instanceTypes"`
+	// True when the group takes a prioritised list of instance types (InstanceRequirements).
+	Flexible bool `json:"flexible"`
+	// How the instances are bought. Fixed for the group's lifetime.
+	CapacityType CapacityType `json:"capacityType"`
+	// The training plan the group runs on, for TRAINING_PLAN capacity.
+	TrainingPlanArn *string `json:"trainingPlanArn,omitempty"`
+	// The availability zone.
+	Zone string `json:"zone"`
+	// The compute subnet the group's instances use.
+	SubnetID *string `json:"subnetId,omitempty"`
+	// The network interfaces of the instances. Fixed for the group's lifetime.
+	NetworkInterfaceMode NetworkInterfaceMode `json:"networkInterfaceMode"`
+	// Threads per CPU core (1 or 2).
+	ThreadsPerCore int `json:"threadsPerCore"`
+	// The EBS volume per instance in GiB.
+	VolumeSizeGb int `json:"volumeSizeGb"`
+	// Deep health checks run when instances start (InstanceStress, InstanceConnectivity).
+	DeepHealthChecks []string `json:"deepHealthChecks"`
+	// Kubernetes labels on the group's nodes.
+	Labels []*KubernetesLabel `json:"labels"`
+	// Kubernetes taints on the group's nodes.
+	Taints []*Taint `json:"taints"`
+	// How many instances the group should have.
+	TargetCount int `json:"targetCount"`
+	// The minimum count for the group to reach InService when it is created.
+	MinCount *int `json:"minCount,omitempty"`
+	// How many instances it has now.
+	CurrentCount int `json:"currentCount"`
+	// The group's state.
+	Status InstanceGroupStatus `json:"status"`
+	// Why the group is in its state, when that needs saying.
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// False for a group found in HyperPod that InstantStart did not create (created with the cluster counts as created by InstantStart).
+	Managed bool `json:"managed"`
+	// The group's nodes.
+	Nodes []*Node `json:"nodes"`
+	// The group's newest operation.
+	LastOperation *Operation `json:"lastOperation,omitempty"`
+	// The group's operations, newest first.
+	Operations *OperationConnection `json:"operations"`
+	// When the record was made.
+	CreatedAt time.Time `json:"createdAt"`
+	// When it last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// A page of instance groups, oldest first.
+type InstanceGroupConnection struct {
+	// The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it.
+	EventCursor string `json:"eventCursor"`
+	// The groups of this page.
+	Edges []*InstanceGroupEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many groups match in all.
+	TotalCount int `json:"totalCount"`
+}
+
+// An instance group in a connection.
+type InstanceGroupEdge struct {
+	// The cursor of this group.
+	Cursor string `json:"cursor"`
+	// The group.
+	Node *InstanceGroup `json:"node"`
+}
+
 // An instance group to create with the cluster.
 type InstanceGroupInput struct {
 	// The group's name: letters, digits and hyphens, 1-63 characters.
@@ -280,7 +414,7 @@ type InstanceGroupInput struct {
 	MinCount *int `json:"minCount,omitempty"`
 	// The availability zone; it must be one of the cluster's zones. Default: the cluster's first zone.
 	Zone *string `json:"zone,omitempty"`
-	// How the instances are bought (default ON_DEMAND).
+	// How the instances are bought (default ON_DEMAND). Training-plan groups are added with addInstanceGroup once the cluster exists.
 	CapacityType *CapacityType `json:"capacityType,omitempty"`
 	// Threads per core, 1 or 2 (default: 2 on p4, p5 and p6, else 1).
 	ThreadsPerCore *int `json:"threadsPerCore,omitempty"`
@@ -312,6 +446,22 @@ type InstanceGroupSpec struct {
 	DeepHealthChecks []string `json:"deepHealthChecks"`
 }
 
+// The account's HyperPod quota on an instance type in a region, and how much of it is used.
+type InstanceQuota struct {
+	// The instance type.
+	InstanceType string `json:"instanceType"`
+	// The region.
+	Region string `json:"region"`
+	// The Service Quotas name of the quota.
+	QuotaName string `json:"quotaName"`
+	// How many instances of the type the account's HyperPod clusters may run; null when Service Quotas reports no such quota.
+	Limit *float64 `json:"limit,omitempty"`
+	// How many the account's HyperPod clusters in the region run or are scaling to.
+	InUse int `json:"inUse"`
+	// How many more may be added (limit - inUse, at least 0); null when the limit is unknown.
+	Available *int `json:"available,omitempty"`
+}
+
 // An instance type offered in an availability zone, with its accelerators.
 type InstanceTypeOffering struct {
 	// The instance type in HyperPod's form, for example ml.p5.48xlarge.
@@ -330,6 +480,22 @@ type InstanceTypeOffering struct {
 	MemoryGiB int `json:"memoryGiB"`
 }
 
+// A Kubernetes label.
+type KubernetesLabel struct {
+	// The label's key.
+	Key string `json:"key"`
+	// The label's value.
+	Value string `json:"value"`
+}
+
+// A Kubernetes label to set.
+type KubernetesLabelInput struct {
+	// The label's key, for example team or nvidia.com/gpu.product.
+	Key string `json:"key"`
+	// The label's value.
+	Value string `json:"value"`
+}
+
 // Who the caller is.
 type Me struct {
 	// The name of the caller's token.
@@ -344,6 +510,92 @@ type Me struct {
 
 // Change the world. Every mutation that changes AWS or Kubernetes returns an Operation at once and runs it in the background.
 type Mutation struct {
+}
+
+// One instance of a HyperPod cluster, with its health.
+type Node struct {
+	// The node's id: its EC2 instance id.
+	ID string `json:"id"`
+	// The EC2 instance id, for example i-0123456789abcdef0.
+	InstanceID string `json:"instanceId"`
+	// The id of the cluster it belongs to.
+	ClusterID string `json:"clusterId"`
+	// The id of its instance group.
+	InstanceGroupID string `json:"instanceGroupId"`
+	// The name of its instance group.
+	InstanceGroupName string `json:"instanceGroupName"`
+	// The instance's logical id in HyperPod, when it has one.
+	LogicalID *string `json:"logicalId,omitempty"`
+	// The instance type.
+	InstanceType string `json:"instanceType"`
+	// The instance's state.
+	Status NodeStatus `json:"status"`
+	// Why the instance is in its state, when SageMaker says.
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// The Kubernetes node's health label.
+	Health NodeHealth `json:"health"`
+	// The deep health check result.
+	DeepHealthCheck DeepHealthCheckResult `json:"deepHealthCheck"`
+	// How the instance is bought.
+	CapacityType CapacityType `json:"capacityType"`
+	// Its availability zone.
+	Zone string `json:"zone"`
+	// Its private DNS hostname.
+	PrivateDNSHostname *string `json:"privateDnsHostname,omitempty"`
+	// The Kubernetes node name, when it has joined.
+	KubernetesNodeName *string `json:"kubernetesNodeName,omitempty"`
+	// When the instance was launched.
+	LaunchTime *time.Time `json:"launchTime,omitempty"`
+	// When the record last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// A page of nodes, by instance group and launch time.
+type NodeConnection struct {
+	// The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it.
+	EventCursor string `json:"eventCursor"`
+	// The nodes of this page.
+	Edges []*NodeEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many nodes match in all.
+	TotalCount int `json:"totalCount"`
+}
+
+// The evidence about one node and the next step it calls for. Reading it changes nothing.
+type NodeDiagnosis struct {
+	// The node as it is now.
+	Node *Node `json:"node"`
+	// Whether the cluster recovers faulty nodes on its own (NodeRecovery Automatic).
+	AutoRecovery bool `json:"autoRecovery"`
+	// The deep health checks that failed.
+	FailedChecks []string `json:"failedChecks"`
+	// Recent cluster events about the node, newest first.
+	RecentEvents []*NodeEvent `json:"recentEvents"`
+	// What was found, one fact per line.
+	Findings []string `json:"findings"`
+	// The next step.
+	NextStep NodeNextStep `json:"nextStep"`
+	// Why that step, and what to do.
+	Reason string `json:"reason"`
+}
+
+// A node in a connection.
+type NodeEdge struct {
+	// The cursor of this node.
+	Cursor string `json:"cursor"`
+	// The node.
+	Node *Node `json:"node"`
+}
+
+// A cluster event that concerns a node.
+type NodeEvent struct {
+	// When it happened.
+	Time time.Time `json:"time"`
+	// Info, Warn or Error.
+	Level string `json:"level"`
+	// What happened.
+	Description string `json:"description"`
 }
 
 // A change of the world, stored and run in the background. Follow it with waitOperation or the operationUpdated subscription until its status is terminal.
@@ -494,6 +746,26 @@ type Subnet struct {
 type Subscription struct {
 }
 
+// A Kubernetes taint on a group's nodes.
+type Taint struct {
+	// The taint's key.
+	Key string `json:"key"`
+	// The taint's value.
+	Value *string `json:"value,omitempty"`
+	// What the taint does.
+	Effect TaintEffect `json:"effect"`
+}
+
+// A Kubernetes taint to set.
+type TaintInput struct {
+	// The taint's key.
+	Key string `json:"key"`
+	// The taint's value.
+	Value *string `json:"value,omitempty"`
+	// What the taint does.
+	Effect TaintEffect `json:"effect"`
+}
+
 // An API token. Its secret is shown once, when it is created, and is stored only as a hash.
 type Token struct {
 	// The token's id.
@@ -516,6 +788,52 @@ type Token struct {
 	Active bool `json:"active"`
 }
 
+// A SageMaker training plan: reserved capacity of one instance type in one availability zone for a time.
+type TrainingPlan struct {
+	// The plan's ARN; pass it as trainingPlanArn with capacityType TRAINING_PLAN.
+	Arn string `json:"arn"`
+	// The plan's name.
+	Name string `json:"name"`
+	// The plan's state, for example Active or Scheduled.
+	Status string `json:"status"`
+	// The instance type the plan reserves.
+	InstanceType *string `json:"instanceType,omitempty"`
+	// The availability zone of the reserved capacity: a group on the plan is placed there.
+	Zone *string `json:"zone,omitempty"`
+	// How many instances the plan reserves.
+	TotalCount int `json:"totalCount"`
+	// How many of those are not yet used.
+	AvailableCount int `json:"availableCount"`
+	// When the plan's capacity starts.
+	StartTime *time.Time `json:"startTime,omitempty"`
+	// When it ends.
+	EndTime *time.Time `json:"endTime,omitempty"`
+}
+
+// Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
+type UpdateInstanceGroupInput struct {
+	// The target count (0-1000).
+	Count *int `json:"count,omitempty"`
+	// The minimum count.
+	MinCount *int `json:"minCount,omitempty"`
+	// Deep health checks to run when instances start (replaces the list).
+	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
+	// Kubernetes labels for the group's nodes (replaces the set).
+	Labels []*KubernetesLabelInput `json:"labels,omitempty"`
+	// Kubernetes taints for the group's nodes (replaces the set).
+	Taints []*TaintInput `json:"taints,omitempty"`
+	// Fixed: sending a different value is refused with IMMUTABLE_FIELD.
+	CapacityType *CapacityType `json:"capacityType,omitempty"`
+	// Fixed: sending a different value is refused with IMMUTABLE_FIELD.
+	NetworkInterfaceMode *NetworkInterfaceMode `json:"networkInterfaceMode,omitempty"`
+	// Fixed: sending a different value is refused with IMMUTABLE_FIELD.
+	TrainingPlanArn *string `json:"trainingPlanArn,omitempty"`
+	// Fixed: sending a different value is refused with IMMUTABLE_FIELD.
+	Zone *string `json:"zone,omitempty"`
+	// Fixed: sending a different list is refused with IMMUTABLE_FIELD.
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
+}
+
 // How an instance group's instances are bought.
 type CapacityType string
 
@@ -524,16 +842,19 @@ const (
 	CapacityTypeOnDemand CapacityType = "ON_DEMAND"
 	// Spot instances: cheaper, may be reclaimed.
 	CapacityTypeSpot CapacityType = "SPOT"
+	// Capacity reserved by a SageMaker training plan (give its ARN); the plan fixes the instance type and zone.
+	CapacityTypeTrainingPlan CapacityType = "TRAINING_PLAN"
 )
 
 var AllCapacityType = []CapacityType{
 	CapacityTypeOnDemand,
 	CapacityTypeSpot,
+	CapacityTypeTrainingPlan,
 }
 
 func (e CapacityType) IsValid() bool {
 	switch e {
-	case CapacityTypeOnDemand, CapacityTypeSpot:
+	case CapacityTypeOnDemand, CapacityTypeSpot, CapacityTypeTrainingPlan:
 		return true
 	}
 	return false
@@ -644,6 +965,70 @@ func (e ClusterStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The result of a node's deep health checks.
+type DeepHealthCheckResult string
+
+const (
+	// The checks passed.
+	DeepHealthCheckResultPassed DeepHealthCheckResult = "PASSED"
+	// A check failed: the instance should be replaced.
+	DeepHealthCheckResultFailed DeepHealthCheckResult = "FAILED"
+	// The checks are running.
+	DeepHealthCheckResultInProgress DeepHealthCheckResult = "IN_PROGRESS"
+	// No deep health check has run on it.
+	DeepHealthCheckResultNone DeepHealthCheckResult = "NONE"
+)
+
+var AllDeepHealthCheckResult = []DeepHealthCheckResult{
+	DeepHealthCheckResultPassed,
+	DeepHealthCheckResultFailed,
+	DeepHealthCheckResultInProgress,
+	DeepHealthCheckResultNone,
+}
+
+func (e DeepHealthCheckResult) IsValid() bool {
+	switch e {
+	case DeepHealthCheckResultPassed, DeepHealthCheckResultFailed, DeepHealthCheckResultInProgress, DeepHealthCheckResultNone:
+		return true
+	}
+	return false
+}
+
+func (e DeepHealthCheckResult) String() string {
+	return string(e)
+}
+
+func (e *DeepHealthCheckResult) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DeepHealthCheckResult(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DeepHealthCheckResult", str)
+	}
+	return nil
+}
+
+func (e DeepHealthCheckResult) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DeepHealthCheckResult) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DeepHealthCheckResult) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // What happened to a resource.
 type EventAction string
 
@@ -703,6 +1088,347 @@ func (e *EventAction) UnmarshalJSON(b []byte) error {
 }
 
 func (e EventAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The state of an instance group, as HyperPod reports it.
+type InstanceGroupStatus string
+
+const (
+	// Requested; HyperPod has not started creating it yet.
+	InstanceGroupStatusPending InstanceGroupStatus = "PENDING"
+	// HyperPod is creating the group's instances.
+	InstanceGroupStatusCreating InstanceGroupStatus = "CREATING"
+	// The group runs its target count.
+	InstanceGroupStatusInService InstanceGroupStatus = "IN_SERVICE"
+	// The group is changing (scaling, or a setting changing).
+	InstanceGroupStatusUpdating InstanceGroupStatus = "UPDATING"
+	// Some instances could not be provisioned (capacity ran out, or instances failed); the rest run. statusMessage says why.
+	InstanceGroupStatusDegraded InstanceGroupStatus = "DEGRADED"
+	// The group failed; statusMessage says why.
+	InstanceGroupStatusFailed InstanceGroupStatus = "FAILED"
+	// HyperPod is updating the group's software.
+	InstanceGroupStatusSystemUpdating InstanceGroupStatus = "SYSTEM_UPDATING"
+	// The group is being deleted.
+	InstanceGroupStatusDeleting InstanceGroupStatus = "DELETING"
+	// The group was deleted.
+	InstanceGroupStatusDeleted InstanceGroupStatus = "DELETED"
+)
+
+var AllInstanceGroupStatus = []InstanceGroupStatus{
+	InstanceGroupStatusPending,
+	InstanceGroupStatusCreating,
+	InstanceGroupStatusInService,
+	InstanceGroupStatusUpdating,
+	InstanceGroupStatusDegraded,
+	InstanceGroupStatusFailed,
+	InstanceGroupStatusSystemUpdating,
+	InstanceGroupStatusDeleting,
+	InstanceGroupStatusDeleted,
+}
+
+func (e InstanceGroupStatus) IsValid() bool {
+	switch e {
+	case InstanceGroupStatusPending, InstanceGroupStatusCreating, InstanceGroupStatusInService, InstanceGroupStatusUpdating, InstanceGroupStatusDegraded, InstanceGroupStatusFailed, InstanceGroupStatusSystemUpdating, InstanceGroupStatusDeleting, InstanceGroupStatusDeleted:
+		return true
+	}
+	return false
+}
+
+func (e InstanceGroupStatus) String() string {
+	return string(e)
+}
+
+func (e *InstanceGroupStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = InstanceGroupStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid InstanceGroupStatus", str)
+	}
+	return nil
+}
+
+func (e InstanceGroupStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *InstanceGroupStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e InstanceGroupStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The network interfaces of a group's instances.
+type NetworkInterfaceMode string
+
+const (
+	// EFA with ENA: the EFA device for collective communication plus an ENA device for IP networking (the usual choice).
+	NetworkInterfaceModeStandard NetworkInterfaceMode = "STANDARD"
+	// EFA only: the EFA device without ENA, for instances that reach the network through another interface. Fixed for the group's lifetime.
+	NetworkInterfaceModeEfaOnly NetworkInterfaceMode = "EFA_ONLY"
+)
+
+var AllNetworkInterfaceMode = []NetworkInterfaceMode{
+	NetworkInterfaceModeStandard,
+	NetworkInterfaceModeEfaOnly,
+}
+
+func (e NetworkInterfaceMode) IsValid() bool {
+	switch e {
+	case NetworkInterfaceModeStandard, NetworkInterfaceModeEfaOnly:
+		return true
+	}
+	return false
+}
+
+func (e NetworkInterfaceMode) String() string {
+	return string(e)
+}
+
+func (e *NetworkInterfaceMode) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = NetworkInterfaceMode(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid NetworkInterfaceMode", str)
+	}
+	return nil
+}
+
+func (e NetworkInterfaceMode) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *NetworkInterfaceMode) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e NetworkInterfaceMode) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The node-health-status label that HyperPod's health monitoring sets on the Kubernetes node.
+type NodeHealth string
+
+const (
+	// Healthy: pods may be scheduled on it.
+	NodeHealthSchedulable NodeHealth = "SCHEDULABLE"
+	// A fault was found; no new pods are scheduled on it.
+	NodeHealthUnschedulable NodeHealth = "UNSCHEDULABLE"
+	// A fault was found and the node is waiting to be rebooted.
+	NodeHealthUnschedulablePendingReboot NodeHealth = "UNSCHEDULABLE_PENDING_REBOOT"
+	// A fault was found and the node is waiting to be replaced.
+	NodeHealthUnschedulablePendingReplacement NodeHealth = "UNSCHEDULABLE_PENDING_REPLACEMENT"
+	// No Kubernetes node reports it yet (the instance is still joining, or the cluster cannot be reached).
+	NodeHealthUnknown NodeHealth = "UNKNOWN"
+)
+
+var AllNodeHealth = []NodeHealth{
+	NodeHealthSchedulable,
+	NodeHealthUnschedulable,
+	NodeHealthUnschedulablePendingReboot,
+	NodeHealthUnschedulablePendingReplacement,
+	NodeHealthUnknown,
+}
+
+func (e NodeHealth) IsValid() bool {
+	switch e {
+	case NodeHealthSchedulable, NodeHealthUnschedulable, NodeHealthUnschedulablePendingReboot, NodeHealthUnschedulablePendingReplacement, NodeHealthUnknown:
+		return true
+	}
+	return false
+}
+
+func (e NodeHealth) String() string {
+	return string(e)
+}
+
+func (e *NodeHealth) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = NodeHealth(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid NodeHealth", str)
+	}
+	return nil
+}
+
+func (e NodeHealth) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *NodeHealth) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e NodeHealth) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The next step for an unhealthy node, in the escalation order inspect, reboot, replace.
+type NodeNextStep string
+
+const (
+	// Nothing to do: the node is healthy.
+	NodeNextStepNone NodeNextStep = "NONE"
+	// Wait and look again: the node is starting, checking, or recovering on its own.
+	NodeNextStepInspect NodeNextStep = "INSPECT"
+	// Reboot the node (rebootNodes): a soft fault that a reboot usually clears.
+	NodeNextStepReboot NodeNextStep = "REBOOT"
+	// Replace the node (replaceNodes): a hardware fault, a failed deep health check, or a fault that a reboot did not clear.
+	NodeNextStepReplace NodeNextStep = "REPLACE"
+)
+
+var AllNodeNextStep = []NodeNextStep{
+	NodeNextStepNone,
+	NodeNextStepInspect,
+	NodeNextStepReboot,
+	NodeNextStepReplace,
+}
+
+func (e NodeNextStep) IsValid() bool {
+	switch e {
+	case NodeNextStepNone, NodeNextStepInspect, NodeNextStepReboot, NodeNextStepReplace:
+		return true
+	}
+	return false
+}
+
+func (e NodeNextStep) String() string {
+	return string(e)
+}
+
+func (e *NodeNextStep) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = NodeNextStep(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid NodeNextStep", str)
+	}
+	return nil
+}
+
+func (e NodeNextStep) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *NodeNextStep) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e NodeNextStep) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A HyperPod instance's state, as SageMaker reports it.
+type NodeStatus string
+
+const (
+	// Launching and joining the cluster.
+	NodeStatusPending NodeStatus = "PENDING"
+	// Running deep health checks before it takes work.
+	NodeStatusDeepHealthCheckInProgress NodeStatus = "DEEP_HEALTH_CHECK_IN_PROGRESS"
+	// Running.
+	NodeStatusRunning NodeStatus = "RUNNING"
+	// HyperPod is updating its software.
+	NodeStatusSystemUpdating NodeStatus = "SYSTEM_UPDATING"
+	// Shutting down (being deleted or replaced).
+	NodeStatusShuttingDown NodeStatus = "SHUTTING_DOWN"
+	// The instance failed; statusMessage says why.
+	NodeStatusFailure NodeStatus = "FAILURE"
+	// The instance is gone.
+	NodeStatusNotFound NodeStatus = "NOT_FOUND"
+)
+
+var AllNodeStatus = []NodeStatus{
+	NodeStatusPending,
+	NodeStatusDeepHealthCheckInProgress,
+	NodeStatusRunning,
+	NodeStatusSystemUpdating,
+	NodeStatusShuttingDown,
+	NodeStatusFailure,
+	NodeStatusNotFound,
+}
+
+func (e NodeStatus) IsValid() bool {
+	switch e {
+	case NodeStatusPending, NodeStatusDeepHealthCheckInProgress, NodeStatusRunning, NodeStatusSystemUpdating, NodeStatusShuttingDown, NodeStatusFailure, NodeStatusNotFound:
+		return true
+	}
+	return false
+}
+
+func (e NodeStatus) String() string {
+	return string(e)
+}
+
+func (e *NodeStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = NodeStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid NodeStatus", str)
+	}
+	return nil
+}
+
+func (e NodeStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *NodeStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e NodeStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -965,6 +1691,67 @@ func (e *SubnetRole) UnmarshalJSON(b []byte) error {
 }
 
 func (e SubnetRole) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a Kubernetes taint keeps pods off a node.
+type TaintEffect string
+
+const (
+	// Pods without a toleration are not scheduled.
+	TaintEffectNoSchedule TaintEffect = "NO_SCHEDULE"
+	// The scheduler avoids the node for pods without a toleration.
+	TaintEffectPreferNoSchedule TaintEffect = "PREFER_NO_SCHEDULE"
+	// Pods without a toleration are not scheduled, and running ones are evicted.
+	TaintEffectNoExecute TaintEffect = "NO_EXECUTE"
+)
+
+var AllTaintEffect = []TaintEffect{
+	TaintEffectNoSchedule,
+	TaintEffectPreferNoSchedule,
+	TaintEffectNoExecute,
+}
+
+func (e TaintEffect) IsValid() bool {
+	switch e {
+	case TaintEffectNoSchedule, TaintEffectPreferNoSchedule, TaintEffectNoExecute:
+		return true
+	}
+	return false
+}
+
+func (e TaintEffect) String() string {
+	return string(e)
+}
+
+func (e *TaintEffect) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TaintEffect(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TaintEffect", str)
+	}
+	return nil
+}
+
+func (e TaintEffect) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TaintEffect) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TaintEffect) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

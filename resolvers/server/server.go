@@ -23,6 +23,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
@@ -87,6 +88,7 @@ type Server struct {
 	regions  cloud.Regions
 	runner   *ops.Runner
 	clusters *cluster.Service
+	compute  *compute.Service
 	auth     *auth.Service
 	limits   *limiter
 	schema   graphql.ExecutableSchema
@@ -181,6 +183,7 @@ func (s *Server) build() error {
 		Backoff: backoff, PhaseTimeout: phaseTimeout, Logger: s.log, Observer: s.metrics,
 	})
 	s.clusters = cluster.New(s.store, s.runner, s.regions, cluster.Options{Scale: scale, Logger: s.log})
+	s.compute = compute.New(s.store, s.runner, s.regions, cluster.ComputeView{Service: s.clusters}, compute.Options{Scale: scale, Logger: s.log})
 	if err := s.runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)
 	}
@@ -288,10 +291,14 @@ func (s *Server) Run(ctx context.Context) error {
 		served <- s.http.Serve(s.listener)
 	}()
 	refreshCtx, stopRefresh := context.WithCancel(context.Background())
-	refreshed := make(chan struct{})
+	refreshed := make(chan struct{}, 2)
 	go func() {
-		defer close(refreshed)
+		defer func() { refreshed <- struct{}{} }()
 		cluster.Refresher{Service: s.clusters, Fast: s.scaled(15 * time.Second), Slow: s.scaled(5 * time.Minute)}.Run(refreshCtx)
+	}()
+	go func() {
+		defer func() { refreshed <- struct{}{} }()
+		compute.Refresher{Service: s.compute, Fast: s.scaled(20 * time.Second), Slow: s.scaled(5 * time.Minute)}.Run(refreshCtx)
 	}()
 	s.log.Info("InstantStart is serving",
 		"graphql", s.URL()+"/graphql", "websocket", "ws://"+s.Addr()+"/graphql",
@@ -305,6 +312,7 @@ func (s *Server) Run(ctx context.Context) error {
 		err = fmt.Errorf("serve HTTP: %w", err)
 	}
 	stopRefresh()
+	<-refreshed
 	<-refreshed
 	return errors.Join(err, s.shutdown())
 }
@@ -362,6 +370,6 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
-	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Auth: s.auth,
+	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Compute: s.compute, Auth: s.auth,
 		Preflight: preflight.New(s.regions), Log: s.log}
 }

@@ -43,6 +43,10 @@ type faultJSON struct {
 	Region       string  `json:"region,omitempty"`
 	Zone         string  `json:"zone,omitempty"`
 	InstanceType string  `json:"instanceType,omitempty"`
+	Cluster      string  `json:"cluster,omitempty"`
+	Group        string  `json:"group,omitempty"`
+	Instance     string  `json:"instance,omitempty"`
+	Recovery     string  `json:"recovery,omitempty"`
 	Code         string  `json:"code,omitempty"`
 	Message      string  `json:"message,omitempty"`
 	Count        int     `json:"count,omitempty"`

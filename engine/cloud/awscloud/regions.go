@@ -102,15 +102,17 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 	}
 	cfg := r.cfg.Copy()
 	cfg.Region = region
+	eksClient, stsClient := eks.NewFromConfig(cfg), sts.NewFromConfig(cfg)
 	p := &cloud.Provider{
 		Name:          providerName,
 		Region:        region,
 		SageMaker:     sagemaker.NewFromConfig(cfg),
-		EKS:           eks.NewFromConfig(cfg),
+		EKS:           eksClient,
 		EC2:           ec2.NewFromConfig(cfg),
 		IAM:           iam.NewFromConfig(cfg),
-		STS:           sts.NewFromConfig(cfg),
+		STS:           stsClient,
 		ServiceQuotas: servicequotas.NewFromConfig(cfg),
+		Kubernetes:    newKubernetes(eksClient, stsClient, nil),
 	}
 	r.providers[region] = p
 	return p, nil

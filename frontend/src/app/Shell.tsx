@@ -1,7 +1,9 @@
 import { useEffect, type ReactNode } from "react";
-import { ClusterDetailPage } from "../clusters/ClusterDetailPage";
+import { ClusterDetailPage, clusterTabs, type ClusterTab } from "../clusters/ClusterDetailPage";
 import { ClustersPage } from "../clusters/ClustersPage";
 import { CreateClusterPage } from "../clusters/CreateClusterPage";
+import { AddInstanceGroupPage } from "../instanceGroups/AddInstanceGroupPage";
+import { InstanceGroupPage, InstanceGroupRedirect } from "../instanceGroups/InstanceGroupPage";
 import { OperationPage } from "../operations/OperationPage";
 import { OperationsPage } from "../operations/OperationsPage";
 import { EmptyState } from "../ui/feedback";
@@ -51,7 +53,13 @@ function Page({ path }: { path: string }): ReactNode {
   if (matchPath("/", path)) return <Redirect to="/clusters" />;
   if (matchPath("/clusters", path)) return <ClustersPage />;
   if (matchPath("/clusters/new", path)) return <CreateClusterPage />;
-  if ((m = matchPath("/clusters/:id", path))) return <ClusterDetailPage key={m.id} id={m.id!} />;
+  if ((m = matchPath("/clusters/:id", path))) return <ClusterDetailPage key={m.id} id={m.id!} tab="overview" />;
+  if ((m = matchPath("/clusters/:id/:tab", path)) && clusterTabs.includes(m.tab as ClusterTab)) {
+    return <ClusterDetailPage key={m.id} id={m.id!} tab={m.tab as ClusterTab} />;
+  }
+  if ((m = matchPath("/clusters/:id/instance-groups/new", path))) return <AddInstanceGroupPage key={m.id} clusterId={m.id!} />;
+  if ((m = matchPath("/clusters/:id/instance-groups/:groupId", path))) return <InstanceGroupPage key={m.groupId} clusterId={m.id!} id={m.groupId!} />;
+  if ((m = matchPath("/instance-groups/:id", path))) return <InstanceGroupRedirect key={m.id} id={m.id!} />;
   if (matchPath("/operations", path)) return <OperationsPage path={path} />;
   if ((m = matchPath("/operations/:id", path))) return <OperationPage key={m.id} id={m.id!} />;
   if (matchPath("/signin", path)) return null; // App sends a signed-in user on

@@ -12,11 +12,29 @@ import { GuardedButton } from "../ui/GuardedButton";
 import { LiveIndicator, describeStreamError } from "../ui/LiveIndicator";
 import { StatusBadge } from "../ui/StatusBadge";
 import { compareTimes, formatTime } from "../ui/time";
+import { InstanceGroupsTab } from "../instanceGroups/InstanceGroupsTab";
+import { NodesTab } from "../nodes/NodesTab";
 import { DeleteClusterDialog } from "./DeleteClusterDialog";
 import { ClusterDetailEventsSubscription, ClusterQuery } from "./documents";
+import { useClusterCompute } from "./useClusterCompute";
 
-/** One cluster: overview, network, EKS and HyperPod, its operations, and delete. */
-export function ClusterDetailPage({ id }: { id: string }) {
+/** The tabs of the cluster page, each at its own path under /clusters/:id. */
+export type ClusterTab = "overview" | "instance-groups" | "nodes";
+
+export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes"];
+
+/** The path of a tab of the cluster page. */
+export function clusterTabPath(id: string, tab: ClusterTab): string {
+  const base = `/clusters/${encodeURIComponent(id)}`;
+  return tab === "overview" ? base : `${base}/${tab}`;
+}
+
+/**
+ * One cluster: the overview (network, EKS and HyperPod, its operations, and
+ * delete), its instance groups, and its nodes. The tabs share the page, so
+ * switching tabs keeps every live stream and what it has received.
+ */
+export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) {
   const { me } = useSession();
   const [{ data, fetching, error }, reload] = useQuery({ query: ClusterQuery, variables: { id } });
   const [liveCluster, setLiveCluster] = useState<ClusterDetailFragment | null>(null);
@@ -38,6 +56,7 @@ export function ClusterDetailPage({ id }: { id: string }) {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
   }, []);
   useEvents(ClusterDetailEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, null);
+  const compute = useClusterCompute(id);
 
   const loaded = data?.cluster;
   const cluster = loaded && liveCluster && isNewer(liveCluster, loaded) ? liveCluster : (loaded ?? liveCluster);
@@ -65,7 +84,6 @@ export function ClusterDetailPage({ id }: { id: string }) {
   const deleteDenied =
     deniedReason(me.role, "ADMIN") ??
     (cluster.status === "DELETED" ? "The cluster is already deleted." : cluster.status === "DELETING" ? "The cluster is being deleted." : undefined);
-  const net = cluster.network;
 
   return (
     <>
@@ -78,7 +96,7 @@ export function ClusterDetailPage({ id }: { id: string }) {
           <p className="head-status">
             <StatusBadge status={cluster.status} />
             {cluster.imported && <span className="tag">imported</span>}
-            <LiveIndicator error={streamError} />
+            <LiveIndicator error={streamError ?? compute.streamError} />
           </p>
           {cluster.statusMessage && <p className="muted">{cluster.statusMessage}</p>}
         </div>
@@ -91,6 +109,29 @@ export function ClusterDetailPage({ id }: { id: string }) {
 
       {deleting && <DeleteClusterDialog cluster={cluster} onClose={() => setDeleting(false)} />}
 
+      <nav className="tabs" aria-label="Cluster">
+        <Link to={clusterTabPath(cluster.id, "overview")} aria-current={tab === "overview" ? "page" : undefined}>
+          Overview
+        </Link>
+        <Link to={clusterTabPath(cluster.id, "instance-groups")} aria-current={tab === "instance-groups" ? "page" : undefined}>
+          Instance groups {compute.loaded && <span className="tab-count">{compute.groups.length}</span>}
+        </Link>
+        <Link to={clusterTabPath(cluster.id, "nodes")} aria-current={tab === "nodes" ? "page" : undefined}>
+          Nodes {compute.loaded && <span className="tab-count">{compute.nodes.length}</span>}
+        </Link>
+      </nav>
+
+      {tab === "instance-groups" && <InstanceGroupsTab cluster={cluster} compute={compute} />}
+      {tab === "nodes" && <NodesTab cluster={cluster} compute={compute} />}
+      {tab === "overview" && <Overview cluster={cluster} operations={operations} />}
+    </>
+  );
+}
+
+function Overview({ cluster, operations }: { cluster: ClusterDetailFragment; operations: OperationSummaryFragment[] }) {
+  const net = cluster.network;
+  return (
+    <>
       <section className="card">
         <h2>Overview</h2>
         <dl className="meta">
@@ -190,49 +231,6 @@ export function ClusterDetailPage({ id }: { id: string }) {
                       <code>{s.cidr}</code>
                     </td>
                     <td>{s.role.toLowerCase()}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
-
-      <section className="card">
-        <h2>Instance groups</h2>
-        {cluster.instanceGroups.length === 0 ? (
-          <p className="muted">None were requested with the cluster.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Instance type</th>
-                  <th scope="col" className="num">
-                    Count
-                  </th>
-                  <th scope="col">Zone</th>
-                  <th scope="col">Capacity</th>
-                  <th scope="col" className="num">
-                    Volume
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {cluster.instanceGroups.map((g) => (
-                  <tr key={g.name}>
-                    <td className="strong">{g.name}</td>
-                    <td>
-                      <code>{g.instanceType}</code>
-                    </td>
-                    <td className="num">
-                      {g.count}
-                      {g.minCount !== null && g.minCount !== g.count && <span className="muted"> (min {g.minCount})</span>}
-                    </td>
-                    <td>{g.zone}</td>
-                    <td>{g.capacityType === "SPOT" ? "Spot" : "On-demand"}</td>
-                    <td className="num">{g.volumeSizeGb} GiB</td>
                   </tr>
                 ))}
               </tbody>

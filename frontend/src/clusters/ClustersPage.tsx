@@ -5,16 +5,19 @@ import { useEvents } from "../api/useEvents";
 import { Link } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import type { ClusterEventsSubscription as ClusterEvent, ClusterRowFragment } from "../gql/graphql";
+import type { ClusterEventsSubscription as ClusterEvent, ClusterRowFragment, ClusterRowGroupFragment } from "../gql/graphql";
 import { EmptyState, ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { LiveIndicator, describeStreamError } from "../ui/LiveIndicator";
 import { GuardedButton } from "../ui/GuardedButton";
 import { StatusBadge } from "../ui/StatusBadge";
 import { formatAgo, formatTime } from "../ui/time";
 import { useNow } from "../ui/useNow";
+import { listedGroups } from "./clusterCompute";
 import { ClusterEventsSubscription, ClustersQuery } from "./documents";
 
-const clusterFilter = { kinds: ["CLUSTER"] };
+// Group events keep the instance groups column current between changes of
+// the clusters themselves.
+const clusterFilter = { kinds: ["CLUSTER", "INSTANCE_GROUP"] };
 
 /** Every cluster, kept current by the events subscription. */
 export function ClustersPage() {
@@ -25,12 +28,14 @@ export function ClustersPage() {
     variables: { first: 200, filter: { includeDeleted: showDeleted } },
   });
   const [live, setLive] = useState<ReadonlyMap<string, ClusterRowFragment | null>>(new Map());
+  const [liveGroups, setLiveGroups] = useState<ReadonlyMap<string, ClusterRowGroupFragment | null>>(new Map());
   const [streamError, setStreamError] = useState<string | null>(null);
   const now = useNow(true, 15_000);
 
   const onEvents = useCallback((events: ClusterEvent["events"][]) => {
     setStreamError(null);
-    setLive((current) => applyChanges(current, eventChanges(events, (e) => e.cluster)));
+    setLive((current) => applyChanges(current, eventChanges(events.filter((e) => e.target.kind === "CLUSTER"), (e) => e.cluster)));
+    setLiveGroups((current) => applyChanges(current, eventChanges(events.filter((e) => e.target.kind === "INSTANCE_GROUP"), (e) => e.instanceGroup)));
   }, []);
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
@@ -40,8 +45,10 @@ export function ClustersPage() {
   const rows = useMemo(() => {
     const loaded = data?.clusters.edges.map((e) => e.node) ?? [];
     const merged = mergeRecords(loaded, live, (c) => showDeleted || c.status !== "DELETED");
-    return merged.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
-  }, [data, live, showDeleted]);
+    return merged
+      .map((c) => ({ ...c, instanceGroups: groupsOf(c, liveGroups) }))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
+  }, [data, live, liveGroups, showDeleted]);
 
   const createDenied = deniedReason(me.role, "OPERATOR");
 
@@ -130,7 +137,7 @@ export function ClustersPage() {
                   <td className="num" title={c.nodesTotal == null ? "Not read from AWS yet" : "HyperPod nodes Running / all, as last read from AWS"}>
                     {c.nodesTotal == null ? "—" : `${c.nodesReady}/${c.nodesTotal}`}
                   </td>
-                  <td className="num" title={c.instanceGroups.map((g) => `${g.name} × ${g.count}`).join(", ")}>
+                  <td className="num" title={c.instanceGroups.map((g) => `${g.name}: ${g.currentCount} of ${g.targetCount} instances, ${g.status}`).join("\n")}>
                     {c.instanceGroups.length}
                   </td>
                   <td title={formatTime(c.createdAt)}>{formatAgo(c.createdAt, now)}</td>
@@ -142,4 +149,10 @@ export function ClustersPage() {
       )}
     </>
   );
+}
+
+/** A cluster's live groups: those it was loaded with, updated by newer group events, plus new ones. */
+function groupsOf(cluster: ClusterRowFragment, live: ReadonlyMap<string, ClusterRowGroupFragment | null>): ClusterRowGroupFragment[] {
+  const mine = new Map([...live].filter(([id, g]) => (g ? g.clusterId === cluster.id : cluster.instanceGroups.some((x) => x.id === id))));
+  return listedGroups(mergeRecords(cluster.instanceGroups, mine));
 }

@@ -1,43 +1,21 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useMutation, useQuery } from "urql";
 import { Link, navigate } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import type { CapacityType, PreflightInstanceTypesQuery } from "../gql/graphql";
+import type { CapacityType } from "../gql/graphql";
+import { describeOffering, offeringLabel, splitOfferings } from "../instanceGroups/offerings";
 import { ErrorBanner, Loading, errorMessages } from "../ui/feedback";
+import { Field, FieldErrorList, FormErrors, inputId, useFocusFirstError } from "../ui/Field";
+import { clearField, generalKey, hasErrors, newIdempotencyKey, type FieldErrors } from "../ui/fieldErrors";
 import { GuardedButton } from "../ui/GuardedButton";
-import {
-  clearField,
-  defaultRegion,
-  fieldPaths,
-  generalKey,
-  hasErrors,
-  serverFieldErrors,
-  toInput,
-  validateDraft,
-  type ClusterDraft,
-  type FieldErrors,
-  type GroupDraft,
-} from "./createClusterForm";
+import { defaultRegion, fieldPaths, serverFieldErrors, toInput, validateDraft, type ClusterDraft, type GroupDraft } from "./createClusterForm";
 import { CreateClusterMutation, PreflightInstanceTypesQuery as InstanceTypesQuery, PreflightRegionsQuery, PreflightZonesQuery } from "./documents";
-
-type Offering = PreflightInstanceTypesQuery["instanceTypeOfferings"][number];
 
 let groupKeys = 0;
 
 function newGroup(zone: string, index: number): GroupDraft {
   return { key: `g${++groupKeys}`, name: index === 0 ? "workers" : `workers-${index + 1}`, zone, instanceType: "", count: "1", capacityType: "ON_DEMAND" };
-}
-
-function newIdempotencyKey(): string {
-  return typeof crypto.randomUUID === "function"
-    ? crypto.randomUUID()
-    : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The id of the input of a field path, for labels and focus. */
-function inputId(path: string): string {
-  return `f-${path.replace(/[^a-zA-Z0-9]+/g, "-")}`;
 }
 
 /**
@@ -51,7 +29,7 @@ export function CreateClusterPage() {
   const [submitted, setSubmitted] = useState(0);
   const [{ fetching: creating }, createCluster] = useMutation(CreateClusterMutation);
   const idempotencyKey = useRef<string | null>(null);
-  const formRef = useRef<HTMLFormElement>(null);
+  const formRef = useFocusFirstError(submitted);
 
   const [regionsResult] = useQuery({ query: PreflightRegionsQuery });
   // The server's default region is the one its default zones are in.
@@ -72,13 +50,6 @@ export function CreateClusterPage() {
     const names = zonesResult.data.availabilityZones.map((z) => z.name);
     setDraft((d) => ({ ...d, zones: names.slice(0, 2), groups: d.groups.map((g) => ({ ...g, zone: names[0] ?? "", instanceType: "" })) }));
   }, [zonesResult.data, draft.region]);
-
-  // After a submit with errors, take the keyboard to the first one.
-  useEffect(() => {
-    if (submitted === 0) return;
-    const first = formRef.current?.querySelector<HTMLElement>("[aria-invalid='true'], .form-errors");
-    first?.focus();
-  }, [submitted]);
 
   const change = (next: ClusterDraft, ...touched: string[]) => {
     idempotencyKey.current = null; // a different request deserves its own key
@@ -134,16 +105,7 @@ export function CreateClusterPage() {
       </div>
 
       <form ref={formRef} className="form" onSubmit={submit} noValidate aria-busy={creating}>
-        {general.length > 0 && (
-          <div className="banner banner-error form-errors" role="alert" tabIndex={-1}>
-            <strong>The cluster was not created</strong>
-            <ul>
-              {general.map((m, i) => (
-                <li key={i}>{m}</li>
-              ))}
-            </ul>
-          </div>
-        )}
+        <FormErrors title="The cluster was not created" messages={general} />
 
         <section className="card form-section">
           <h2>Cluster</h2>
@@ -283,44 +245,6 @@ export function CreateClusterPage() {
   );
 }
 
-interface FieldProps {
-  path: string;
-  label: string;
-  hint?: string;
-  errors: FieldErrors;
-  children: (props: { id: string; "aria-invalid": true | undefined; "aria-describedby": string | undefined }) => ReactNode;
-}
-
-/** A labelled control with its hint and its errors, client's or server's. */
-function Field({ path, label, hint, errors, children }: FieldProps) {
-  const id = inputId(path);
-  const messages = errors[path];
-  const describedBy = [hint ? `${id}-hint` : "", messages ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {children({ id, "aria-invalid": messages ? true : undefined, "aria-describedby": describedBy })}
-      {hint && (
-        <p id={`${id}-hint`} className="hint">
-          {hint}
-        </p>
-      )}
-      <FieldErrorList id={`${id}-error`} messages={messages} />
-    </div>
-  );
-}
-
-function FieldErrorList({ id, messages }: { id?: string; messages: string[] | undefined }) {
-  if (!messages || messages.length === 0) return null;
-  return (
-    <div id={id} className="field-error" role="alert">
-      {messages.map((m, i) => (
-        <p key={i}>{m}</p>
-      ))}
-    </div>
-  );
-}
-
 interface GroupFieldsProps {
   index: number;
   group: GroupDraft;
@@ -339,8 +263,7 @@ function GroupFields({ index, group, region, zones, errors, onChange, onRemove }
   });
   const offerings = offeringsResult.data?.instanceTypeOfferings ?? [];
   const chosen = offerings.find((o) => o.instanceType === group.instanceType);
-  const accelerated = offerings.filter((o) => o.acceleratorCount > 0);
-  const cpuOnly = offerings.filter((o) => o.acceleratorCount === 0);
+  const { accelerated, cpuOnly } = splitOfferings(offerings);
   const capacityName = useId();
   const p = (field: Parameters<typeof fieldPaths.group>[1]) => fieldPaths.group(index, field);
 
@@ -381,7 +304,7 @@ function GroupFields({ index, group, region, zones, errors, onChange, onRemove }
                   <optgroup label="Accelerated">
                     {accelerated.map((o) => (
                       <option key={o.instanceType} value={o.instanceType}>
-                        {optionLabel(o)}
+                        {offeringLabel(o)}
                       </option>
                     ))}
                   </optgroup>
@@ -390,7 +313,7 @@ function GroupFields({ index, group, region, zones, errors, onChange, onRemove }
                   <optgroup label="CPU only">
                     {cpuOnly.map((o) => (
                       <option key={o.instanceType} value={o.instanceType}>
-                        {optionLabel(o)}
+                        {offeringLabel(o)}
                       </option>
                     ))}
                   </optgroup>
@@ -425,17 +348,4 @@ function GroupFields({ index, group, region, zones, errors, onChange, onRemove }
       </button>
     </fieldset>
   );
-}
-
-function optionLabel(o: Offering): string {
-  if (o.acceleratorCount === 0) return `${o.instanceType} — ${o.vcpus} vCPU, ${o.memoryGiB} GiB`;
-  return `${o.instanceType} — ${o.acceleratorCount} × ${o.acceleratorName ?? "accelerator"} ${o.acceleratorMemoryGiB} GiB`;
-}
-
-/** What an instance type offers, for the hint under its choice. */
-export function describeOffering(o: Offering): string {
-  const base = `${o.vcpus} vCPUs, ${o.memoryGiB} GiB memory`;
-  if (o.acceleratorCount === 0) return `No accelerators; ${base}.`;
-  const total = o.acceleratorCount * o.acceleratorMemoryGiB;
-  return `${o.acceleratorCount} × ${o.acceleratorName ?? "accelerator"} with ${o.acceleratorMemoryGiB} GiB each (${total} GiB in all); ${base}.`;
 }

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { clearField, generalKey, hasErrors } from "../ui/fieldErrors";
 import {
-  clearField,
   defaultRegion,
   formFieldOf,
-  generalKey,
-  hasErrors,
   serverFieldErrors,
   toInput,
   validateDraft,

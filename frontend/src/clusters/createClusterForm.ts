@@ -6,6 +6,7 @@
 // input.instanceGroups[0].instanceType), so that client and server errors
 // land in the same place.
 import type { CapacityType, CreateClusterInput } from "../gql/graphql";
+import { addError as add, generalKey, parseWhole, sortServerErrors, type FieldErrors, type ServerError } from "../ui/fieldErrors";
 
 export interface GroupDraft {
   /** A stable key for React; not sent. */
@@ -25,11 +26,6 @@ export interface ClusterDraft {
   groups: GroupDraft[];
 }
 
-/** Error messages by field path; "" collects those that concern no field. */
-export type FieldErrors = Record<string, string[]>;
-
-export const generalKey = "";
-
 // The server's patterns (engine/cluster/validate.go).
 const clusterNamePattern = /^[a-zA-Z]([a-zA-Z0-9-]{0,38}[a-zA-Z0-9])?$/;
 const groupNamePattern = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
@@ -40,10 +36,6 @@ export const fieldPaths = {
   zones: "input.zones",
   group: (i: number, field: "name" | "zone" | "instanceType" | "count" | "capacityType") => `input.instanceGroups[${i}].${field}`,
 };
-
-function add(errors: FieldErrors, key: string, message: string): void {
-  (errors[key] ??= []).push(message);
-}
 
 /** The checks the server makes before it asks AWS anything. */
 export function validateDraft(draft: ClusterDraft): FieldErrors {
@@ -93,15 +85,7 @@ export function validateDraft(draft: ClusterDraft): FieldErrors {
 }
 
 /** A count as typed, or null when it is not a whole number. */
-export function parseCount(text: string): number | null {
-  const t = text.trim();
-  return /^-?\d+$/.test(t) ? Number(t) : null;
-}
-
-/** Whether errors has any message. */
-export function hasErrors(errors: FieldErrors): boolean {
-  return Object.values(errors).some((m) => m.length > 0);
-}
+export const parseCount = parseWhole;
 
 /** The createCluster input of a valid draft. */
 export function toInput(draft: ClusterDraft): CreateClusterInput {
@@ -120,12 +104,6 @@ export function toInput(draft: ClusterDraft): CreateClusterInput {
     }));
   }
   return input;
-}
-
-/** A GraphQL error as the server sends it. */
-export interface ServerError {
-  message: string;
-  extensions?: { code?: unknown; field?: unknown } | Record<string, unknown>;
 }
 
 /** The form fields the server's field paths may name. */
@@ -156,23 +134,7 @@ export function formFieldOf(field: string, groupCount: number): string {
 
 /** Sorts the server's errors onto the form's fields. */
 export function serverFieldErrors(errors: readonly ServerError[], groupCount: number): FieldErrors {
-  const out: FieldErrors = {};
-  for (const e of errors) {
-    const field = typeof e.extensions?.field === "string" ? e.extensions.field : "";
-    const key = field ? formFieldOf(field, groupCount) : generalKey;
-    // An error about a field the form does not show names it.
-    const message = key === generalKey && field ? `${e.message} (${field})` : e.message;
-    add(out, key, message);
-  }
-  return out;
-}
-
-/** Field errors without those of key, as after the user changed that field. */
-export function clearField(errors: FieldErrors, key: string): FieldErrors {
-  if (!(key in errors)) return errors;
-  const rest = { ...errors };
-  delete rest[key];
-  return rest;
+  return sortServerErrors(errors, (field) => formFieldOf(field, groupCount));
 }
 
 /** The default region: the one the server's default zones are in. */

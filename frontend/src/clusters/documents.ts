@@ -1,5 +1,18 @@
 import { graphql } from "../gql";
 
+export const ClusterRowGroupFragment = graphql(`
+  fragment ClusterRowGroup on InstanceGroup {
+    id
+    clusterId
+    name
+    targetCount
+    currentCount
+    status
+    createdAt
+    updatedAt
+  }
+`);
+
 export const ClusterRowFragment = graphql(`
   fragment ClusterRow on Cluster {
     id
@@ -15,8 +28,7 @@ export const ClusterRowFragment = graphql(`
     nodesReady
     nodesTotal
     instanceGroups {
-      name
-      count
+      ...ClusterRowGroup
     }
   }
 `);
@@ -46,6 +58,9 @@ export const ClusterEventsSubscription = graphql(`
       }
       cluster {
         ...ClusterRow
+      }
+      instanceGroup {
+        ...ClusterRowGroup
       }
     }
   }
@@ -89,17 +104,6 @@ export const ClusterDetailFragment = graphql(`
     }
     eksClusterRoleArn
     executionRoleArn
-    instanceGroups {
-      name
-      instanceType
-      count
-      minCount
-      zone
-      capacityType
-      threadsPerCore
-      volumeSizeGb
-      deepHealthChecks
-    }
   }
 `);
 
@@ -179,6 +183,48 @@ export const CreateClusterMutation = graphql(`
   mutation CreateCluster($input: CreateClusterInput!, $idempotencyKey: String) {
     createCluster(input: $input, idempotencyKey: $idempotencyKey) {
       id
+    }
+  }
+`);
+
+export const ClusterComputeQuery = graphql(`
+  query ClusterCompute($clusterId: ID!, $nodesFirst: Int!) {
+    instanceGroups(clusterId: $clusterId, first: 200) {
+      eventCursor
+      totalCount
+      edges {
+        node {
+          ...InstanceGroupRow
+        }
+      }
+    }
+    nodes(clusterId: $clusterId, first: $nodesFirst) {
+      eventCursor
+      totalCount
+      edges {
+        node {
+          ...NodeRow
+        }
+      }
+    }
+  }
+`);
+
+export const ClusterComputeEventsSubscription = graphql(`
+  subscription ClusterComputeEvents($since: String, $filter: EventFilter) {
+    events(since: $since, filter: $filter) {
+      cursor
+      action
+      target {
+        kind
+        id
+      }
+      instanceGroup {
+        ...InstanceGroupRow
+      }
+      node {
+        ...NodeRow
+      }
     }
   }
 `);

@@ -13,7 +13,18 @@ import { formatFilter, matchesFilter, operationStatuses, parseFilter, toQueryFil
 
 const operationEvents = { kinds: ["OPERATION"] };
 const pageSize = 50;
-const knownKinds = ["CreateCluster", "ImportCluster", "DeleteCluster"];
+const knownKinds = [
+  "CreateCluster",
+  "ImportCluster",
+  "DeleteCluster",
+  "AddInstanceGroup",
+  "ScaleInstanceGroup",
+  "UpdateInstanceGroup",
+  "DeleteInstanceGroup",
+  "RebootNodes",
+  "ReplaceNodes",
+  "DeleteNodes",
+];
 
 /** Every operation, newest first, filterable, kept current by events. */
 export function OperationsPage({ path }: { path: string }) {
@@ -97,6 +108,8 @@ export function OperationsPage({ path }: { path: string }) {
           <select value={filter.targetKind} onChange={(e) => setFilter({ targetKind: e.target.value })}>
             <option value="">Any</option>
             <option value="CLUSTER">CLUSTER</option>
+            <option value="INSTANCE_GROUP">INSTANCE_GROUP</option>
+            <option value="CLUSTER_NODES">CLUSTER_NODES</option>
           </select>
         </label>
         <label>

@@ -37,7 +37,9 @@ query ListClusters($first: Int) {
         statusMessage
         instanceGroups {
           name
-          count
+          status
+          currentCount
+          targetCount
         }
         createdAt
       }

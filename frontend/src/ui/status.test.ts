@@ -21,7 +21,26 @@ describe("statusTone", () => {
     ["QUEUED", "neutral"],
     ["SOMETHING_NEW", "neutral"],
     [null, "neutral"],
+    ["IN_SERVICE", "ok"],
+    ["DEGRADED", "warn"],
+    ["SCHEDULABLE", "ok"],
+    ["UNSCHEDULABLE", "bad"],
+    ["UNSCHEDULABLE_PENDING_REBOOT", "warn"],
+    ["UNSCHEDULABLE_PENDING_REPLACEMENT", "warn"],
+    ["UNKNOWN", "neutral"],
+    ["DEEP_HEALTH_CHECK_IN_PROGRESS", "progress"],
+    ["FAILURE", "bad"],
+    ["NOT_FOUND", "ended"],
+    ["PASSED", "ok"],
+    ["NONE", "neutral"],
   ])("%s is %s", (status, tone) => {
     expect(statusTone(status)).toBe(tone);
+  });
+
+  it("reads a node's RUNNING as up and well, an operation's as under way", () => {
+    expect(statusTone("RUNNING", "node")).toBe("ok");
+    expect(statusTone("RUNNING")).toBe("progress");
+    expect(statusTone("FAILURE", "node")).toBe("bad");
+    expect(statusTone("SHUTTING_DOWN", "node")).toBe("progress");
   });
 });

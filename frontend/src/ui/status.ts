@@ -1,14 +1,18 @@
 // One map from every status the API reports to the tone it is drawn in, so
 // that a colour means the same on every page: green done and healthy, blue
-// in progress, red failed, grey ended or gone, neutral not started.
+// in progress, amber working but needing attention (partly provisioned, a
+// fault that recovery is handling), red failed, grey ended or gone, neutral
+// not started or not known.
 
-export type Tone = "ok" | "progress" | "bad" | "ended" | "neutral";
+export type Tone = "ok" | "progress" | "warn" | "bad" | "ended" | "neutral";
 
 const tones: Record<string, Tone> = {
   // done, healthy
   SUCCEEDED: "ok",
   ACTIVE: "ok",
   INSERVICE: "ok",
+  SCHEDULABLE: "ok",
+  PASSED: "ok",
   // in progress
   RUNNING: "progress",
   WAITING: "progress",
@@ -18,24 +22,48 @@ const tones: Record<string, Tone> = {
   UPDATING: "progress",
   SYSTEMUPDATING: "progress",
   ROLLINGBACK: "progress",
+  INPROGRESS: "progress",
+  DEEPHEALTHCHECKINPROGRESS: "progress",
+  SHUTTINGDOWN: "progress",
+  // working, but needs attention
+  DEGRADED: "warn",
+  UNSCHEDULABLEPENDINGREBOOT: "warn",
+  UNSCHEDULABLEPENDINGREPLACEMENT: "warn",
   // failed
   FAILED: "bad",
+  FAILURE: "bad",
+  UNSCHEDULABLE: "bad",
   // ended or gone
   CANCELLED: "ended",
   DELETED: "ended",
   SKIPPED: "ended",
-  // not started
+  NOTFOUND: "ended",
+  // not started, not known
   PENDING: "neutral",
   QUEUED: "neutral",
+  UNKNOWN: "neutral",
+  NONE: "neutral",
 };
+
+/**
+ * Where one word means different things: a node that is RUNNING is up and
+ * well, where an operation that is RUNNING is still under way.
+ */
+const nodeTones: Record<string, Tone> = {
+  RUNNING: "ok",
+};
+
+/** What a status is the status of, where that changes its tone. */
+export type StatusKind = "node";
 
 /**
  * The tone of a status, whatever its spelling: the API's enums are
  * UPPER_SNAKE_CASE, HyperPod's own statuses are PascalCase (InService).
  */
-export function statusTone(status: string | null | undefined): Tone {
+export function statusTone(status: string | null | undefined, kind?: StatusKind): Tone {
   if (!status) return "neutral";
-  return tones[status.replace(/[_\s-]/g, "").toUpperCase()] ?? "neutral";
+  const key = status.replace(/[_\s-]/g, "").toUpperCase();
+  return (kind === "node" ? nodeTones[key] : undefined) ?? tones[key] ?? "neutral";
 }
 
 /** Whether a status means the thing is still changing. */

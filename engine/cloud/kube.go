@@ -1,0 +1,33 @@
+package cloud
+
+import (
+	"context"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Kubernetes hands out API clients for the Kubernetes cluster of an EKS
+// control plane. The real provider authenticates with an EKS token (a
+// presigned STS GetCallerIdentity request); the simulator serves an
+// in-memory API per simulated EKS cluster.
+type Kubernetes interface {
+	// Clients returns the clients for the EKS cluster named eksCluster. It
+	// fails when the cluster does not exist or its API is not reachable yet
+	// (the control plane is not ACTIVE). The clients are safe for concurrent
+	// use and may be shared; callers should not cache them for longer than
+	// an operation, as the provider refreshes what it must (credentials, a
+	// changed endpoint) on the next call.
+	Clients(ctx context.Context, eksCluster string) (*KubeClients, error)
+}
+
+// KubeClients are the API clients of one Kubernetes cluster.
+type KubeClients struct {
+	// Core is the typed client for the built-in API groups (pods, nodes,
+	// deployments, services, secrets...).
+	Core kubernetes.Interface
+	// Dynamic reaches custom resources (HyperPodPyTorchJob, NodePool,
+	// InferenceEndpointConfig, RayJob, ScaledObject...) as unstructured
+	// objects.
+	Dynamic dynamic.Interface
+}

@@ -1,0 +1,49 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/instantstart/instantstart/engine/compute"
+)
+
+// ComputeView shows the cluster area to the compute area as the narrow
+// interface compute needs, so that compute knows nothing of cluster
+// records.
+type ComputeView struct{ Service *Service }
+
+var _ compute.Clusters = ComputeView{}
+
+// Cluster returns what compute needs to know of cluster id.
+func (v ComputeView) Cluster(id string) (*compute.Cluster, error) {
+	c, err := v.Service.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return computeCluster(c), nil
+}
+
+// Live lists the ACTIVE clusters.
+func (v ComputeView) Live() ([]*compute.Cluster, error) {
+	page, err := v.Service.List(ListFilter{Statuses: []Status{StatusActive}}, 1<<20, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*compute.Cluster, 0, len(page.Items))
+	for _, c := range page.Items {
+		out = append(out, computeCluster(c))
+	}
+	return out, nil
+}
+
+// ComputeSubnet finds or makes the cluster's compute subnet in zone.
+func (v ComputeView) ComputeSubnet(ctx context.Context, clusterID, zone string, create bool) (string, error) {
+	return v.Service.ComputeSubnet(ctx, clusterID, zone, create)
+}
+
+func computeCluster(c *Cluster) *compute.Cluster {
+	return &compute.Cluster{
+		ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status),
+		HyperPodName: c.HyperPod.Name, EKSName: c.EKS.Name, Zones: c.Zones,
+		SecurityGroupID: c.Network.SecurityGroupID, ExecutionRoleArn: c.Roles.ExecutionRoleArn, Imported: c.Imported,
+	}
+}

@@ -1,0 +1,325 @@
+// Package compute manages the compute of HyperPod clusters: instance groups
+// (add, scale, update, delete) and their nodes (list, health, reboot,
+// replace, delete, diagnose). It keeps a record of every group and node,
+// refreshed from HyperPod and Kubernetes, so that changes reach subscribers
+// as events. It knows clusters only through the Clusters interface.
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Record kinds and the target kinds operations name.
+const (
+	GroupKind = "instance_group"
+	NodeKind  = "node"
+
+	GroupTarget = "INSTANCE_GROUP"
+	NodesTarget = "CLUSTER_NODES"
+)
+
+// groupIndex maps <cluster id>/<group name> to the id of the live group.
+const groupIndex = "instance-group-name"
+
+// Capacity types, as the schema names them.
+const (
+	OnDemand     = "ON_DEMAND"
+	Spot         = "SPOT"
+	TrainingPlan = "TRAINING_PLAN"
+)
+
+// Network interface modes.
+const (
+	InterfaceStandard = "STANDARD"
+	InterfaceEFAOnly  = "EFA_ONLY"
+)
+
+// GroupStatus is an instance group's state.
+type GroupStatus string
+
+// The group states.
+const (
+	GroupPending        GroupStatus = "PENDING"
+	GroupCreating       GroupStatus = "CREATING"
+	GroupInService      GroupStatus = "IN_SERVICE"
+	GroupUpdating       GroupStatus = "UPDATING"
+	GroupDegraded       GroupStatus = "DEGRADED"
+	GroupFailed         GroupStatus = "FAILED"
+	GroupSystemUpdating GroupStatus = "SYSTEM_UPDATING"
+	GroupDeleting       GroupStatus = "DELETING"
+	GroupDeleted        GroupStatus = "DELETED"
+)
+
+// Label is a Kubernetes label.
+type Label struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Taint is a Kubernetes taint; Effect is NO_SCHEDULE, PREFER_NO_SCHEDULE or
+// NO_EXECUTE.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// GroupSpec is what a group should be: the settings the user chooses.
+type GroupSpec struct {
+	Name             string   `json:"name"`
+	InstanceTypes    []string `json:"instanceTypes"` // priority order; one unless flexible
+	Count            int      `json:"count"`
+	MinCount         int      `json:"minCount,omitempty"`
+	Zone             string   `json:"zone"`
+	CapacityType     string   `json:"capacityType"`
+	TrainingPlanArn  string   `json:"trainingPlanArn,omitempty"`
+	InterfaceMode    string   `json:"networkInterfaceMode"`
+	ThreadsPerCore   int      `json:"threadsPerCore"`
+	VolumeSizeGB     int      `json:"volumeSizeGb"`
+	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
+	Labels           []Label  `json:"labels,omitempty"`
+	Taints           []Taint  `json:"taints,omitempty"`
+}
+
+// Flexible reports whether the group takes a list of instance types.
+func (g *GroupSpec) Flexible() bool { return len(g.InstanceTypes) > 1 }
+
+// InstanceGroup is the record of an instance group.
+type InstanceGroup struct {
+	ID        string `json:"id"`
+	ClusterID string `json:"clusterId"`
+	GroupSpec
+	SubnetID        string      `json:"subnetId,omitempty"`
+	Status          GroupStatus `json:"status"`
+	StatusMessage   string      `json:"statusMessage,omitempty"`
+	CurrentCount    int         `json:"currentCount"`
+	Managed         bool        `json:"managed"`
+	LastOperationID string      `json:"lastOperationId,omitempty"`
+	CreatedAt       time.Time   `json:"createdAt"`
+	UpdatedAt       time.Time   `json:"updatedAt"`
+	DeletedAt       *time.Time  `json:"deletedAt,omitempty"`
+}
+
+// Node health labels and deep health check results, as the schema names
+// them.
+const (
+	HealthSchedulable          = "SCHEDULABLE"
+	HealthUnschedulable        = "UNSCHEDULABLE"
+	HealthPendingReboot        = "UNSCHEDULABLE_PENDING_REBOOT"
+	HealthPendingReplacement   = "UNSCHEDULABLE_PENDING_REPLACEMENT"
+	HealthUnknown              = "UNKNOWN"
+	DeepCheckPassed            = "PASSED"
+	DeepCheckFailed            = "FAILED"
+	DeepCheckInProgress        = "IN_PROGRESS"
+	DeepCheckNone              = "NONE"
+	nodeStatusRunning          = "RUNNING"
+	nodeStatusDeepHealthChecks = "DEEP_HEALTH_CHECK_IN_PROGRESS"
+)
+
+// Node is the record of a HyperPod instance; its id is the instance id.
+type Node struct {
+	ID              string     `json:"id"`
+	ClusterID       string     `json:"clusterId"`
+	GroupID         string     `json:"instanceGroupId"`
+	GroupName       string     `json:"instanceGroupName"`
+	LogicalID       string     `json:"logicalId,omitempty"`
+	InstanceType    string     `json:"instanceType"`
+	Status          string     `json:"status"` // NodeStatus in the schema's form, e.g. DEEP_HEALTH_CHECK_IN_PROGRESS
+	StatusMessage   string     `json:"statusMessage,omitempty"`
+	Health          string     `json:"health"`
+	DeepHealthCheck string     `json:"deepHealthCheck"`
+	CapacityType    string     `json:"capacityType"`
+	Zone            string     `json:"zone"`
+	PrivateDNS      string     `json:"privateDnsHostname,omitempty"`
+	KubeNodeName    string     `json:"kubernetesNodeName,omitempty"`
+	LaunchTime      *time.Time `json:"launchTime,omitempty"`
+	UpdatedAt       time.Time  `json:"updatedAt"`
+}
+
+// Healthy reports whether the node runs and takes work.
+func (n *Node) Healthy() bool {
+	return n.Status == nodeStatusRunning && n.Health == HealthSchedulable && n.DeepHealthCheck != DeepCheckFailed
+}
+
+// Cluster is what compute needs to know of a cluster.
+type Cluster struct {
+	ID, Name, Region string
+	Status           string // ACTIVE when groups may change
+	HyperPodName     string
+	EKSName          string
+	Zones            []string
+	SecurityGroupID  string
+	ExecutionRoleArn string
+	Imported         bool
+}
+
+// Clusters is the part of the cluster area compute uses.
+type Clusters interface {
+	// Cluster returns the cluster id, or a NOT_FOUND error.
+	Cluster(id string) (*Cluster, error)
+	// Live lists the clusters whose compute the refresher keeps current.
+	Live() ([]*Cluster, error)
+	// ComputeSubnet returns the id of the cluster's compute subnet in zone,
+	// making it first when create is true (a /20 placed by
+	// netplan.ComputeSubnet and routed like the others); "" when there is
+	// none and create is false.
+	ComputeSubnet(ctx context.Context, clusterID, zone string, create bool) (string, error)
+}
+
+// Options tune the service.
+type Options struct {
+	// Scale divides the phase timeouts and poll intervals (the simulator's
+	// speed; 1 for AWS).
+	Scale  float64
+	Logger *slog.Logger
+}
+
+// Service manages instance groups and nodes.
+type Service struct {
+	store    *store.Store
+	runner   *ops.Runner
+	regions  cloud.Regions
+	clusters Clusters
+	opts     Options
+	ids      store.IDs
+	log      *slog.Logger
+}
+
+// New returns the service and registers its operation kinds with runner
+// (before runner.Start, so resumed operations find their kind).
+func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
+	if opts.Scale <= 0 {
+		opts.Scale = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, opts: opts, log: opts.Logger}
+	s.register()
+	return s
+}
+
+// scaled divides a real-world duration by the provider's speed, keeping at
+// least floor.
+func (s *Service) scaled(d, floor time.Duration) time.Duration {
+	return max(time.Duration(float64(d)/s.opts.Scale), floor)
+}
+
+func (s *Service) timeout(d time.Duration) time.Duration { return s.scaled(d, 2*time.Second) }
+
+func (s *Service) provider(region string) (*cloud.Provider, error) {
+	p, err := s.regions.Provider(region)
+	if err != nil {
+		return nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", region, err)
+	}
+	return p, nil
+}
+
+// Group returns the instance group id.
+func (s *Service) Group(id string) (*InstanceGroup, error) {
+	var g InstanceGroup
+	err := s.store.View(func(tx *store.Tx) error { return tx.Get(GroupKind, id, &g) })
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errs.New(errs.NotFound, "instance group %q does not exist; list the cluster's instance groups to find its id", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &g, nil
+}
+
+// Groups returns the live groups of a cluster in creation order (deleted
+// ones too when withDeleted).
+func (s *Service) Groups(clusterID string, withDeleted bool) ([]*InstanceGroup, error) {
+	return s.groupsWhere(func(g *InstanceGroup) bool {
+		return g.ClusterID == clusterID && (withDeleted || g.Status != GroupDeleted)
+	})
+}
+
+// groupsWhere returns the group records that keep accepts, in creation
+// order.
+func (s *Service) groupsWhere(keep func(*InstanceGroup) bool) ([]*InstanceGroup, error) {
+	var out []*InstanceGroup
+	err := s.store.View(func(tx *store.Tx) error {
+		return tx.List(GroupKind, "", func(_ string, raw []byte) (bool, error) {
+			var g InstanceGroup
+			if err := json.Unmarshal(raw, &g); err != nil {
+				return false, err
+			}
+			if keep(&g) {
+				out = append(out, &g)
+			}
+			return true, nil
+		})
+	})
+	return out, err
+}
+
+// Node returns the node whose instance id is id.
+func (s *Service) Node(id string) (*Node, error) {
+	var n Node
+	err := s.store.View(func(tx *store.Tx) error { return tx.Get(NodeKind, id, &n) })
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errs.New(errs.NotFound, "node %q does not exist (it may have been replaced or deleted); list the cluster's nodes to find its id", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// Nodes returns the nodes of a cluster (of one group when groupID is set),
+// by group name and launch time.
+func (s *Service) Nodes(clusterID, groupID string) ([]*Node, error) {
+	var out []*Node
+	err := s.store.View(func(tx *store.Tx) error {
+		return tx.List(NodeKind, "", func(_ string, raw []byte) (bool, error) {
+			var n Node
+			if err := json.Unmarshal(raw, &n); err != nil {
+				return false, err
+			}
+			if n.ClusterID == clusterID && (groupID == "" || n.GroupID == groupID) {
+				out = append(out, &n)
+			}
+			return true, nil
+		})
+	})
+	slices.SortFunc(out, func(a, b *Node) int {
+		if c := strings.Compare(a.GroupName, b.GroupName); c != 0 {
+			return c
+		}
+		if a.LaunchTime != nil && b.LaunchTime != nil {
+			if c := a.LaunchTime.Compare(*b.LaunchTime); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, err
+}
+
+// activeCluster returns the cluster when its groups may change.
+func (s *Service) activeCluster(id, field string) (*Cluster, error) {
+	c, err := s.clusters.Cluster(id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Status != "ACTIVE" {
+		return nil, errs.New(errs.Precondition, "cluster %s is %s; its instance groups and nodes can change only while it is ACTIVE", c.Name, c.Status).WithField(field)
+	}
+	if c.HyperPodName == "" {
+		return nil, errs.New(errs.Precondition, "cluster %s has no HyperPod cluster (it was imported without one)", c.Name).WithField(field)
+	}
+	return c, nil
+}

@@ -1,0 +1,541 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+
+	"github.com/instantstart/instantstart/engine/capacity"
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Operation kinds of instance groups.
+const (
+	KindAddGroup    = "AddInstanceGroup"
+	KindScaleGroup  = "ScaleInstanceGroup"
+	KindUpdateGroup = "UpdateInstanceGroup"
+	KindDeleteGroup = "DeleteInstanceGroup"
+
+	groupStatusQuery = "instanceGroup"
+)
+
+// groupInput is what a group operation stores: the group as it should be.
+type groupInput struct {
+	ClusterID string    `json:"clusterId"`
+	Desired   GroupSpec `json:"desired"`
+	Changed   []string  `json:"changed,omitempty"` // the fields an update changes
+}
+
+func (s *Service) register() {
+	for _, kind := range []string{KindAddGroup, KindScaleGroup, KindUpdateGroup, KindDeleteGroup} {
+		s.runner.Register(ops.Definition{Kind: kind, StatusQuery: groupStatusQuery, Steps: s.groupSteps, Reflect: reflectGroup})
+	}
+	for _, kind := range []string{KindRebootNodes, KindReplaceNodes, KindDeleteNodes} {
+		s.runner.Register(ops.Definition{Kind: kind, StatusQuery: nodesStatusQuery, Steps: s.nodeSteps})
+	}
+}
+
+// Add checks a new group against the cluster, the zone's offerings, the
+// quota and the training plan, then starts an AddInstanceGroup operation.
+func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempotencyKey string) (*ops.Operation, error) {
+	asSent := in
+	in.InstanceTypes = slices.Clone(in.InstanceTypes)
+	replay := ops.Request{Kind: KindAddGroup, Target: ops.Ref{Kind: GroupTarget, Name: in.Name}, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: asSent}
+	if op, err := s.runner.Replay(replay); op != nil || err != nil {
+		return op, err
+	}
+	if bad := normalizeSpec(&in.GroupSpec, "input"); len(bad) > 0 {
+		return nil, bad
+	}
+	c, err := s.activeCluster(in.ClusterID, "input.clusterId")
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return nil, err
+	}
+	hp, err := describe(ctx, p, c.HyperPodName)
+	if err != nil {
+		return nil, err
+	}
+	if findGroup(hp, in.Name) != nil {
+		return nil, errs.New(errs.Precondition, "HyperPod cluster %s already has an instance group named %s; choose another name", c.HyperPodName, in.Name).WithField("input.name")
+	}
+	if executionRole(c, hp) == "" {
+		return nil, errs.New(errs.Precondition, "cluster %s has no execution role for instances: import it again once one of its groups exists, or create the cluster with InstantStart", c.Name).WithField("input.clusterId")
+	}
+	if err := s.checkPlacement(ctx, p, c, &in.GroupSpec, in.Count); err != nil {
+		return nil, err
+	}
+	id := s.ids.NewID()
+	return s.runner.Submit(ops.Request{
+		Kind: KindAddGroup, Target: ops.Ref{Kind: GroupTarget, ID: id, Name: in.Name}, RequestedBy: caller,
+		IdempotencyKey: idempotencyKey, Input: groupInput{ClusterID: c.ID, Desired: in.GroupSpec}, Fingerprint: asSent,
+		Prepare: func(tx *store.Tx, op *ops.Operation) error {
+			key := c.ID + "/" + in.Name
+			holder, err := tx.GetIndex(groupIndex, key)
+			if err == nil && holder != id {
+				return errs.New(errs.Precondition, "cluster %s already has an instance group named %s (id %s); choose another name", c.Name, in.Name, holder).WithField("input.name")
+			}
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			if err := tx.PutIndex(groupIndex, key, id); err != nil {
+				return err
+			}
+			now := tx.Now()
+			return tx.Put(GroupKind, id, &InstanceGroup{ID: id, ClusterID: c.ID, GroupSpec: in.GroupSpec, Status: GroupPending, Managed: true, CreatedAt: now, UpdatedAt: now})
+		},
+	})
+}
+
+// UpdateInput changes a group: nil fields stay as they are.
+type UpdateInput struct {
+	Count            *int     `json:"count,omitempty"`
+	MinCount         *int     `json:"minCount,omitempty"`
+	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
+	SetHealthChecks  bool     `json:"setDeepHealthChecks,omitempty"` // DeepHealthChecks was sent (it may be empty)
+	Labels           []Label  `json:"labels,omitempty"`
+	SetLabels        bool     `json:"setLabels,omitempty"`
+	Taints           []Taint  `json:"taints,omitempty"`
+	SetTaints        bool     `json:"setTaints,omitempty"`
+	// Fixed for the group's lifetime: a different value is IMMUTABLE_FIELD.
+	CapacityType    *string  `json:"capacityType,omitempty"`
+	InterfaceMode   *string  `json:"networkInterfaceMode,omitempty"`
+	TrainingPlanArn *string  `json:"trainingPlanArn,omitempty"`
+	Zone            *string  `json:"zone,omitempty"`
+	InstanceTypes   []string `json:"instanceTypes,omitempty"`
+}
+
+// Scale sets a group's target count.
+func (s *Service) Scale(ctx context.Context, caller, id string, count int, idempotencyKey string) (*ops.Operation, error) {
+	return s.change(ctx, caller, KindScaleGroup, id, UpdateInput{Count: &count}, idempotencyKey)
+}
+
+// Update changes the fields of a group that in sends, where they differ
+// from the actual state.
+func (s *Service) Update(ctx context.Context, caller, id string, in UpdateInput, idempotencyKey string) (*ops.Operation, error) {
+	return s.change(ctx, caller, KindUpdateGroup, id, in, idempotencyKey)
+}
+
+func (s *Service) change(ctx context.Context, caller, kind, id string, in UpdateInput, idempotencyKey string) (*ops.Operation, error) {
+	g, err := s.Group(id)
+	if err != nil {
+		return nil, err
+	}
+	target := ops.Ref{Kind: GroupTarget, ID: g.ID, Name: g.Name}
+	if op, err := s.runner.Replay(ops.Request{Kind: kind, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: in}); op != nil || err != nil {
+		return op, err
+	}
+	if g.Status == GroupDeleted || g.Status == GroupDeleting {
+		return nil, errs.New(errs.Precondition, "instance group %s is %s", g.Name, g.Status).WithField("id")
+	}
+	types := strings.Join(g.InstanceTypes, ",")
+	var sentTypes *string
+	if in.InstanceTypes != nil {
+		v := strings.Join(in.InstanceTypes, ",")
+		sentTypes = &v
+	}
+	var bad errs.List
+	for _, err := range []error{
+		immutable(g.Name, "capacityType", in.CapacityType, g.CapacityType),
+		immutable(g.Name, "networkInterfaceMode", in.InterfaceMode, g.InterfaceMode),
+		immutable(g.Name, "trainingPlanArn", in.TrainingPlanArn, g.TrainingPlanArn),
+		immutable(g.Name, "zone", in.Zone, g.Zone),
+		immutable(g.Name, "instanceTypes", sentTypes, types),
+	} {
+		if err != nil {
+			bad = append(bad, errs.As(err))
+		}
+	}
+	if len(bad) > 0 {
+		return nil, bad
+	}
+	c, err := s.activeCluster(g.ClusterID, "id")
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return nil, err
+	}
+	hp, err := describe(ctx, p, c.HyperPodName)
+	if err != nil {
+		return nil, err
+	}
+	d := findGroup(hp, g.Name)
+	if d == nil {
+		return nil, errs.New(errs.Precondition, "HyperPod cluster %s has no instance group %s (deleted outside InstantStart?); add it again", c.HyperPodName, g.Name).WithField("id")
+	}
+	actual := actualSpec(d)
+	desired := actual
+	desired.InterfaceMode, desired.VolumeSizeGB = g.InterfaceMode, max(actual.VolumeSizeGB, g.VolumeSizeGB)
+	var changed []string
+	if in.Count != nil && *in.Count != actual.Count {
+		desired.Count = *in.Count
+		changed = append(changed, "count")
+		if in.MinCount == nil && desired.MinCount > desired.Count {
+			desired.MinCount = desired.Count
+		}
+	}
+	if in.MinCount != nil && *in.MinCount != actual.MinCount {
+		desired.MinCount, changed = *in.MinCount, append(changed, "minCount")
+	}
+	if in.SetHealthChecks && !sameSet(in.DeepHealthChecks, actual.DeepHealthChecks) {
+		desired.DeepHealthChecks, changed = in.DeepHealthChecks, append(changed, "deepHealthChecks")
+	}
+	if in.SetLabels && !sameLabels(in.Labels, actual.Labels) {
+		desired.Labels, changed = in.Labels, append(changed, "labels")
+	}
+	if in.SetTaints && !sameTaints(in.Taints, actual.Taints) {
+		desired.Taints, changed = in.Taints, append(changed, "taints")
+	}
+	field := func(f string) string { return "input." + f }
+	if kind == KindScaleGroup {
+		field = func(string) string { return "count" }
+	}
+	bad = append(bad, checkCounts(desired, field)...)
+	bad = append(bad, checkKubernetesConfig(desired.Labels, desired.Taints, field)...)
+	if len(bad) > 0 {
+		return nil, bad
+	}
+	if extra := desired.Count - actual.Count; extra > 0 {
+		placed := desired
+		if err := s.checkPlacement(ctx, p, c, &placed, extra); err != nil {
+			return nil, err
+		}
+	}
+	return s.runner.Submit(ops.Request{
+		Kind: kind, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: in,
+		Input: groupInput{ClusterID: c.ID, Desired: desired, Changed: changed}, Noop: len(changed) == 0,
+	})
+}
+
+func checkCounts(g GroupSpec, field func(string) string) errs.List {
+	return append(capacity.CheckCounts(g.Count, g.MinCount, field), capacity.CheckDeepHealthChecks(g.DeepHealthChecks, field)...)
+}
+
+// Delete starts a DeleteInstanceGroup operation.
+func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string) (*ops.Operation, error) {
+	g, err := s.Group(id)
+	if err != nil {
+		return nil, err
+	}
+	target := ops.Ref{Kind: GroupTarget, ID: g.ID, Name: g.Name}
+	if op, err := s.runner.Replay(ops.Request{Kind: KindDeleteGroup, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey}); op != nil || err != nil {
+		return op, err
+	}
+	if g.Status == GroupDeleted {
+		return nil, errs.New(errs.Precondition, "instance group %s was already deleted", g.Name).WithField("id")
+	}
+	c, err := s.activeCluster(g.ClusterID, "id")
+	if err != nil {
+		return nil, err
+	}
+	return s.runner.Submit(ops.Request{Kind: KindDeleteGroup, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey,
+		Input: groupInput{ClusterID: c.ID, Desired: g.GroupSpec}})
+}
+
+// groupSteps builds the phases of a group operation.
+func (s *Service) groupSteps(op *ops.Operation) ([]ops.Step, error) {
+	var in groupInput
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
+	c, err := s.clusters.Cluster(in.ClusterID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return nil, err
+	}
+	w := &groupWork{s: s, p: p, c: c, desired: in.Desired}
+	switch op.Kind {
+	case KindAddGroup:
+		return []ops.Step{
+			{Name: "compute-subnet", Title: "Find or make the compute subnet in " + in.Desired.Zone, Observe: w.observeSubnet, Apply: w.applySubnet, Timeout: s.timeout(10 * time.Minute)},
+			{Name: "instance-group", Title: "Add the instance group to the HyperPod cluster", DependsOn: []string{"compute-subnet"},
+				Observe: w.observeAdded, Apply: w.applyGroup, Timeout: s.timeout(4 * time.Hour)},
+		}, nil
+	case KindScaleGroup, KindUpdateGroup:
+		title := "Change " + strings.Join(in.Changed, ", ")
+		if op.Kind == KindScaleGroup {
+			title = fmt.Sprintf("Scale to %d instances", in.Desired.Count)
+		}
+		return []ops.Step{{Name: "update-group", Title: title, Observe: w.observeUpdated, Apply: w.applyGroup, Timeout: s.timeout(4 * time.Hour)}}, nil
+	case KindDeleteGroup:
+		return []ops.Step{{Name: "delete-group", Title: "Delete the instance group and its instances", Observe: w.observeDeleted, Apply: w.applyDelete, Timeout: s.timeout(2 * time.Hour)}}, nil
+	}
+	return nil, fmt.Errorf("unknown instance group operation %s", op.Kind)
+}
+
+// groupWork carries what the phases of one group operation share.
+type groupWork struct {
+	s       *Service
+	p       *cloud.Provider
+	c       *Cluster
+	desired GroupSpec
+}
+
+func (w *groupWork) observeSubnet(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	id, err := w.s.clusters.ComputeSubnet(ctx, w.c.ID, w.desired.Zone, false)
+	if err != nil || id == "" {
+		return ops.Observation{State: ops.Absent}, err
+	}
+	return ops.Observation{State: ops.Done, Message: "compute subnet " + id, Outputs: map[string]string{"subnetId": id}}, nil
+}
+
+func (w *groupWork) applySubnet(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	id, err := w.s.clusters.ComputeSubnet(ctx, w.c.ID, w.desired.Zone, true)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"subnetId": id}, nil
+}
+
+// observeAdded: the group exists and has settled.
+func (w *groupWork) observeAdded(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	d := findGroup(hp, w.desired.Name)
+	if d == nil {
+		return ops.Observation{State: ops.Absent}, nil
+	}
+	return groupProgress(d, run)
+}
+
+// observeUpdated: the group has the desired settings and has settled.
+func (w *groupWork) observeUpdated(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	d := findGroup(hp, w.desired.Name)
+	if d == nil {
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "instance group %s no longer exists in HyperPod cluster %s", w.desired.Name, w.c.HyperPodName)}, nil
+	}
+	if !matches(actualSpec(d), w.desired) {
+		if run.Applied && d.Status == smtypes.InstanceGroupStatusUpdating {
+			return ops.Observation{State: ops.Pending, Message: "HyperPod is updating the group"}, nil
+		}
+		return ops.Observation{State: ops.Absent}, nil
+	}
+	return groupProgress(d, run)
+}
+
+// groupProgress turns a group's status into the phase's state.
+func groupProgress(d *smtypes.ClusterInstanceGroupDetails, run *ops.Run) (ops.Observation, error) {
+	cur, target := aws.ToInt32(d.CurrentCount), aws.ToInt32(d.TargetCount)
+	msg := fmt.Sprintf("%s: %d of %d instances", d.Status, cur, target)
+	out := map[string]string{"status": string(d.Status)}
+	switch {
+	case d.Status == smtypes.InstanceGroupStatusInservice && cur >= target:
+		return ops.Observation{State: ops.Done, Message: msg, Outputs: out}, nil
+	case d.Status == smtypes.InstanceGroupStatusDegraded:
+		// Some instances could not be had; the group runs the rest and
+		// HyperPod keeps trying (continuous provisioning).
+		return ops.Observation{State: ops.Done, Message: msg + " (degraded: some instances could not be provisioned; HyperPod keeps trying)", Outputs: out}, nil
+	case d.Status == smtypes.InstanceGroupStatusFailed:
+		if !run.Applied {
+			return ops.Observation{State: ops.Absent}, nil
+		}
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "instance group %s failed in HyperPod: check the cluster's events, then retry or delete the group", aws.ToString(d.InstanceGroupName))}, nil
+	}
+	return ops.Observation{State: ops.Pending, Message: msg, Outputs: out}, nil
+}
+
+// matches reports whether the actual group has every desired setting.
+func matches(actual, desired GroupSpec) bool {
+	return actual.Count == desired.Count && actual.MinCount == desired.MinCount && sameSet(actual.DeepHealthChecks, desired.DeepHealthChecks) &&
+		sameLabels(actual.Labels, desired.Labels) && sameTaints(actual.Taints, desired.Taints)
+}
+
+// applyGroup sends the group's whole desired spec with UpdateCluster, which
+// adds it or changes it.
+func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (map[string]string, error) {
+	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	if err != nil {
+		return nil, err
+	}
+	subnet := run.Output("compute-subnet", "subnetId")
+	if d := findGroup(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
+		subnet = d.OverrideVpcConfig.Subnets[0] // a group's subnets are fixed
+	}
+	spec := sdkSpec(&w.desired, executionRole(w.c, hp), subnet, w.c.SecurityGroupID)
+	if d := findGroup(hp, w.desired.Name); d != nil {
+		spec.OverrideVpcConfig = d.OverrideVpcConfig
+		spec.InstanceStorageConfigs = d.InstanceStorageConfigs
+	}
+	_, err = w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
+	if err != nil {
+		return nil, errs.FromUpstream(err, "update HyperPod cluster "+w.c.HyperPodName)
+	}
+	return map[string]string{"subnetId": subnet}, nil
+}
+
+func (w *groupWork) observeDeleted(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	d := findGroup(hp, w.desired.Name)
+	switch {
+	case d == nil:
+		return ops.Observation{State: ops.Done, Message: "the group is gone"}, nil
+	case d.Status == smtypes.InstanceGroupStatusDeleting:
+		return ops.Observation{State: ops.Pending, Message: fmt.Sprintf("deleting: %d instances left", aws.ToInt32(d.CurrentCount))}, nil
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+func (w *groupWork) applyDelete(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	_, err := w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroupsToDelete: []string{w.desired.Name}})
+	if err != nil && !errs.IsNotFound(err) {
+		return nil, errs.FromUpstream(err, "delete instance group "+w.desired.Name)
+	}
+	return nil, nil
+}
+
+// reflectGroup brings the group record in line with an operation on it, in
+// the operation's own transaction.
+func reflectGroup(tx *store.Tx, op *ops.Operation) error {
+	var g InstanceGroup
+	if err := tx.Get(GroupKind, op.Target.ID, &g); err != nil {
+		return fmt.Errorf("load instance group %s: %w", op.Target.ID, err)
+	}
+	var in groupInput
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return err
+	}
+	g.LastOperationID = op.ID
+	failed := ""
+	if op.Error != nil {
+		failed = op.Error.Message
+	}
+	switch op.Status {
+	case ops.Succeeded:
+		g.StatusMessage = ""
+		switch op.Kind {
+		case KindDeleteGroup:
+			now := tx.Now()
+			g.Status, g.DeletedAt, g.CurrentCount = GroupDeleted, &now, 0
+			if holder, err := tx.GetIndex(groupIndex, g.ClusterID+"/"+g.Name); err == nil && holder == g.ID {
+				if err := tx.DeleteIndex(groupIndex, g.ClusterID+"/"+g.Name); err != nil {
+					return err
+				}
+			}
+		default:
+			if !op.Noop {
+				g.GroupSpec = in.Desired
+			}
+			if st := op.Output(lastPhase(op), "status"); st != "" {
+				g.Status = groupStatus(smtypes.InstanceGroupStatus(st))
+			} else if g.Status == GroupPending || g.Status == GroupUpdating || g.Status == GroupCreating {
+				g.Status = GroupInService
+			}
+		}
+		if id := op.Output("compute-subnet", "subnetId"); id != "" {
+			g.SubnetID = id
+		}
+	case ops.Failed, ops.Cancelled:
+		what := strings.ToLower(strings.TrimSuffix(op.Kind, "InstanceGroup"))
+		if op.Status == ops.Cancelled {
+			failed = "cancelled"
+		}
+		g.StatusMessage = fmt.Sprintf("%s failed: %s (retry the operation)", what, failed)
+		if op.Kind == KindAddGroup {
+			g.Status = GroupFailed
+		}
+	default:
+		switch op.Kind {
+		case KindAddGroup:
+			g.Status = GroupCreating
+		case KindDeleteGroup:
+			g.Status = GroupDeleting
+		default:
+			if !op.Noop {
+				g.Status = GroupUpdating
+			}
+		}
+	}
+	g.UpdatedAt = tx.Now()
+	if err := tx.Put(GroupKind, g.ID, &g); err != nil {
+		return err
+	}
+	if op.Kind == KindDeleteGroup && op.Status == ops.Succeeded {
+		return deleteGroupNodes(tx, g.ID)
+	}
+	return nil
+}
+
+func lastPhase(op *ops.Operation) string {
+	if len(op.Phases) == 0 {
+		return ""
+	}
+	return op.Phases[len(op.Phases)-1].Name
+}
+
+// deleteGroupNodes removes the node records of a deleted group.
+func deleteGroupNodes(tx *store.Tx, groupID string) error {
+	var gone []string
+	err := tx.List(NodeKind, "", func(id string, raw []byte) (bool, error) {
+		var n Node
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return false, err
+		}
+		if n.GroupID == groupID {
+			gone = append(gone, id)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range gone {
+		if err := tx.Delete(NodeKind, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func sameLabels(a, b []Label) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	cmp := func(p, q Label) int { return strings.Compare(p.Key, q.Key) }
+	slices.SortFunc(x, cmp)
+	slices.SortFunc(y, cmp)
+	return len(x) == len(y) && (len(x) == 0 || reflect.DeepEqual(x, y))
+}
+
+func sameTaints(a, b []Taint) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	cmp := func(p, q Taint) int {
+		return strings.Compare(p.Key+"="+p.Value+":"+p.Effect, q.Key+"="+q.Value+":"+q.Effect)
+	}
+	slices.SortFunc(x, cmp)
+	slices.SortFunc(y, cmp)
+	return len(x) == len(y) && (len(x) == 0 || reflect.DeepEqual(x, y))
+}

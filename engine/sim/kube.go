@@ -1,0 +1,314 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+)
+
+// svcKubernetes names the Kubernetes APIs in the call counters. Their
+// operations are a verb and a resource: "list nodes", "create
+// serviceaccounts", "update deployments/status".
+const svcKubernetes = "kubernetes"
+
+// kubeAPI is one region's view of the Kubernetes APIs of the simulated EKS
+// clusters.
+type kubeAPI struct {
+	w      *World
+	region string
+}
+
+var _ cloud.Kubernetes = (*kubeAPI)(nil)
+
+// kubeState is the Kubernetes side of the world: the objects of each EKS
+// cluster's API server.
+type kubeState struct {
+	// Clusters holds each API server's objects, by kubeClusterKey.
+	Clusters map[string]*kubeClusterRec `json:",omitempty"`
+	// servers holds the in-memory half of each API server, by
+	// kubeClusterKey. Clients and channels cannot be saved, so it is built
+	// again on first use after a restart.
+	servers map[string]*kubeServer
+}
+
+// kubeClusterRec is the stored state of one EKS cluster's API server.
+type kubeClusterRec struct {
+	Region, Name string
+	// EKSID is the id of the EKS cluster served: a cluster deleted and
+	// created again under the same name starts with an empty API.
+	EKSID string
+	// RV is the last resourceVersion handed out.
+	RV uint64
+	// Objects holds every object as JSON, by kubeResourceKey and then by
+	// "namespace/name" (an empty namespace for cluster-scoped objects).
+	Objects map[string]map[string]json.RawMessage
+	// NodeOwned records, by node name, what the last node sync set, so
+	// that the next one takes back only that and keeps what clients added.
+	NodeOwned map[string]kubeNodeOwned `json:",omitempty"`
+}
+
+// kubeDefaultNamespaces are the namespaces of a new cluster.
+var kubeDefaultNamespaces = []string{"default", "kube-node-lease", "kube-public", "kube-system"}
+
+func kubeClusterKey(region, name string) string { return region + "/" + name }
+
+// kube returns the Kubernetes side of the state, creating it on first use.
+func (st *state) kube() *kubeState {
+	if st.Kube == nil {
+		st.Kube = &kubeState{}
+	}
+	if st.Kube.Clusters == nil {
+		st.Kube.Clusters = map[string]*kubeClusterRec{}
+	}
+	if st.Kube.servers == nil {
+		st.Kube.servers = map[string]*kubeServer{}
+	}
+	return st.Kube
+}
+
+// Clients returns the clients of the API server of eksCluster, which must
+// be ACTIVE. Every caller of a cluster gets the same clients, over one
+// store of objects kept in the world's state.
+func (a *kubeAPI) Clients(ctx context.Context, eksCluster string) (*cloud.KubeClients, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("kubernetes clients: %w", err)
+	}
+	if eksCluster == "" {
+		return nil, errors.New("kubernetes clients: the EKS cluster name is empty")
+	}
+	var srv *kubeServer
+	err := a.w.kubeTxn(a.region, func(t *txn) (func(), error) {
+		c := t.rs.EKS[eksCluster]
+		if c == nil {
+			return nil, fmt.Errorf("kubernetes clients: EKS cluster %q does not exist in %s: %w", eksCluster, a.region, eksNotFound(eksCluster))
+		}
+		switch st := c.status(t.now); st {
+		case ekstypes.ClusterStatusActive:
+		case ekstypes.ClusterStatusFailed:
+			return nil, fmt.Errorf("kubernetes clients: EKS cluster %q is FAILED and has no Kubernetes API; delete it and create it again", eksCluster)
+		default:
+			return nil, fmt.Errorf("kubernetes clients: EKS cluster %q is %s, not ACTIVE: its Kubernetes API is not available; retry once it is ACTIVE", eksCluster, st)
+		}
+		t.kubeCluster(c)
+		srv = t.kubeServer(c)
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	srv.forgetActions()
+	return srv.clients, nil
+}
+
+// kubeTxn runs fn under the world lock and saves the world, as World.do
+// does for the AWS services, rolling it back when saving fails. It returns
+// fn's error as is, since Kubernetes clients expect API status errors. Once
+// the world is saved, and still under the lock, it calls the function fn
+// returned: watchers are told of changes in the order they were made, and
+// never of one that a failed save undid.
+func (w *World) kubeTxn(region string, fn func(t *txn) (func(), error)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t := w.begin(region)
+	t.sweepKube()
+	saved, err := fn(t)
+	if serr := w.save(); serr != nil {
+		w.rollback()
+		return apierrors.NewInternalError(serr)
+	}
+	if err == nil && saved != nil {
+		saved()
+	}
+	return err
+}
+
+// kubeAlive tells whether the EKS cluster name of region, with id, still
+// serves its API: it exists and is ACTIVE.
+func (t *txn) kubeAlive(region, name, id string) bool {
+	rs := t.st.Regions[region]
+	if rs == nil {
+		return false
+	}
+	c := rs.EKS[name]
+	return c != nil && c.ID == id && c.status(t.now) == ekstypes.ClusterStatusActive
+}
+
+// sweepKube drops the objects of the API servers whose EKS cluster is being
+// deleted or is gone, and ends their watches: the API goes with its
+// cluster. The EKS side does not know about Kubernetes, so every
+// Kubernetes call sweeps.
+func (t *txn) sweepKube() {
+	ks := t.st.Kube
+	if ks == nil {
+		return
+	}
+	for key, rec := range ks.Clusters {
+		if !t.kubeAlive(rec.Region, rec.Name, rec.EKSID) {
+			delete(ks.Clusters, key)
+		}
+	}
+	for key, srv := range ks.servers {
+		if !t.kubeAlive(srv.region, srv.name, srv.eksID) {
+			srv.endWatches()
+			delete(ks.servers, key)
+		}
+	}
+}
+
+// kubeCluster returns the stored API server of the ACTIVE cluster c,
+// setting up a new one with the default namespaces.
+func (t *txn) kubeCluster(c *eksClusterRec) *kubeClusterRec {
+	ks := t.st.kube()
+	key := kubeClusterKey(t.region, c.Name)
+	if rec := ks.Clusters[key]; rec != nil && rec.EKSID == c.ID {
+		return rec
+	}
+	rec := &kubeClusterRec{Region: t.region, Name: c.Name, EKSID: c.ID, Objects: map[string]map[string]json.RawMessage{}}
+	ks.Clusters[key] = rec
+	s := &kubeSession{t: t, rec: rec, eks: c}
+	for _, ns := range kubeDefaultNamespaces {
+		s.put(kubeNamespacesKey, nil, s.stamp(kubeNamespace(ns), c.Life.ReadyAt))
+	}
+	return rec
+}
+
+// kubeServer returns the clients and watches of the ACTIVE cluster c.
+func (t *txn) kubeServer(c *eksClusterRec) *kubeServer {
+	ks := t.st.kube()
+	key := kubeClusterKey(t.region, c.Name)
+	if srv := ks.servers[key]; srv != nil && srv.eksID == c.ID {
+		return srv
+	}
+	srv := newKubeServer(t.w, t.region, c.Name, c.ID)
+	ks.servers[key] = srv
+	return srv
+}
+
+// kubeServer is what an API server keeps in memory: the clients handed out
+// and the open watches.
+type kubeServer struct {
+	w                   *World
+	region, name, eksID string
+
+	typed   *fake.Clientset
+	dynamic *dynamicfake.FakeDynamicClient
+	clients *cloud.KubeClients
+
+	// nodeMu serialises the node requests of the cluster, from reading
+	// HyperPod's nodes to storing them, so that an older reading never
+	// overwrites a newer one. It is taken before the world lock.
+	nodeMu sync.Mutex
+
+	watchMu sync.Mutex
+	watches map[*kubeWatch]struct{}
+}
+
+// newKubeServer builds the clients of a cluster: client-go's fakes, whose
+// reactors hand every request to the world. The fakes' own trackers stay
+// empty.
+func newKubeServer(w *World, region, name, eksID string) *kubeServer {
+	srv := &kubeServer{w: w, region: region, name: name, eksID: eksID, watches: map[*kubeWatch]struct{}{}}
+	srv.typed = fake.NewSimpleClientset()
+	srv.typed.PrependReactor("*", "*", srv.reactor(true))
+	srv.typed.PrependWatchReactor("*", srv.watchReactor(true))
+	srv.dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kubeListKinds())
+	srv.dynamic.PrependReactor("*", "*", srv.reactor(false))
+	srv.dynamic.PrependWatchReactor("*", srv.watchReactor(false))
+	srv.clients = &cloud.KubeClients{Core: srv.typed, Dynamic: kubeDynamic{srv.dynamic}}
+	return srv
+}
+
+// forgetActions empties the fakes' records of the requests they served,
+// which would otherwise grow for as long as the world runs. Clients does
+// it on each hand-out, as callers get clients anew for each operation. It
+// must not be called under the world lock: the fakes hold their own lock
+// while a request runs.
+func (srv *kubeServer) forgetActions() {
+	srv.typed.ClearActions()
+	srv.dynamic.ClearActions()
+}
+
+func (srv *kubeServer) reactor(typed bool) k8stesting.ReactionFunc {
+	return func(action k8stesting.Action) (bool, runtime.Object, error) {
+		obj, err := srv.serve(action, typed)
+		return true, obj, err
+	}
+}
+
+func (srv *kubeServer) watchReactor(typed bool) k8stesting.WatchReactionFunc {
+	return func(action k8stesting.Action) (bool, watch.Interface, error) {
+		wa, ok := action.(k8stesting.WatchActionImpl)
+		if !ok {
+			return true, nil, apierrors.NewBadRequest(fmt.Sprintf("unexpected watch request %T", action))
+		}
+		kw, err := srv.startWatch(wa, typed)
+		if err != nil {
+			return true, nil, err
+		}
+		return true, kw, nil
+	}
+}
+
+// call runs fn as one request to the cluster's API: counted as op (unless
+// empty, for the second half of a request), on the stored objects, saved
+// before it returns.
+func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
+	return srv.w.kubeTxn(srv.region, func(t *txn) (func(), error) {
+		if op != "" {
+			t.st.count(svcKubernetes, op)
+		}
+		s, err := srv.session(t)
+		if err != nil {
+			return nil, err
+		}
+		if err := fn(s); err != nil {
+			return nil, err
+		}
+		return s.publish, nil
+	})
+}
+
+// session opens the stored API server for a request. After a failed save
+// rolled the world back, the in-memory part is gone from the state: the
+// first request through older clients puts theirs back, or, if newer
+// clients already made another, ends its own watches so that their
+// clients watch again through the other.
+func (srv *kubeServer) session(t *txn) (*kubeSession, error) {
+	if !t.kubeAlive(srv.region, srv.name, srv.eksID) {
+		return nil, srv.unreachable(t)
+	}
+	c := t.rs.EKS[srv.name]
+	rec := t.kubeCluster(c)
+	ks := t.st.kube()
+	key := kubeClusterKey(srv.region, srv.name)
+	current := ks.servers[key]
+	switch {
+	case current == nil:
+		ks.servers[key] = srv
+		current = srv
+	case current != srv:
+		srv.endWatches()
+	}
+	return &kubeSession{t: t, rec: rec, eks: c, server: current}, nil
+}
+
+// unreachable is the error of a request to an API server that is gone.
+func (srv *kubeServer) unreachable(t *txn) error {
+	state := "deleted"
+	if c := t.rs.EKS[srv.name]; c != nil && c.ID == srv.eksID {
+		state = string(c.status(t.now))
+	}
+	return fmt.Errorf("kubernetes: the API server of EKS cluster %q in %s is unreachable: the cluster is %s", srv.name, srv.region, state)
+}
