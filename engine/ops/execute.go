@@ -21,6 +21,9 @@ func (r *Runner) execute(ctx context.Context, id string) {
 		r.log.Error("load operation", "operation", id, "err", err)
 		return
 	}
+	if op.Status.Terminal() {
+		return // an extra launch after the execution that ended it
+	}
 	def := r.defs[op.Kind]
 	if def == nil {
 		r.finishWith(id, errs.New(errs.Internal, "operation kind %q is unknown to this version of InstantStart", op.Kind))

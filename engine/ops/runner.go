@@ -57,6 +57,10 @@ type Runner struct {
 type execution struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// again asks for another execution once this one returns: the
+	// operation was queued again (retried) while this one was finishing.
+	// Guarded by Runner.mu.
+	again bool
 }
 
 // NewRunner returns a runner over st. Register definitions, then Start.
@@ -133,14 +137,17 @@ func (r *Runner) Shutdown(ctx context.Context) error {
 	}
 }
 
-// launch starts executing op id unless it is already running.
+// launch starts executing op id. When an execution of it is still
+// returning (it has stored the operation's end, and a retry queued it again
+// at once), the next one starts as soon as that one is gone.
 func (r *Runner) launch(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closing {
 		return
 	}
-	if _, ok := r.running[id]; ok {
+	if ex, ok := r.running[id]; ok {
+		ex.again = true
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
@@ -152,9 +159,13 @@ func (r *Runner) launch(id string) {
 		defer close(ex.done)
 		defer func() {
 			r.mu.Lock()
+			again := ex.again
 			delete(r.running, id)
 			r.mu.Unlock()
 			cancel()
+			if again {
+				r.launch(id)
+			}
 		}()
 		r.execute(ctx, id)
 	}()
