@@ -22,6 +22,9 @@ func (a *iamAPI) AttachRolePolicy(ctx context.Context, in *iam.AttachRolePolicyI
 		if !policyArnPattern.MatchString(*in.PolicyArn) {
 			return nil, &iamtypes.InvalidInputException{Message: aws.String(fmt.Sprintf("ARN %s is not valid.", *in.PolicyArn))}
 		}
+		if p, ours := t.customerPolicy(*in.PolicyArn); ours && p == nil {
+			return nil, noSuchPolicy(*in.PolicyArn)
+		}
 		r, err := t.role(in.RoleName)
 		if err != nil {
 			return nil, err

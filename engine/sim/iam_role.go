@@ -80,7 +80,7 @@ func (t *txn) roleOut(r *roleRec) *iamtypes.Role {
 		Path:       aws.String(r.Path),
 		CreateDate: aws.Time(r.CreatedAt),
 		// IAM returns policy documents URL-encoded (RFC 3986).
-		AssumeRolePolicyDocument: aws.String(strings.ReplaceAll(url.QueryEscape(r.AssumeDoc), "+", "%20")),
+		AssumeRolePolicyDocument: aws.String(urlEncodeDocument(r.AssumeDoc)),
 		MaxSessionDuration:       aws.Int32(r.MaxSession),
 		Tags:                     iamTags(r.Tags),
 	}
@@ -202,4 +202,10 @@ func (a *iamAPI) DeleteRole(ctx context.Context, in *iam.DeleteRoleInput, _ ...f
 		delete(t.st.Roles, strings.ToLower(r.Name))
 		return &iam.DeleteRoleOutput{}, nil
 	})
+}
+
+// urlEncodeDocument encodes a policy document as IAM returns documents:
+// URL-encoded, spaces as %20.
+func urlEncodeDocument(doc string) string {
+	return strings.ReplaceAll(url.QueryEscape(doc), "+", "%20")
 }

@@ -14,8 +14,9 @@ type state struct {
 	Calls    map[string]map[string]int // service -> operation -> count
 	Faults   []Fault
 	FaultSeq int
-	Roles    map[string]*roleRec // by lower-case role name: IAM names are case-insensitive
-	OIDC     map[string]*oidcRec // by ARN
+	Roles    map[string]*roleRec   // by lower-case role name: IAM names are case-insensitive
+	Policies map[string]*policyRec `json:",omitempty"` // customer managed policies, by lower-case name
+	OIDC     map[string]*oidcRec   // by ARN
 	Regions  map[string]*regionState
 	Kube     *kubeState `json:",omitempty"` // the objects of the EKS clusters' Kubernetes APIs
 }
@@ -59,6 +60,9 @@ func (st *state) init() {
 	}
 	if st.Roles == nil {
 		st.Roles = map[string]*roleRec{}
+	}
+	if st.Policies == nil {
+		st.Policies = map[string]*policyRec{}
 	}
 	if st.OIDC == nil {
 		st.OIDC = map[string]*oidcRec{}
