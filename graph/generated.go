@@ -143,6 +143,25 @@ type ComplexityRoot struct {
 		Time          func(childComplexity int) int
 	}
 
+	Feature struct {
+		DependsOn           func(childComplexity int) int
+		Description         func(childComplexity int) int
+		LastOperation       func(childComplexity int) int
+		Message             func(childComplexity int) int
+		Name                func(childComplexity int) int
+		Resources           func(childComplexity int) int
+		Status              func(childComplexity int) int
+		TieredCheckpointing func(childComplexity int) int
+		Title               func(childComplexity int) int
+	}
+
+	FeatureResource struct {
+		Detail func(childComplexity int) int
+		Kind   func(childComplexity int) int
+		Ref    func(childComplexity int) int
+		Shared func(childComplexity int) int
+	}
+
 	HyperPodCluster struct {
 		Arn                  func(childComplexity int) int
 		FailureMessage       func(childComplexity int) int
@@ -247,20 +266,21 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddInstanceGroup    func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
-		CancelOperation     func(childComplexity int, id string) int
-		CreateCluster       func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
-		CreateToken         func(childComplexity int, input model.CreateTokenInput) int
-		DeleteCluster       func(childComplexity int, id string, idempotencyKey *string) int
-		DeleteInstanceGroup func(childComplexity int, id string, idempotencyKey *string) int
-		DeleteNodes         func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
-		ImportCluster       func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
-		RebootNodes         func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
-		ReplaceNodes        func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
-		RetryOperation      func(childComplexity int, id string) int
-		RevokeToken         func(childComplexity int, id string) int
-		ScaleInstanceGroup  func(childComplexity int, id string, count int, idempotencyKey *string) int
-		UpdateInstanceGroup func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
+		AddInstanceGroup      func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
+		CancelOperation       func(childComplexity int, id string) int
+		CreateCluster         func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
+		CreateToken           func(childComplexity int, input model.CreateTokenInput) int
+		DeleteCluster         func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteInstanceGroup   func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteNodes           func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		ImportCluster         func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
+		RebootNodes           func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		ReplaceNodes          func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		RetryOperation        func(childComplexity int, id string) int
+		RevokeToken           func(childComplexity int, id string) int
+		ScaleInstanceGroup    func(childComplexity int, id string, count int, idempotencyKey *string) int
+		UpdateClusterFeatures func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
+		UpdateInstanceGroup   func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
 	}
 
 	Node struct {
@@ -375,6 +395,7 @@ type ComplexityRoot struct {
 		AuditLog              func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
 		AvailabilityZones     func(childComplexity int, region *string) int
 		Cluster               func(childComplexity int, id string) int
+		ClusterFeatures       func(childComplexity int, clusterID string) int
 		Clusters              func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
 		ImportableClusters    func(childComplexity int, region *string) int
 		InstanceGroup         func(childComplexity int, id string) int
@@ -416,6 +437,13 @@ type ComplexityRoot struct {
 		Effect func(childComplexity int) int
 		Key    func(childComplexity int) int
 		Value  func(childComplexity int) int
+	}
+
+	TieredCheckpointingSettings struct {
+		Bucket           func(childComplexity int) int
+		MemoryPercentage func(childComplexity int) int
+		Namespace        func(childComplexity int) int
+		ServiceAccount   func(childComplexity int) int
 	}
 
 	Token struct {
@@ -470,6 +498,7 @@ type MutationResolver interface {
 	CreateCluster(ctx context.Context, input model.CreateClusterInput, idempotencyKey *string) (*model.Operation, error)
 	ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error)
 	AddInstanceGroup(ctx context.Context, input model.AddInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
 	ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error)
 	UpdateInstanceGroup(ctx context.Context, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
@@ -487,6 +516,7 @@ type QueryResolver interface {
 	AuditLog(ctx context.Context, filter *model.AuditFilter, first *int, after *string) (*model.AuditRecordConnection, error)
 	Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error)
 	Cluster(ctx context.Context, id string) (*model.Cluster, error)
+	ClusterFeatures(ctx context.Context, clusterID string) ([]*model.Feature, error)
 	InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error)
 	InstanceGroup(ctx context.Context, id string) (*model.InstanceGroup, error)
 	Nodes(ctx context.Context, clusterID string, instanceGroupID *string, first *int, after *string) (*model.NodeConnection, error)
@@ -960,6 +990,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Time(childComplexity), true
+
+	case "Feature.dependsOn":
+		if e.ComplexityRoot.Feature.DependsOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.DependsOn(childComplexity), true
+	case "Feature.description":
+		if e.ComplexityRoot.Feature.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Description(childComplexity), true
+	case "Feature.lastOperation":
+		if e.ComplexityRoot.Feature.LastOperation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.LastOperation(childComplexity), true
+	case "Feature.message":
+		if e.ComplexityRoot.Feature.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Message(childComplexity), true
+	case "Feature.name":
+		if e.ComplexityRoot.Feature.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Name(childComplexity), true
+	case "Feature.resources":
+		if e.ComplexityRoot.Feature.Resources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Resources(childComplexity), true
+	case "Feature.status":
+		if e.ComplexityRoot.Feature.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Status(childComplexity), true
+	case "Feature.tieredCheckpointing":
+		if e.ComplexityRoot.Feature.TieredCheckpointing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.TieredCheckpointing(childComplexity), true
+	case "Feature.title":
+		if e.ComplexityRoot.Feature.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Title(childComplexity), true
+
+	case "FeatureResource.detail":
+		if e.ComplexityRoot.FeatureResource.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureResource.Detail(childComplexity), true
+	case "FeatureResource.kind":
+		if e.ComplexityRoot.FeatureResource.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureResource.Kind(childComplexity), true
+	case "FeatureResource.ref":
+		if e.ComplexityRoot.FeatureResource.Ref == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureResource.Ref(childComplexity), true
+	case "FeatureResource.shared":
+		if e.ComplexityRoot.FeatureResource.Shared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureResource.Shared(childComplexity), true
 
 	case "HyperPodCluster.arn":
 		if e.ComplexityRoot.HyperPodCluster.Arn == nil {
@@ -1557,6 +1667,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ScaleInstanceGroup(childComplexity, args["id"].(string), args["count"].(int), args["idempotencyKey"].(*string)), true
+	case "Mutation.updateClusterFeatures":
+		if e.ComplexityRoot.Mutation.UpdateClusterFeatures == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateClusterFeatures_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateClusterFeatures(childComplexity, args["clusterId"].(string), args["input"].(model.UpdateClusterFeaturesInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.updateInstanceGroup":
 		if e.ComplexityRoot.Mutation.UpdateInstanceGroup == nil {
 			break
@@ -2046,6 +2167,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Cluster(childComplexity, args["id"].(string)), true
+	case "Query.clusterFeatures":
+		if e.ComplexityRoot.Query.ClusterFeatures == nil {
+			break
+		}
+
+		args, err := ec.field_Query_clusterFeatures_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ClusterFeatures(childComplexity, args["clusterId"].(string)), true
 	case "Query.clusters":
 		if e.ComplexityRoot.Query.Clusters == nil {
 			break
@@ -2301,6 +2433,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Taint.Value(childComplexity), true
 
+	case "TieredCheckpointingSettings.bucket":
+		if e.ComplexityRoot.TieredCheckpointingSettings.Bucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TieredCheckpointingSettings.Bucket(childComplexity), true
+	case "TieredCheckpointingSettings.memoryPercentage":
+		if e.ComplexityRoot.TieredCheckpointingSettings.MemoryPercentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TieredCheckpointingSettings.MemoryPercentage(childComplexity), true
+	case "TieredCheckpointingSettings.namespace":
+		if e.ComplexityRoot.TieredCheckpointingSettings.Namespace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TieredCheckpointingSettings.Namespace(childComplexity), true
+	case "TieredCheckpointingSettings.serviceAccount":
+		if e.ComplexityRoot.TieredCheckpointingSettings.ServiceAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TieredCheckpointingSettings.ServiceAccount(childComplexity), true
+
 	case "Token.active":
 		if e.ComplexityRoot.Token.Active == nil {
 			break
@@ -2431,6 +2588,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
+			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
+			graphql.NewInputUnmarshaler("UpdateClusterFeaturesInput", ec.unmarshalInputUpdateClusterFeaturesInput),
 			graphql.NewInputUnmarshaler("UpdateInstanceGroupInput", ec.unmarshalInputUpdateInstanceGroupInput),
 		)
 	}
@@ -3005,6 +3164,133 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
+}
+`, BuiltIn: false},
+	{Name: "../schema/feature.graphqls", Input: `"""
+A managed capability of a cluster.
+"""
+enum FeatureName {
+  "HyperPod reboots or replaces a node whose health checks fail (the cluster's NodeRecovery setting)."
+  NODE_AUTO_RECOVERY
+  "The HyperPod training operator add-on, with its IAM role and pod identity association; needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing."
+  TRAINING_OPERATOR
+  "Managed tiered checkpointing: an IAM policy scoped to one S3 bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and the cluster's TieredStorageConfig. Not available on training-plan capacity."
+  TIERED_CHECKPOINTING
+}
+
+"""
+The state of a feature, read from the resources it consists of.
+"""
+enum FeatureStatus {
+  "Every resource of the feature exists."
+  ENABLED
+  "None of its resources exist (shared prerequisites may)."
+  DISABLED
+  "An operation is turning it on."
+  ENABLING
+  "An operation is turning it off."
+  DISABLING
+  "Some of its resources exist and some do not; message names the missing ones. Enable or disable it again to finish."
+  PARTIAL
+  "The newest toggle failed; message says why. Retry the operation or toggle again."
+  FAILED
+}
+
+"""
+Something a feature made or uses, named so that aws or kubectl can inspect it.
+"""
+type FeatureResource {
+  "IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, KUBERNETES_OBJECT or CLUSTER_SETTING."
+  kind: String!
+  "An ARN, or a Kubernetes reference such as serviceaccount/<namespace>/<name>."
+  ref: String!
+  "True for a prerequisite other features use too: turning the feature off leaves it."
+  shared: Boolean!
+  "Its state, where it has one (an add-on's status, the cluster's)."
+  detail: String
+}
+
+"""
+The settings of managed tiered checkpointing.
+"""
+type TieredCheckpointingSettings {
+  "The S3 bucket the checkpoints go to."
+  bucket: String
+  "The share of instance memory kept for checkpoints, in percent."
+  memoryPercentage: Int
+  "The namespace of the service account."
+  namespace: String!
+  "The service account whose pods may write checkpoints."
+  serviceAccount: String!
+}
+
+"""
+One row of a cluster's feature table.
+"""
+type Feature {
+  "The feature."
+  name: FeatureName!
+  "Its title."
+  title: String!
+  "What it does."
+  description: String!
+  "Its state, read from its resources."
+  status: FeatureStatus!
+  "Why it is in its state, when that needs saying."
+  message: String
+  "What it needs first (installed before it when missing)."
+  dependsOn: [String!]!
+  "The resources it consists of, as they exist now."
+  resources: [FeatureResource!]!
+  "The settings of tiered checkpointing (null for other features, and while disabled)."
+  tieredCheckpointing: TieredCheckpointingSettings
+  "The newest operation that toggled it."
+  lastOperation: Operation
+}
+
+"""
+Turns managed tiered checkpointing on or off.
+"""
+input TieredCheckpointingInput {
+  "True to turn it on, false to turn it off."
+  enabled: Boolean!
+  "The S3 bucket for checkpoints (its name, without s3://); required to turn it on."
+  bucket: String
+  "The share of instance memory kept for checkpoints, 1-100 (default: HyperPod's)."
+  memoryPercentage: Int
+  "The namespace of the service account (default default)."
+  namespace: String
+  "The service account whose pods may write checkpoints (default tiered-checkpointing)."
+  serviceAccount: String
+}
+
+"""
+The features to turn on or off: only those sent change, and one that already matches its actual state changes nothing.
+"""
+input UpdateClusterFeaturesInput {
+  "Turn node auto-recovery on or off."
+  nodeAutoRecovery: Boolean
+  "Install or remove the training operator add-on (prerequisites are installed first and left in place when it is removed)."
+  trainingOperator: Boolean
+  "Turn managed tiered checkpointing on or off."
+  tieredCheckpointing: TieredCheckpointingInput
+}
+
+extend type Query {
+  "The cluster's feature table: each feature's state, dependencies and resources, read live from AWS and Kubernetes. The status query of updateClusterFeatures."
+  clusterFeatures("The cluster's id." clusterId: ID!): [Feature!]!
+}
+
+extend type Mutation {
+  "Turn managed features of a cluster on or off: each changed feature's resources are made in dependency order (prerequisites first) or removed in reverse; features that already match are left alone, and when none differs the operation succeeds at once with noop true. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read clusterFeatures."
+  updateClusterFeatures(
+    "The cluster's id."
+    clusterId: ID!
+    "The features to change."
+    input: UpdateClusterFeaturesInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "clusterFeatures")
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance_group.graphqls", Input: `"""
@@ -4131,6 +4417,44 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
 
+func (ec *executionContext) childFields_Feature(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Feature_name(ctx, field)
+	case "title":
+		return ec.fieldContext_Feature_title(ctx, field)
+	case "description":
+		return ec.fieldContext_Feature_description(ctx, field)
+	case "status":
+		return ec.fieldContext_Feature_status(ctx, field)
+	case "message":
+		return ec.fieldContext_Feature_message(ctx, field)
+	case "dependsOn":
+		return ec.fieldContext_Feature_dependsOn(ctx, field)
+	case "resources":
+		return ec.fieldContext_Feature_resources(ctx, field)
+	case "tieredCheckpointing":
+		return ec.fieldContext_Feature_tieredCheckpointing(ctx, field)
+	case "lastOperation":
+		return ec.fieldContext_Feature_lastOperation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Feature", field.Name)
+}
+
+func (ec *executionContext) childFields_FeatureResource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_FeatureResource_kind(ctx, field)
+	case "ref":
+		return ec.fieldContext_FeatureResource_ref(ctx, field)
+	case "shared":
+		return ec.fieldContext_FeatureResource_shared(ctx, field)
+	case "detail":
+		return ec.fieldContext_FeatureResource_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeatureResource", field.Name)
+}
+
 func (ec *executionContext) childFields_HyperPodCluster(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -4589,6 +4913,20 @@ func (ec *executionContext) childFields_Taint(ctx context.Context, field graphql
 		return ec.fieldContext_Taint_effect(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Taint", field.Name)
+}
+
+func (ec *executionContext) childFields_TieredCheckpointingSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "bucket":
+		return ec.fieldContext_TieredCheckpointingSettings_bucket(ctx, field)
+	case "memoryPercentage":
+		return ec.fieldContext_TieredCheckpointingSettings_memoryPercentage(ctx, field)
+	case "namespace":
+		return ec.fieldContext_TieredCheckpointingSettings_namespace(ctx, field)
+	case "serviceAccount":
+		return ec.fieldContext_TieredCheckpointingSettings_serviceAccount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TieredCheckpointingSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5085,6 +5423,36 @@ func (ec *executionContext) field_Mutation_scaleInstanceGroup_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_updateClusterFeatures_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateClusterFeaturesInput, error) {
+			return ec.unmarshalNUpdateClusterFeaturesInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateClusterFeaturesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateInstanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5170,6 +5538,20 @@ func (ec *executionContext) field_Query_availabilityZones_args(ctx context.Conte
 		return nil, err
 	}
 	args["region"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_clusterFeatures_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
 	return args, nil
 }
 
@@ -7377,6 +7759,332 @@ func (ec *executionContext) fieldContext_Event_node(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _Feature_name(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.FeatureName) graphql.Marshaler {
+			return ec.marshalNFeatureName2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureName(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Feature", field, false, false, "FeatureName")
+}
+
+func (ec *executionContext) _Feature_title(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Feature", field, false, false, "String")
+}
+
+func (ec *executionContext) _Feature_description(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Feature", field, false, false, "String")
+}
+
+func (ec *executionContext) _Feature_status(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.FeatureStatus) graphql.Marshaler {
+			return ec.marshalNFeatureStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Feature", field, false, false, "FeatureStatus")
+}
+
+func (ec *executionContext) _Feature_message(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Feature", field, false, false, "String")
+}
+
+func (ec *executionContext) _Feature_dependsOn(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_dependsOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DependsOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_dependsOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Feature", field, false, false, "String")
+}
+
+func (ec *executionContext) _Feature_resources(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_resources(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Resources, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FeatureResource) graphql.Marshaler {
+			return ec.marshalNFeatureResource2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureResourceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_resources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeatureResource(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Feature_tieredCheckpointing(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_tieredCheckpointing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TieredCheckpointing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TieredCheckpointingSettings) graphql.Marshaler {
+			return ec.marshalOTieredCheckpointingSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTieredCheckpointingSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_tieredCheckpointing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TieredCheckpointingSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Feature_lastOperation(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_lastOperation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastOperation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalOOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_lastOperation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeatureResource_kind(ctx context.Context, field graphql.CollectedField, obj *model.FeatureResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureResource_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureResource_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureResource", field, false, false, "String")
+}
+
+func (ec *executionContext) _FeatureResource_ref(ctx context.Context, field graphql.CollectedField, obj *model.FeatureResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureResource_ref(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ref, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureResource_ref(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureResource", field, false, false, "String")
+}
+
+func (ec *executionContext) _FeatureResource_shared(ctx context.Context, field graphql.CollectedField, obj *model.FeatureResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureResource_shared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureResource_shared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureResource", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _FeatureResource_detail(ctx context.Context, field graphql.CollectedField, obj *model.FeatureResource) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureResource_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureResource_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureResource", field, false, false, "String")
+}
+
 func (ec *executionContext) _HyperPodCluster_name(ctx context.Context, field graphql.CollectedField, obj *model.HyperPodCluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9354,6 +10062,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteCluster(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCluster_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateClusterFeatures(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateClusterFeatures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateClusterFeatures(ctx, fc.Args["clusterId"].(string), fc.Args["input"].(model.UpdateClusterFeaturesInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateClusterFeatures(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateClusterFeatures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11748,6 +12500,50 @@ func (ec *executionContext) fieldContext_Query_cluster(ctx context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_clusterFeatures(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_clusterFeatures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ClusterFeatures(ctx, fc.Args["clusterId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Feature) graphql.Marshaler {
+			return ec.marshalNFeature2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_clusterFeatures(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Feature(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_clusterFeatures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_instanceGroups(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12735,6 +13531,98 @@ func (ec *executionContext) _Taint_effect(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Taint_effect(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Taint", field, false, false, "TaintEffect")
+}
+
+func (ec *executionContext) _TieredCheckpointingSettings_bucket(ctx context.Context, field graphql.CollectedField, obj *model.TieredCheckpointingSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TieredCheckpointingSettings_bucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TieredCheckpointingSettings_bucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TieredCheckpointingSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TieredCheckpointingSettings_memoryPercentage(ctx context.Context, field graphql.CollectedField, obj *model.TieredCheckpointingSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TieredCheckpointingSettings_memoryPercentage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemoryPercentage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TieredCheckpointingSettings_memoryPercentage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TieredCheckpointingSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TieredCheckpointingSettings_namespace(ctx context.Context, field graphql.CollectedField, obj *model.TieredCheckpointingSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TieredCheckpointingSettings_namespace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespace, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TieredCheckpointingSettings_namespace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TieredCheckpointingSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _TieredCheckpointingSettings_serviceAccount(ctx context.Context, field graphql.CollectedField, obj *model.TieredCheckpointingSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TieredCheckpointingSettings_serviceAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceAccount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TieredCheckpointingSettings_serviceAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TieredCheckpointingSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _Token_id(ctx context.Context, field graphql.CollectedField, obj *model.Token) (ret graphql.Marshaler) {
@@ -14995,6 +15883,132 @@ func UnmarshalTaintInput(ctx context.Context, raw any) (model.TaintInput, error)
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputTieredCheckpointingInput(ctx context.Context, obj any) (model.TieredCheckpointingInput, error) {
+	var it model.TieredCheckpointingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "bucket", "memoryPercentage", "namespace", "serviceAccount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "bucket":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bucket = data
+		case "memoryPercentage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memoryPercentage"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MemoryPercentage = data
+		case "namespace":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("namespace"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Namespace = data
+		case "serviceAccount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("serviceAccount"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ServiceAccount = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTieredCheckpointingInput unmarshals raw into the TieredCheckpointingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTieredCheckpointingInput(ctx context.Context, raw any) (model.TieredCheckpointingInput, error) {
+	var out model.TieredCheckpointingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TieredCheckpointingInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context.Context, obj any) (model.UpdateClusterFeaturesInput, error) {
+	var it model.UpdateClusterFeaturesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"nodeAutoRecovery", "trainingOperator", "tieredCheckpointing"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "nodeAutoRecovery":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nodeAutoRecovery"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NodeAutoRecovery = data
+		case "trainingOperator":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trainingOperator"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrainingOperator = data
+		case "tieredCheckpointing":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tieredCheckpointing"))
+			data, err := ec.unmarshalOTieredCheckpointingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTieredCheckpointingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TieredCheckpointing = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateClusterFeaturesInput unmarshals raw into the UpdateClusterFeaturesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateClusterFeaturesInput(ctx context.Context, raw any) (model.UpdateClusterFeaturesInput, error) {
+	var out model.UpdateClusterFeaturesInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateClusterFeaturesInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateInstanceGroupInput(ctx context.Context, obj any) (model.UpdateInstanceGroupInput, error) {
 	var it model.UpdateInstanceGroupInput
 	if obj == nil {
@@ -15773,6 +16787,127 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
+var featureImplementors = []string{"Feature"}
+
+func (ec *executionContext) _Feature(ctx context.Context, sel ast.SelectionSet, obj *model.Feature) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, featureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Feature")
+		case "name":
+			out.Values[i] = ec._Feature_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._Feature_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._Feature_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Feature_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._Feature_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dependsOn":
+			out.Values[i] = ec._Feature_dependsOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resources":
+			out.Values[i] = ec._Feature_resources(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tieredCheckpointing":
+			out.Values[i] = ec._Feature_tieredCheckpointing(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastOperation":
+			out.Values[i] = ec._Feature_lastOperation(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var featureResourceImplementors = []string{"FeatureResource"}
+
+func (ec *executionContext) _FeatureResource(ctx context.Context, sel ast.SelectionSet, obj *model.FeatureResource) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, featureResourceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeatureResource")
+		case "kind":
+			out.Values[i] = ec._FeatureResource_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ref":
+			out.Values[i] = ec._FeatureResource_ref(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shared":
+			out.Values[i] = ec._FeatureResource_shared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._FeatureResource_detail(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var hyperPodClusterImplementors = []string{"HyperPodCluster"}
 
 func (ec *executionContext) _HyperPodCluster(ctx context.Context, sel ast.SelectionSet, obj *model.HyperPodCluster) graphql.Marshaler {
@@ -16471,6 +17606,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCluster":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCluster(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateClusterFeatures":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateClusterFeatures(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -17306,6 +18448,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_cluster(ctx, field)
 				})
+		case "clusterFeatures":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_clusterFeatures(ctx, field)
+				})
 		case "instanceGroups":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -17557,6 +18705,54 @@ func (ec *executionContext) _Taint(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "effect":
 			out.Values[i] = ec._Taint_effect(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var tieredCheckpointingSettingsImplementors = []string{"TieredCheckpointingSettings"}
+
+func (ec *executionContext) _TieredCheckpointingSettings(ctx context.Context, sel ast.SelectionSet, obj *model.TieredCheckpointingSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tieredCheckpointingSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TieredCheckpointingSettings")
+		case "bucket":
+			out.Values[i] = ec._TieredCheckpointingSettings_bucket(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "memoryPercentage":
+			out.Values[i] = ec._TieredCheckpointingSettings_memoryPercentage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "namespace":
+			out.Values[i] = ec._TieredCheckpointingSettings_namespace(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serviceAccount":
+			out.Values[i] = ec._TieredCheckpointingSettings_serviceAccount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18290,6 +19486,74 @@ func (ec *executionContext) marshalNEventAction2githubᚗcomᚋinstantstartᚋin
 	return v
 }
 
+func (ec *executionContext) marshalNFeature2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Feature) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFeature2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeature(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFeature2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeature(ctx context.Context, sel ast.SelectionSet, v *model.Feature) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Feature!")
+		return graphql.Null
+	}
+	return ec._Feature(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFeatureName2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureName(ctx context.Context, v any) (model.FeatureName, error) {
+	var res model.FeatureName
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFeatureName2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureName(ctx context.Context, sel ast.SelectionSet, v model.FeatureName) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNFeatureResource2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureResourceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.FeatureResource) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFeatureResource2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureResource(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFeatureResource2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureResource(ctx context.Context, sel ast.SelectionSet, v *model.FeatureResource) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FeatureResource!")
+		return graphql.Null
+	}
+	return ec._FeatureResource(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNFeatureStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureStatus(ctx context.Context, v any) (model.FeatureStatus, error) {
+	var res model.FeatureStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFeatureStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureStatus(ctx context.Context, sel ast.SelectionSet, v model.FeatureStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNHyperPodCluster2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐHyperPodCluster(ctx context.Context, sel ast.SelectionSet, v *model.HyperPodCluster) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "HyperPodCluster!")
@@ -18988,6 +20252,11 @@ func (ec *executionContext) marshalNTrainingPlan2ᚖgithubᚗcomᚋinstantstart�
 	return ec._TrainingPlan(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNUpdateClusterFeaturesInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateClusterFeaturesInput(ctx context.Context, v any) (model.UpdateClusterFeaturesInput, error) {
+	res, err := ec.unmarshalInputUpdateClusterFeaturesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateInstanceGroupInput(ctx context.Context, v any) (model.UpdateInstanceGroupInput, error) {
 	res, err := ec.unmarshalInputUpdateInstanceGroupInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -19544,6 +20813,21 @@ func (ec *executionContext) unmarshalOTaintInput2ᚕᚖgithubᚗcomᚋinstantsta
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOTieredCheckpointingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTieredCheckpointingInput(ctx context.Context, v any) (*model.TieredCheckpointingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTieredCheckpointingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTieredCheckpointingSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTieredCheckpointingSettings(ctx context.Context, sel ast.SelectionSet, v *model.TieredCheckpointingSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TieredCheckpointingSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/store"
@@ -21,6 +22,7 @@ type Resolver struct {
 	Ops       *ops.Runner
 	Clusters  *cluster.Service
 	Compute   *compute.Service
+	Features  *features.Service
 	Auth      *auth.Service
 	Preflight *preflight.Service
 	// Log receives what a client must not see (the causes of INTERNAL

@@ -280,6 +280,40 @@ type EventFilter struct {
 	Ids []string `json:"ids,omitempty"`
 }
 
+// One row of a cluster's feature table.
+type Feature struct {
+	// The feature.
+	Name FeatureName `json:"name"`
+	// Its title.
+	Title string `json:"title"`
+	// What it does.
+	Description string `json:"description"`
+	// Its state, read from its resources.
+	Status FeatureStatus `json:"status"`
+	// Why it is in its state, when that needs saying.
+	Message *string `json:"message,omitempty"`
+	// What it needs first (installed before it when missing).
+	DependsOn []string `json:"dependsOn"`
+	// The resources it consists of, as they exist now.
+	Resources []*FeatureResource `json:"resources"`
+	// The settings of tiered checkpointing (null for other features, and while disabled).
+	TieredCheckpointing *TieredCheckpointingSettings `json:"tieredCheckpointing,omitempty"`
+	// The newest operation that toggled it.
+	LastOperation *Operation `json:"lastOperation,omitempty"`
+}
+
+// Something a feature made or uses, named so that aws or kubectl can inspect it.
+type FeatureResource struct {
+	// IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, KUBERNETES_OBJECT or CLUSTER_SETTING.
+	Kind string `json:"kind"`
+	// An ARN, or a Kubernetes reference such as serviceaccount/<namespace>/<name>.
+	Ref string `json:"ref"`
+	// True for a prerequisite other features use too: turning the feature off leaves it.
+	Shared bool `json:"shared"`
+	// Its state, where it has one (an add-on's status, the cluster's).
+	Detail *string `json:"detail,omitempty"`
+}
+
 // The cluster's SageMaker HyperPod cluster.
 type HyperPodCluster struct {
 	// The HyperPod cluster name.
@@ -766,6 +800,32 @@ type TaintInput struct {
 	Effect TaintEffect `json:"effect"`
 }
 
+// Turns managed tiered checkpointing on or off.
+type TieredCheckpointingInput struct {
+	// True to turn it on, false to turn it off.
+	Enabled bool `json:"enabled"`
+	// The S3 bucket for checkpoints (its name, without s3://); required to turn it on.
+	Bucket *string `json:"bucket,omitempty"`
+	// The share of instance memory kept for checkpoints, 1-100 (default: HyperPod's).
+	MemoryPercentage *int `json:"memoryPercentage,omitempty"`
+	// The namespace of the service account (default default).
+	Namespace *string `json:"namespace,omitempty"`
+	// The service account whose pods may write checkpoints (default tiered-checkpointing).
+	ServiceAccount *string `json:"serviceAccount,omitempty"`
+}
+
+// The settings of managed tiered checkpointing.
+type TieredCheckpointingSettings struct {
+	// The S3 bucket the checkpoints go to.
+	Bucket *string `json:"bucket,omitempty"`
+	// The share of instance memory kept for checkpoints, in percent.
+	MemoryPercentage *int `json:"memoryPercentage,omitempty"`
+	// The namespace of the service account.
+	Namespace string `json:"namespace"`
+	// The service account whose pods may write checkpoints.
+	ServiceAccount string `json:"serviceAccount"`
+}
+
 // An API token. Its secret is shown once, when it is created, and is stored only as a hash.
 type Token struct {
 	// The token's id.
@@ -808,6 +868,16 @@ type TrainingPlan struct {
 	StartTime *time.Time `json:"startTime,omitempty"`
 	// When it ends.
 	EndTime *time.Time `json:"endTime,omitempty"`
+}
+
+// The features to turn on or off: only those sent change, and one that already matches its actual state changes nothing.
+type UpdateClusterFeaturesInput struct {
+	// Turn node auto-recovery on or off.
+	NodeAutoRecovery *bool `json:"nodeAutoRecovery,omitempty"`
+	// Install or remove the training operator add-on (prerequisites are installed first and left in place when it is removed).
+	TrainingOperator *bool `json:"trainingOperator,omitempty"`
+	// Turn managed tiered checkpointing on or off.
+	TieredCheckpointing *TieredCheckpointingInput `json:"tieredCheckpointing,omitempty"`
 }
 
 // Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
@@ -1088,6 +1158,137 @@ func (e *EventAction) UnmarshalJSON(b []byte) error {
 }
 
 func (e EventAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A managed capability of a cluster.
+type FeatureName string
+
+const (
+	// HyperPod reboots or replaces a node whose health checks fail (the cluster's NodeRecovery setting).
+	FeatureNameNodeAutoRecovery FeatureName = "NODE_AUTO_RECOVERY"
+	// The HyperPod training operator add-on, with its IAM role and pod identity association; needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing.
+	FeatureNameTrainingOperator FeatureName = "TRAINING_OPERATOR"
+	// Managed tiered checkpointing: an IAM policy scoped to one S3 bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and the cluster's TieredStorageConfig. Not available on training-plan capacity.
+	FeatureNameTieredCheckpointing FeatureName = "TIERED_CHECKPOINTING"
+)
+
+var AllFeatureName = []FeatureName{
+	FeatureNameNodeAutoRecovery,
+	FeatureNameTrainingOperator,
+	FeatureNameTieredCheckpointing,
+}
+
+func (e FeatureName) IsValid() bool {
+	switch e {
+	case FeatureNameNodeAutoRecovery, FeatureNameTrainingOperator, FeatureNameTieredCheckpointing:
+		return true
+	}
+	return false
+}
+
+func (e FeatureName) String() string {
+	return string(e)
+}
+
+func (e *FeatureName) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FeatureName(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FeatureName", str)
+	}
+	return nil
+}
+
+func (e FeatureName) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FeatureName) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FeatureName) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The state of a feature, read from the resources it consists of.
+type FeatureStatus string
+
+const (
+	// Every resource of the feature exists.
+	FeatureStatusEnabled FeatureStatus = "ENABLED"
+	// None of its resources exist (shared prerequisites may).
+	FeatureStatusDisabled FeatureStatus = "DISABLED"
+	// An operation is turning it on.
+	FeatureStatusEnabling FeatureStatus = "ENABLING"
+	// An operation is turning it off.
+	FeatureStatusDisabling FeatureStatus = "DISABLING"
+	// Some of its resources exist and some do not; message names the missing ones. Enable or disable it again to finish.
+	FeatureStatusPartial FeatureStatus = "PARTIAL"
+	// The newest toggle failed; message says why. Retry the operation or toggle again.
+	FeatureStatusFailed FeatureStatus = "FAILED"
+)
+
+var AllFeatureStatus = []FeatureStatus{
+	FeatureStatusEnabled,
+	FeatureStatusDisabled,
+	FeatureStatusEnabling,
+	FeatureStatusDisabling,
+	FeatureStatusPartial,
+	FeatureStatusFailed,
+}
+
+func (e FeatureStatus) IsValid() bool {
+	switch e {
+	case FeatureStatusEnabled, FeatureStatusDisabled, FeatureStatusEnabling, FeatureStatusDisabling, FeatureStatusPartial, FeatureStatusFailed:
+		return true
+	}
+	return false
+}
+
+func (e FeatureStatus) String() string {
+	return string(e)
+}
+
+func (e *FeatureStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FeatureStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FeatureStatus", str)
+	}
+	return nil
+}
+
+func (e FeatureStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FeatureStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FeatureStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

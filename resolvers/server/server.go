@@ -24,6 +24,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
@@ -89,6 +90,7 @@ type Server struct {
 	runner   *ops.Runner
 	clusters *cluster.Service
 	compute  *compute.Service
+	features *features.Service
 	auth     *auth.Service
 	limits   *limiter
 	schema   graphql.ExecutableSchema
@@ -184,6 +186,7 @@ func (s *Server) build() error {
 	})
 	s.clusters = cluster.New(s.store, s.runner, s.regions, cluster.Options{Scale: scale, Logger: s.log})
 	s.compute = compute.New(s.store, s.runner, s.regions, cluster.ComputeView{Service: s.clusters}, compute.Options{Scale: scale, Logger: s.log})
+	s.features = features.New(s.store, s.runner, s.regions, cluster.FeaturesView{Service: s.clusters}, features.Options{Scale: scale, Logger: s.log})
 	if err := s.runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)
 	}
@@ -370,6 +373,6 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
-	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Compute: s.compute, Auth: s.auth,
+	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Compute: s.compute, Features: s.features, Auth: s.auth,
 		Preflight: preflight.New(s.regions), Log: s.log}
 }

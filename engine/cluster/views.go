@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+	"strings"
 
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/features"
 )
 
 // ComputeView shows the cluster area to the compute area as the narrow
@@ -46,4 +48,25 @@ func computeCluster(c *Cluster) *compute.Cluster {
 		HyperPodName: c.HyperPod.Name, EKSName: c.EKS.Name, Zones: c.Zones,
 		SecurityGroupID: c.Network.SecurityGroupID, ExecutionRoleArn: c.Roles.ExecutionRoleArn, Imported: c.Imported,
 	}
+}
+
+// FeaturesView shows the cluster area to the features area.
+type FeaturesView struct{ Service *Service }
+
+var _ features.Clusters = FeaturesView{}
+
+// Cluster returns what the features need to know of cluster id.
+func (v FeaturesView) Cluster(id string) (*features.Cluster, error) {
+	c, err := v.Service.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	account := ""
+	if parts := strings.Split(c.EKS.OIDCProviderArn, ":"); len(parts) > 4 {
+		account = parts[4]
+	}
+	return &features.Cluster{
+		ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name, HyperPodName: c.HyperPod.Name,
+		OIDCProviderArn: c.EKS.OIDCProviderArn, OIDCIssuer: strings.TrimPrefix(c.EKS.OIDCIssuer, "https://"), AccountID: account,
+	}, nil
 }

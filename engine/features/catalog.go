@@ -1,0 +1,266 @@
+package features
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+
+	"github.com/instantstart/instantstart/engine/errs"
+)
+
+// definition is a feature: its chain of links, prerequisites first.
+type definition struct {
+	name               Name
+	title, description string
+	field              string // the input field that toggles it
+	dependsOn          []string
+	links              func(e *env) []link
+	// defaults fills the settings of an enable request; check refuses one
+	// that cannot work, before anything is made.
+	defaults func(s *Settings)
+	check    func(ctx context.Context, e *env) error
+	// settings reports the feature's settings for the table.
+	settings func(ctx context.Context, e *env, st observed) *Settings
+}
+
+// catalog lists the features in the order the table shows them.
+var catalog = []*definition{
+	{
+		name: NodeAutoRecovery, title: "Node auto-recovery", field: "input.nodeAutoRecovery",
+		description: "HyperPod reboots or replaces a node whose health checks fail, with no one asking.",
+		links: func(e *env) []link {
+			return []link{clusterSettingLink(e, "node-recovery", "NodeRecovery Automatic",
+				func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
+					return out.NodeRecovery == smtypes.ClusterNodeRecoveryAutomatic, true
+				},
+				func(in *sagemaker.UpdateClusterInput, enable bool) {
+					in.NodeRecovery = map[bool]smtypes.ClusterNodeRecovery{true: smtypes.ClusterNodeRecoveryAutomatic, false: smtypes.ClusterNodeRecoveryNone}[enable]
+				})}
+		},
+	},
+	{
+		name: TrainingOperator, title: "Training operator", field: "input.trainingOperator",
+		description: "The HyperPod training operator add-on: runs HyperPodPyTorchJob with process-level recovery and hang detection.",
+		dependsOn:   []string{"EKS add-on eks-pod-identity-agent", "EKS add-on cert-manager"},
+		links: func(e *env) []link {
+			role := iamName(e.c, "training-operator")
+			return []link{
+				addonLink(e, "eks-pod-identity-agent", true),
+				addonLink(e, "cert-manager", true),
+				roleLink(e, "role", "IAM role of the training operator", role, podsTrust(), []string{trainingOperatorPolicy}),
+				podIdentityLink(e, trainingOperatorNamespace, trainingOperatorServiceAccount, role),
+				addonLink(e, trainingOperatorAddon, false),
+			}
+		},
+	},
+	{
+		name: TieredCheckpointing, title: "Managed tiered checkpointing", field: "input.tieredCheckpointing",
+		description: "Checkpoints kept in node memory and copied to S3, through an identity scoped to one bucket and one service account.",
+		dependsOn:   []string{"the cluster's IAM OIDC provider"},
+		defaults: func(s *Settings) {
+			s.Namespace = cmpOr(s.Namespace, "default")
+			s.ServiceAccount = cmpOr(s.ServiceAccount, "tiered-checkpointing")
+		},
+		check: checkTieredCheckpointing,
+		links: func(e *env) []link {
+			s, name := e.settings, iamName(e.c, "checkpointing")
+			return []link{
+				policyLink(e, "policy", "IAM policy for bucket "+s.Bucket, name, bucketPolicy(s.Bucket)),
+				roleLink(e, "role", "IAM role for service account "+s.Namespace+"/"+s.ServiceAccount, name, oidcTrust(e, s.Namespace, s.ServiceAccount),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+				serviceAccountLink(e, s.Namespace, s.ServiceAccount, map[string]string{roleAnnotation: roleArn(e, name)}),
+				clusterSettingLink(e, "tiered-storage", "TieredStorageConfig Enable",
+					func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
+						ts := out.TieredStorageConfig
+						if ts == nil || ts.Mode != smtypes.ClusterConfigModeEnable {
+							return false, false
+						}
+						return true, s.MemoryPercentage == 0 || int(aws.ToInt32(ts.InstanceMemoryAllocationPercentage)) == s.MemoryPercentage
+					},
+					func(in *sagemaker.UpdateClusterInput, enable bool) {
+						in.TieredStorageConfig = &smtypes.ClusterTieredStorageConfig{Mode: smtypes.ClusterConfigModeDisable}
+						if enable {
+							in.TieredStorageConfig.Mode = smtypes.ClusterConfigModeEnable
+							if s.MemoryPercentage > 0 {
+								in.TieredStorageConfig.InstanceMemoryAllocationPercentage = aws.Int32(int32(s.MemoryPercentage))
+							}
+						}
+					}),
+			}
+		},
+		settings: func(_ context.Context, e *env, st observed) *Settings {
+			s := e.settings
+			if st.memoryPercentage > 0 {
+				s.MemoryPercentage = st.memoryPercentage
+			}
+			return &s
+		},
+	},
+}
+
+// The training operator's add-on, and the identity its controller uses.
+const (
+	trainingOperatorAddon          = "amazon-sagemaker-hyperpod-training-operator"
+	trainingOperatorNamespace      = "aws-hyperpod"
+	trainingOperatorServiceAccount = "hp-training-operator-controller-manager"
+	trainingOperatorPolicy         = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodTrainingOperatorAccess"
+	// roleAnnotation tells the EKS pod identity webhook (IRSA) which role a
+	// service account's pods assume.
+	roleAnnotation = "eks.amazonaws.com/role-arn"
+)
+
+func find(n Name) *definition {
+	for _, d := range catalog {
+		if d.name == n {
+			return d
+		}
+	}
+	return nil
+}
+
+// observed is the state of a whole feature.
+type observed struct {
+	status           Status
+	message          string
+	settingsMatch    bool
+	resources        []Resource
+	memoryPercentage int
+}
+
+// observe reads every link of the feature.
+func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
+	if d.defaults != nil {
+		d.defaults(&e.settings)
+	}
+	var st observed
+	st.settingsMatch = true
+	own, present := 0, 0
+	var missing []string
+	for _, l := range d.links(e) {
+		ls, err := l.state(ctx)
+		if err != nil {
+			return observed{}, err
+		}
+		if ls.present {
+			st.resources = append(st.resources, Resource{Kind: l.kind, Ref: ls.ref, Shared: l.shared, Detail: ls.detail})
+			st.settingsMatch = st.settingsMatch && ls.matches
+		}
+		if l.shared {
+			continue
+		}
+		own++
+		if ls.present {
+			present++
+		} else {
+			missing = append(missing, l.title)
+		}
+	}
+	switch {
+	case present == own:
+		st.status = Enabled
+		if !st.settingsMatch {
+			st.message = "enabled with other settings than asked"
+		}
+	case present == 0:
+		st.status = Disabled
+	default:
+		st.status, st.message = Partial, "missing: "+strings.Join(missing, ", ")+"; enable or disable it again to finish"
+	}
+	if d.name == TieredCheckpointing && st.status != Disabled {
+		out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+		if err == nil && out.TieredStorageConfig != nil {
+			st.memoryPercentage = int(aws.ToInt32(out.TieredStorageConfig.InstanceMemoryAllocationPercentage))
+		}
+	}
+	return st, nil
+}
+
+// podsTrust lets EKS Pod Identity assume a role.
+func podsTrust() policyDocument {
+	return policyDocument{Version: "2012-10-17", Statement: []statement{{Effect: "Allow",
+		Principal: map[string]string{"Service": "pods.eks.amazonaws.com"}, Action: []string{"sts:AssumeRole", "sts:TagSession"}}}}
+}
+
+// oidcTrust lets exactly the service account namespace/sa assume a role
+// through the cluster's OIDC provider.
+func oidcTrust(e *env, namespace, sa string) policyDocument {
+	return policyDocument{Version: "2012-10-17", Statement: []statement{{Effect: "Allow",
+		Principal: map[string]string{"Federated": e.c.OIDCProviderArn}, Action: []string{"sts:AssumeRoleWithWebIdentity"},
+		Condition: map[string]map[string]string{"StringEquals": {
+			e.c.OIDCIssuer + ":sub": "system:serviceaccount:" + namespace + ":" + sa,
+			e.c.OIDCIssuer + ":aud": "sts.amazonaws.com",
+		}}}}}
+}
+
+// bucketPolicy allows the checkpoint reads and writes on one bucket, and
+// the daemon's logs.
+func bucketPolicy(bucket string) policyDocument {
+	return policyDocument{Version: "2012-10-17", Statement: []statement{
+		{Effect: "Allow", Action: []string{"s3:ListBucket", "s3:GetBucketLocation"}, Resource: []string{"arn:aws:s3:::" + bucket}},
+		{Effect: "Allow", Action: []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"}, Resource: []string{"arn:aws:s3:::" + bucket + "/*"}},
+		{Effect: "Allow", Action: []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, Resource: []string{"*"}},
+	}}
+}
+
+var (
+	bucketPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	k8sName       = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+)
+
+// checkTieredCheckpointing refuses what cannot work: no bucket, a bad
+// name, no OIDC provider, a training-plan group, or an identity chain that
+// exists for another bucket or service account.
+func checkTieredCheckpointing(ctx context.Context, e *env) error {
+	s, f := e.settings, "input.tieredCheckpointing."
+	var bad errs.List
+	switch {
+	case s.Bucket == "":
+		bad = append(bad, errs.Field(f+"bucket", "give the S3 bucket the checkpoints go to (its name, without s3://)"))
+	case !bucketPattern.MatchString(s.Bucket) || strings.Contains(s.Bucket, ".."):
+		bad = append(bad, errs.Field(f+"bucket", "%q is not an S3 bucket name: 3-63 lower-case letters, digits, dots and hyphens", s.Bucket))
+	}
+	if s.MemoryPercentage != 0 && (s.MemoryPercentage < 1 || s.MemoryPercentage > 100) {
+		bad = append(bad, errs.Field(f+"memoryPercentage", "give a share of instance memory from 1 to 100, not %d", s.MemoryPercentage))
+	}
+	if !k8sName.MatchString(s.Namespace) {
+		bad = append(bad, errs.Field(f+"namespace", "%q is not a Kubernetes namespace name", s.Namespace))
+	}
+	if !k8sName.MatchString(s.ServiceAccount) {
+		bad = append(bad, errs.Field(f+"serviceAccount", "%q is not a Kubernetes service account name", s.ServiceAccount))
+	}
+	if len(bad) > 0 {
+		return bad
+	}
+	if e.c.OIDCProviderArn == "" || e.c.OIDCIssuer == "" {
+		return errs.New(errs.Precondition, "cluster %s has no IAM OIDC provider, which the checkpointing role trusts; import the cluster again once its EKS cluster has one", e.c.Name).WithField(f + "bucket")
+	}
+	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+	if err != nil {
+		return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+	}
+	for _, g := range out.InstanceGroups {
+		if aws.ToString(g.TrainingPlanArn) != "" {
+			return errs.New(errs.Precondition, "instance group %s runs on training plan %s: managed tiered checkpointing is not available on training-plan capacity; use S3 checkpoints in the training job instead",
+				aws.ToString(g.InstanceGroupName), aws.ToString(g.TrainingPlanArn)).WithField(f + "bucket")
+		}
+	}
+	// An existing chain for another bucket or service account is changed
+	// by disabling and enabling again, not in place.
+	name := iamName(e.c, "checkpointing")
+	for _, l := range []link{policyLink(e, "policy", "IAM policy", name, bucketPolicy(s.Bucket)),
+		roleLink(e, "role", "IAM role", name, oidcTrust(e, s.Namespace, s.ServiceAccount), nil)} {
+		st, err := l.state(ctx)
+		if err != nil {
+			return err
+		}
+		if st.present && !st.matches {
+			return errs.New(errs.Precondition, "managed tiered checkpointing is set up for another bucket or service account (%s); disable it first, then enable it with the new ones", st.ref).WithField(f + "bucket")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+// Package features turns a cluster's managed capabilities on and off: node
+// auto-recovery, the HyperPod training operator, and managed tiered
+// checkpointing. Each feature is a chain of links (an IAM policy, a role, a
+// pod identity association, an EKS add-on, a Kubernetes object, a cluster
+// setting) that enabling makes in order, prerequisites first, and disabling
+// removes in reverse. The state of a feature is always read from the links
+// themselves, so a toggle that already matches is a no-op, and the table
+// shows what exists, not what was last asked for.
+package features
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Name names a feature as the schema does.
+type Name string
+
+// The features.
+const (
+	NodeAutoRecovery    Name = "NODE_AUTO_RECOVERY"
+	TrainingOperator    Name = "TRAINING_OPERATOR"
+	TieredCheckpointing Name = "TIERED_CHECKPOINTING"
+)
+
+// Status is a feature's state.
+type Status string
+
+// The feature states.
+const (
+	Enabled   Status = "ENABLED"
+	Disabled  Status = "DISABLED"
+	Enabling  Status = "ENABLING"
+	Disabling Status = "DISABLING"
+	// Partial: some of the feature's resources exist and some do not (a
+	// toggle failed half way, or something was removed outside
+	// InstantStart). Enabling or disabling again finishes the job.
+	Partial Status = "PARTIAL"
+	Failed  Status = "FAILED"
+)
+
+// Resource is something a feature made, named so that aws or kubectl can
+// inspect it.
+type Resource struct {
+	Kind string `json:"kind"` // IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, KUBERNETES_OBJECT, CLUSTER_SETTING
+	Ref  string `json:"ref"`  // an ARN, or a Kubernetes reference such as serviceaccount/default/name
+	// Shared marks a prerequisite other features use too: disabling the
+	// feature leaves it.
+	Shared bool   `json:"shared,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Settings are a feature's options; only tiered checkpointing has any.
+type Settings struct {
+	Bucket           string `json:"bucket,omitempty"`
+	MemoryPercentage int    `json:"memoryPercentage,omitempty"`
+	Namespace        string `json:"namespace,omitempty"`
+	ServiceAccount   string `json:"serviceAccount,omitempty"`
+}
+
+// Feature is one row of a cluster's feature table.
+type Feature struct {
+	Name        Name
+	Title       string
+	Description string
+	Status      Status
+	Message     string
+	// DependsOn lists the features and prerequisites it needs first.
+	DependsOn []string
+	Resources []Resource
+	Settings  *Settings
+	// LastOperationID is the newest toggle of the feature, if any.
+	LastOperationID string
+}
+
+// Cluster is what the features need to know of a cluster.
+type Cluster struct {
+	ID, Name, Region string
+	Status           string // ACTIVE when features may change
+	EKSName          string
+	HyperPodName     string
+	OIDCProviderArn  string
+	OIDCIssuer       string // without https://
+	AccountID        string
+}
+
+// Clusters is the part of the cluster area the features use.
+type Clusters interface {
+	// Cluster returns the cluster id, or a NOT_FOUND error.
+	Cluster(id string) (*Cluster, error)
+}
+
+// Options tune the service.
+type Options struct {
+	// Scale divides the phase timeouts (the simulator's speed; 1 for AWS).
+	Scale  float64
+	Logger *slog.Logger
+}
+
+// Service reads and toggles features.
+type Service struct {
+	store    *store.Store
+	runner   *ops.Runner
+	regions  cloud.Regions
+	clusters Clusters
+	opts     Options
+	log      *slog.Logger
+}
+
+// Kind is the operation kind of a toggle, and the status query that
+// confirms it.
+const (
+	Kind        = "UpdateClusterFeatures"
+	statusQuery = "clusterFeatures"
+	// recordKind stores the newest toggle of each feature of a cluster.
+	recordKind = "feature"
+)
+
+// New returns the service and registers its operation kind with runner
+// (before runner.Start, so resumed operations find their kind).
+func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
+	if opts.Scale <= 0 {
+		opts.Scale = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, opts: opts, log: opts.Logger}
+	runner.Register(ops.Definition{Kind: Kind, StatusQuery: statusQuery, Steps: s.steps})
+	return s
+}
+
+func (s *Service) timeout(d time.Duration) time.Duration {
+	return max(time.Duration(float64(d)/s.opts.Scale), 2*time.Second)
+}
+
+// record is the stored newest toggle of one feature of a cluster.
+type record struct {
+	ClusterID   string    `json:"clusterId"`
+	Name        Name      `json:"name"`
+	Enable      bool      `json:"enable"`
+	Settings    *Settings `json:"settings,omitempty"`
+	OperationID string    `json:"operationId"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+func recordKey(clusterID string, name Name) string { return clusterID + "/" + string(name) }
+
+// env is what a feature's links work with.
+type env struct {
+	p        *cloud.Provider
+	c        *Cluster
+	settings Settings
+}
+
+// context returns the cluster id and its region's provider.
+func (s *Service) context(clusterID string) (*Cluster, *cloud.Provider, error) {
+	c, err := s.clusters.Cluster(clusterID)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := s.regions.Provider(c.Region)
+	if err != nil {
+		return nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
+	}
+	return c, p, nil
+}
+
+// List returns the cluster's feature table, read from AWS and Kubernetes.
+func (s *Service) List(ctx context.Context, clusterID string) ([]*Feature, error) {
+	c, p, err := s.context(clusterID)
+	if err != nil {
+		return nil, err
+	}
+	records, err := s.records(clusterID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Feature
+	for _, d := range catalog {
+		rec := records[d.name]
+		e := &env{p: p, c: c}
+		if rec != nil && rec.Settings != nil {
+			e.settings = *rec.Settings
+		}
+		f := &Feature{Name: d.name, Title: d.title, Description: d.description, DependsOn: d.dependsOn}
+		if rec != nil {
+			f.LastOperationID = rec.OperationID
+		}
+		if c.Status != "ACTIVE" {
+			f.Status, f.Message = Disabled, fmt.Sprintf("cluster %s is %s; features are read and changed only while it is ACTIVE", c.Name, c.Status)
+			out = append(out, f)
+			continue
+		}
+		st, err := d.observe(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		f.Status, f.Message, f.Resources = st.status, st.message, st.resources
+		if d.settings != nil && f.Status != Disabled {
+			f.Settings = d.settings(ctx, e, st)
+		}
+		if rec != nil {
+			s.overlay(f, rec)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// overlay shows a running or failed toggle over the observed state.
+func (s *Service) overlay(f *Feature, rec *record) {
+	op, err := s.runner.Get(rec.OperationID)
+	if err != nil {
+		return
+	}
+	switch {
+	case !op.Status.Terminal():
+		f.Status = map[bool]Status{true: Enabling, false: Disabling}[rec.Enable]
+		f.Message = "operation " + op.ID + " is " + strings.ToLower(string(op.Status))
+	case op.Status == ops.Failed && ((rec.Enable && f.Status != Enabled) || (!rec.Enable && f.Status != Disabled)):
+		f.Status = Failed
+		for _, ph := range op.Phases {
+			if ph.Error != nil && strings.HasPrefix(ph.Name, phasePrefix(f.Name)) {
+				f.Message = ph.Error.Message
+			}
+		}
+	}
+}
+
+func (s *Service) records(clusterID string) (map[Name]*record, error) {
+	out := map[Name]*record{}
+	err := s.store.View(func(tx *store.Tx) error {
+		return tx.List(recordKind, clusterID+"/", func(_ string, raw []byte) (bool, error) {
+			var r record
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return false, err
+			}
+			out[r.Name] = &r
+			return true, nil
+		})
+	})
+	return out, err
+}
+
+// Toggle is one feature to turn on or off.
+type Toggle struct {
+	Name     Name      `json:"name"`
+	Enable   bool      `json:"enable"`
+	Settings *Settings `json:"settings,omitempty"`
+}
+
+// input is what an UpdateClusterFeatures operation stores.
+type input struct {
+	ClusterID string   `json:"clusterId"`
+	Toggles   []Toggle `json:"toggles"` // only those that change something
+}
+
+// Update turns the features in toggles on or off. Toggles that already
+// match the actual state change nothing; when none differs the operation
+// succeeds at once as a no-op.
+func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles []Toggle, idempotencyKey string) (*ops.Operation, error) {
+	c, err := s.clusters.Cluster(clusterID)
+	if err != nil {
+		return nil, err
+	}
+	target := ops.Ref{Kind: "CLUSTER", ID: c.ID, Name: c.Name}
+	sent := input{ClusterID: c.ID, Toggles: toggles}
+	if op, err := s.runner.Replay(ops.Request{Kind: Kind, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: sent}); op != nil || err != nil {
+		return op, err
+	}
+	if len(toggles) == 0 {
+		return nil, errs.Field("input", "send at least one feature to turn on or off")
+	}
+	if c.Status != "ACTIVE" {
+		return nil, errs.New(errs.Precondition, "cluster %s is %s; features can change only while it is ACTIVE", c.Name, c.Status).WithField("clusterId")
+	}
+	_, p, err := s.context(clusterID)
+	if err != nil {
+		return nil, err
+	}
+	var changes []Toggle
+	var bad errs.List
+	for i, t := range toggles {
+		d := find(t.Name)
+		if d == nil {
+			bad = append(bad, errs.Field(fmt.Sprintf("input[%d]", i), "unknown feature %q", t.Name))
+			continue
+		}
+		if slices.ContainsFunc(toggles[:i], func(o Toggle) bool { return o.Name == t.Name }) {
+			bad = append(bad, errs.Field(fmt.Sprintf("input[%d]", i), "feature %s is sent twice", t.Name))
+			continue
+		}
+		e := &env{p: p, c: c}
+		if t.Settings != nil {
+			e.settings = *t.Settings
+		}
+		if d.defaults != nil {
+			d.defaults(&e.settings)
+		}
+		if d.check != nil && t.Enable {
+			if err := d.check(ctx, e); err != nil {
+				if list, ok := err.(errs.List); ok {
+					bad = append(bad, list...)
+				} else {
+					bad = append(bad, errs.As(err))
+				}
+				continue
+			}
+		}
+		st, err := d.observe(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		if (t.Enable && st.status == Enabled && st.settingsMatch) || (!t.Enable && st.status == Disabled) {
+			continue // already so
+		}
+		t.Settings = &e.settings
+		changes = append(changes, t)
+	}
+	if len(bad) > 0 {
+		return nil, bad
+	}
+	in := input{ClusterID: c.ID, Toggles: changes}
+	return s.runner.Submit(ops.Request{
+		Kind: Kind, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: in, Fingerprint: sent, Noop: len(changes) == 0,
+		Prepare: func(tx *store.Tx, op *ops.Operation) error {
+			for _, t := range changes {
+				if err := tx.Put(recordKind, recordKey(c.ID, t.Name), &record{ClusterID: c.ID, Name: t.Name, Enable: t.Enable, Settings: t.Settings, OperationID: op.ID, UpdatedAt: tx.Now()}); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// steps builds the phases: per toggle, its links in order (reversed to
+// disable), each after the one before; toggles run side by side.
+func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
+	var in input
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
+	c, p, err := s.context(in.ClusterID)
+	if err != nil {
+		return nil, err
+	}
+	var steps []ops.Step
+	for _, t := range in.Toggles {
+		d := find(t.Name)
+		if d == nil {
+			return nil, errs.New(errs.Internal, "feature %q is unknown to this version of InstantStart", t.Name)
+		}
+		e := &env{p: p, c: c}
+		if t.Settings != nil {
+			e.settings = *t.Settings
+		}
+		chain := d.links(e)
+		if !t.Enable {
+			chain = slices.Clone(chain)
+			slices.Reverse(chain)
+			chain = slices.DeleteFunc(chain, func(l link) bool { return l.shared })
+		}
+		prev := ""
+		for _, l := range chain {
+			name := phasePrefix(t.Name) + l.key
+			verb := map[bool]string{true: "", false: "Remove "}[t.Enable]
+			st := ops.Step{Name: name, Title: verb + l.title, Timeout: s.timeout(l.timeout)}
+			if prev != "" {
+				st.DependsOn = []string{prev}
+			}
+			if t.Enable {
+				st.Observe, st.Apply = l.observeMade, l.make
+			} else {
+				st.Observe, st.Apply = l.observeRemoved, l.remove
+			}
+			steps = append(steps, st)
+			prev = name
+		}
+	}
+	return steps, nil
+}
+
+// phasePrefix is the start of the phase names of a feature's links.
+func phasePrefix(n Name) string {
+	return strings.ReplaceAll(strings.ToLower(string(n)), "_", "-") + "/"
+}

@@ -1,0 +1,422 @@
+package features
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+)
+
+// linkState is what one link of a feature looks like now.
+type linkState struct {
+	present bool   // it exists (or the setting is on)
+	settled bool   // it is not changing (an add-on ACTIVE, a cluster InService)
+	matches bool   // it has the settings the feature wants
+	failed  string // why it is broken, when it is (an add-on CREATE_FAILED)
+	ref     string // its ARN or Kubernetes reference
+	detail  string
+}
+
+// link is one resource or setting of a feature's chain.
+type link struct {
+	key, title, kind string
+	// shared marks a prerequisite that other features use too: it is made
+	// when missing but never removed.
+	shared  bool
+	timeout time.Duration
+	state   func(ctx context.Context) (linkState, error)
+	create  func(ctx context.Context) error // make it, or bring it to the wanted settings
+	delete  func(ctx context.Context) error // remove it, or turn the setting off
+}
+
+func (l link) observeMade(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	st, err := l.state(ctx)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	switch {
+	case st.failed != "":
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "%s: %s", l.title, st.failed)}, nil
+	case st.present && st.settled && st.matches:
+		return ops.Observation{State: ops.Done, Message: st.ref, Outputs: map[string]string{"ref": st.ref}}, nil
+	case st.present && !st.settled:
+		return ops.Observation{State: ops.Pending, Message: cmpOr(st.detail, "changing")}, nil
+	case run.Applied:
+		return ops.Observation{State: ops.Pending, Message: "requested; waiting for it to show"}, nil
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+func (l link) observeRemoved(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	st, err := l.state(ctx)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	switch {
+	case !st.present:
+		return ops.Observation{State: ops.Done, Message: "removed"}, nil
+	case !st.settled || run.Applied:
+		return ops.Observation{State: ops.Pending, Message: cmpOr(st.detail, "being removed")}, nil
+	}
+	return ops.Observation{State: ops.Absent}, nil
+}
+
+func (l link) make(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	return nil, l.create(ctx)
+}
+
+func (l link) remove(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+	return nil, l.delete(ctx)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// policyDocument is an IAM policy or trust document.
+type policyDocument struct {
+	Version   string      `json:"Version"`
+	Statement []statement `json:"Statement"`
+}
+
+type statement struct {
+	Effect    string                       `json:"Effect"`
+	Principal map[string]string            `json:"Principal,omitempty"`
+	Action    []string                     `json:"Action"`
+	Resource  []string                     `json:"Resource,omitempty"`
+	Condition map[string]map[string]string `json:"Condition,omitempty"`
+}
+
+func (d policyDocument) String() string {
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+// sameDocument compares a document IAM returned (URL-encoded) with want.
+func sameDocument(encoded string, want policyDocument) bool {
+	raw, err := url.QueryUnescape(encoded)
+	if err != nil {
+		raw = encoded
+	}
+	var got, exp any
+	if json.Unmarshal([]byte(raw), &got) != nil || json.Unmarshal([]byte(want.String()), &exp) != nil {
+		return false
+	}
+	return reflect.DeepEqual(got, exp)
+}
+
+// iamName names an IAM role or policy of the cluster: instantstart-<cluster>-<suffix>,
+// shortened to IAM's 64 characters with the cluster's id when the name is long.
+func iamName(c *Cluster, suffix string) string {
+	name := "instantstart-" + c.Name + "-" + suffix
+	if len(name) <= 64 {
+		return name
+	}
+	id := strings.ToLower(c.ID)
+	return "instantstart-" + id[max(0, len(id)-12):] + "-" + suffix
+}
+
+// iamPath keeps InstantStart's roles and policies together.
+const iamPath = "/instantstart/"
+
+// accountOf reads the account id from an IAM ARN.
+func accountOf(arn string) string {
+	parts := strings.Split(arn, ":")
+	if len(parts) > 4 {
+		return parts[4]
+	}
+	return ""
+}
+
+// policyLink is a customer managed policy with document doc.
+func policyLink(e *env, key, title, name string, doc policyDocument) link {
+	arn := fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)
+	return link{key: key, title: title, kind: "IAM_POLICY", timeout: 5 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			out, err := e.p.IAM.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String(arn)})
+			if errs.IsNotFound(err) {
+				return linkState{}, nil
+			}
+			if err != nil {
+				return linkState{}, errs.FromUpstream(err, "read IAM policy "+arn)
+			}
+			v, err := e.p.IAM.GetPolicyVersion(ctx, &iam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: out.Policy.DefaultVersionId})
+			if err != nil {
+				return linkState{}, errs.FromUpstream(err, "read IAM policy "+arn)
+			}
+			return linkState{present: true, settled: true, ref: arn, matches: sameDocument(aws.ToString(v.PolicyVersion.Document), doc)}, nil
+		},
+		create: func(ctx context.Context) error {
+			_, err := e.p.IAM.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), Path: aws.String(iamPath), PolicyDocument: aws.String(doc.String()),
+				Description: aws.String("InstantStart: " + title + " of cluster " + e.c.Name)})
+			if err != nil && !errs.IsAPICode(err, "EntityAlreadyExists") {
+				return errs.FromUpstream(err, "create IAM policy "+name)
+			}
+			return nil
+		},
+		delete: func(ctx context.Context) error {
+			_, err := e.p.IAM.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String(arn)})
+			if err != nil && !errs.IsNotFound(err) {
+				return errs.FromUpstream(err, "delete IAM policy "+arn)
+			}
+			return nil
+		},
+	}
+}
+
+// roleLink is an IAM role with trust document trust and the managed
+// policies attach.
+func roleLink(e *env, key, title, name string, trust policyDocument, attach []string) link {
+	return link{key: key, title: title, kind: "IAM_ROLE", timeout: 5 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			out, err := e.p.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
+			if errs.IsNotFound(err) {
+				return linkState{}, nil
+			}
+			if err != nil {
+				return linkState{}, errs.FromUpstream(err, "read IAM role "+name)
+			}
+			attached, err := e.p.IAM.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
+			if err != nil {
+				return linkState{}, errs.FromUpstream(err, "read the policies of IAM role "+name)
+			}
+			var have []string
+			for _, a := range attached.AttachedPolicies {
+				have = append(have, aws.ToString(a.PolicyArn))
+			}
+			matches := sameDocument(aws.ToString(out.Role.AssumeRolePolicyDocument), trust) &&
+				!slices.ContainsFunc(attach, func(a string) bool { return !slices.Contains(have, a) })
+			return linkState{present: true, settled: true, matches: matches, ref: aws.ToString(out.Role.Arn)}, nil
+		},
+		create: func(ctx context.Context) error {
+			_, err := e.p.IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), Path: aws.String(iamPath), AssumeRolePolicyDocument: aws.String(trust.String()),
+				Description: aws.String("InstantStart: " + title + " of cluster " + e.c.Name)})
+			if err != nil && !errs.IsAPICode(err, "EntityAlreadyExists") {
+				return errs.FromUpstream(err, "create IAM role "+name)
+			}
+			for _, arn := range attach {
+				if _, err := e.p.IAM.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String(name), PolicyArn: aws.String(arn)}); err != nil {
+					return errs.FromUpstream(err, "attach "+arn+" to IAM role "+name)
+				}
+			}
+			return nil
+		},
+		delete: func(ctx context.Context) error {
+			attached, err := e.p.IAM.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
+			if errs.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return errs.FromUpstream(err, "read the policies of IAM role "+name)
+			}
+			for _, a := range attached.AttachedPolicies {
+				if _, err := e.p.IAM.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String(name), PolicyArn: a.PolicyArn}); err != nil && !errs.IsNotFound(err) {
+					return errs.FromUpstream(err, "detach "+aws.ToString(a.PolicyArn)+" from IAM role "+name)
+				}
+			}
+			if _, err := e.p.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)}); err != nil && !errs.IsNotFound(err) {
+				return errs.FromUpstream(err, "delete IAM role "+name)
+			}
+			return nil
+		},
+	}
+}
+
+func roleArn(e *env, name string) string {
+	return fmt.Sprintf("arn:aws:iam::%s:role%s%s", e.c.AccountID, iamPath, name)
+}
+
+// addonLink is an EKS add-on.
+func addonLink(e *env, name string, shared bool) link {
+	return link{key: "addon-" + name, title: "EKS add-on " + name, kind: "EKS_ADDON", shared: shared, timeout: 20 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			out, err := e.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name)})
+			if errs.IsNotFound(err) {
+				return linkState{}, nil
+			}
+			if err != nil {
+				return linkState{}, errs.FromUpstream(err, "read EKS add-on "+name)
+			}
+			a := out.Addon
+			st := linkState{present: true, matches: true, ref: aws.ToString(a.AddonArn), detail: "add-on " + string(a.Status)}
+			switch a.Status {
+			case ekstypes.AddonStatusActive:
+				st.settled = true
+			case ekstypes.AddonStatusCreateFailed, ekstypes.AddonStatusDegraded, ekstypes.AddonStatusDeleteFailed, ekstypes.AddonStatusUpdateFailed:
+				st.settled, st.failed = true, fmt.Sprintf("add-on %s is %s; look at its health issues with aws eks describe-addon", name, a.Status)
+			}
+			return st, nil
+		},
+		create: func(ctx context.Context) error {
+			_, err := e.p.EKS.CreateAddon(ctx, &eks.CreateAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name), ResolveConflicts: ekstypes.ResolveConflictsOverwrite})
+			if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
+				return errs.FromUpstream(err, "install EKS add-on "+name)
+			}
+			return nil
+		},
+		delete: func(ctx context.Context) error {
+			_, err := e.p.EKS.DeleteAddon(ctx, &eks.DeleteAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name)})
+			if err != nil && !errs.IsNotFound(err) {
+				return errs.FromUpstream(err, "remove EKS add-on "+name)
+			}
+			return nil
+		},
+	}
+}
+
+// podIdentityLink lets the service account namespace/sa assume role.
+func podIdentityLink(e *env, namespace, sa, role string) link {
+	find := func(ctx context.Context) (*ekstypes.PodIdentityAssociationSummary, error) {
+		out, err := e.p.EKS.ListPodIdentityAssociations(ctx, &eks.ListPodIdentityAssociationsInput{ClusterName: aws.String(e.c.EKSName),
+			Namespace: aws.String(namespace), ServiceAccount: aws.String(sa)})
+		if err != nil {
+			return nil, errs.FromUpstream(err, "list the pod identity associations of "+namespace+"/"+sa)
+		}
+		if len(out.Associations) == 0 {
+			return nil, nil
+		}
+		return &out.Associations[0], nil
+	}
+	return link{key: "pod-identity", title: "pod identity association " + namespace + "/" + sa, kind: "POD_IDENTITY_ASSOCIATION", timeout: 5 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			a, err := find(ctx)
+			if err != nil || a == nil {
+				return linkState{}, err
+			}
+			return linkState{present: true, settled: true, matches: true, ref: aws.ToString(a.AssociationArn)}, nil
+		},
+		create: func(ctx context.Context) error {
+			_, err := e.p.EKS.CreatePodIdentityAssociation(ctx, &eks.CreatePodIdentityAssociationInput{ClusterName: aws.String(e.c.EKSName),
+				Namespace: aws.String(namespace), ServiceAccount: aws.String(sa), RoleArn: aws.String(roleArn(e, role))})
+			if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
+				return errs.FromUpstream(err, "create the pod identity association of "+namespace+"/"+sa)
+			}
+			return nil
+		},
+		delete: func(ctx context.Context) error {
+			a, err := find(ctx)
+			if err != nil || a == nil {
+				return err
+			}
+			_, err = e.p.EKS.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{ClusterName: aws.String(e.c.EKSName), AssociationId: a.AssociationId})
+			if err != nil && !errs.IsNotFound(err) {
+				return errs.FromUpstream(err, "delete the pod identity association of "+namespace+"/"+sa)
+			}
+			return nil
+		},
+	}
+}
+
+// serviceAccountLink is a Kubernetes service account with annotations.
+func serviceAccountLink(e *env, namespace, name string, annotations map[string]string) link {
+	ref := "serviceaccount/" + namespace + "/" + name
+	return link{key: "service-account", title: "service account " + namespace + "/" + name, kind: "KUBERNETES_OBJECT", timeout: 5 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+			if err != nil {
+				return linkState{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+			}
+			sa, err := kc.Core.CoreV1().ServiceAccounts(namespace).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return linkState{}, nil
+			}
+			if err != nil {
+				return linkState{}, errs.Wrap(errs.Upstream, err, "read %s: %v", ref, err)
+			}
+			matches := true
+			for k, v := range annotations {
+				matches = matches && sa.Annotations[k] == v
+			}
+			return linkState{present: true, settled: sa.DeletionTimestamp == nil, matches: matches, ref: ref}, nil
+		},
+		create: func(ctx context.Context) error {
+			kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+			if err != nil {
+				return errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+			}
+			if _, err := kc.Core.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "instantstart"}}}
+				if _, err := kc.Core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+					return errs.Wrap(errs.Upstream, err, "create namespace %s: %v", namespace, err)
+				}
+			}
+			sas := kc.Core.CoreV1().ServiceAccounts(namespace)
+			sa, err := sas.Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				sa = &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace,
+					Labels: map[string]string{"app.kubernetes.io/managed-by": "instantstart"}, Annotations: annotations}}
+				_, err = sas.Create(ctx, sa, metav1.CreateOptions{})
+			} else if err == nil {
+				if sa.Annotations == nil {
+					sa.Annotations = map[string]string{}
+				}
+				for k, v := range annotations {
+					sa.Annotations[k] = v
+				}
+				_, err = sas.Update(ctx, sa, metav1.UpdateOptions{})
+			}
+			if err != nil {
+				return errs.Wrap(errs.Upstream, err, "write %s: %v", ref, err)
+			}
+			return nil
+		},
+		delete: func(ctx context.Context) error {
+			kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+			if err != nil {
+				return errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+			}
+			if err := kc.Core.CoreV1().ServiceAccounts(namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return errs.Wrap(errs.Upstream, err, "delete %s: %v", ref, err)
+			}
+			return nil
+		},
+	}
+}
+
+// clusterSettingLink is a setting of the HyperPod cluster: on reports
+// whether it is on (and matches what is wanted), set turns it on or off.
+func clusterSettingLink(e *env, key, title string, on func(*sagemaker.DescribeClusterOutput) (present, matches bool),
+	set func(in *sagemaker.UpdateClusterInput, enable bool)) link {
+	update := func(ctx context.Context, enable bool) error {
+		in := &sagemaker.UpdateClusterInput{ClusterName: aws.String(e.c.HyperPodName)}
+		set(in, enable)
+		if _, err := e.p.SageMaker.UpdateCluster(ctx, in); err != nil {
+			return errs.FromUpstream(err, "update HyperPod cluster "+e.c.HyperPodName)
+		}
+		return nil
+	}
+	return link{key: key, title: title, kind: "CLUSTER_SETTING", timeout: 30 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+			if err != nil {
+				return linkState{}, errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+			}
+			present, matches := on(out)
+			settled := out.ClusterStatus == smtypes.ClusterStatusInservice
+			return linkState{present: present, matches: matches, settled: settled, ref: aws.ToString(out.ClusterArn) + " " + title,
+				detail: "HyperPod cluster " + string(out.ClusterStatus)}, nil
+		},
+		create: func(ctx context.Context) error { return update(ctx, true) },
+		delete: func(ctx context.Context) error { return update(ctx, false) },
+	}
+}
