@@ -146,6 +146,7 @@ type ComplexityRoot struct {
 	Feature struct {
 		DependsOn           func(childComplexity int) int
 		Description         func(childComplexity int) int
+		Karpenter           func(childComplexity int) int
 		LastOperation       func(childComplexity int) int
 		Message             func(childComplexity int) int
 		Name                func(childComplexity int) int
@@ -251,6 +252,10 @@ type ComplexityRoot struct {
 		MemoryGiB            func(childComplexity int) int
 		Vcpus                func(childComplexity int) int
 		Zone                 func(childComplexity int) int
+	}
+
+	KarpenterSettings struct {
+		InstanceGroups func(childComplexity int) int
 	}
 
 	KubernetesLabel struct {
@@ -1003,6 +1008,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feature.Description(childComplexity), true
+	case "Feature.karpenter":
+		if e.ComplexityRoot.Feature.Karpenter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Karpenter(childComplexity), true
 	case "Feature.lastOperation":
 		if e.ComplexityRoot.Feature.LastOperation == nil {
 			break
@@ -1485,6 +1496,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstanceTypeOffering.Zone(childComplexity), true
+
+	case "KarpenterSettings.instanceGroups":
+		if e.ComplexityRoot.KarpenterSettings.InstanceGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KarpenterSettings.InstanceGroups(childComplexity), true
 
 	case "KubernetesLabel.key":
 		if e.ComplexityRoot.KubernetesLabel.Key == nil {
@@ -2585,6 +2603,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("ImportClusterInput", ec.unmarshalInputImportClusterInput),
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
+			graphql.NewInputUnmarshaler("KarpenterInput", ec.unmarshalInputKarpenterInput),
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
@@ -3172,6 +3191,8 @@ A managed capability of a cluster.
 enum FeatureName {
   "HyperPod reboots or replaces a node whose health checks fail (the cluster's NodeRecovery setting)."
   NODE_AUTO_RECOVERY
+  "HyperPod's managed Karpenter: an IAM cluster role allowed to add and remove the cluster's nodes, the cluster's AutoScaling setting, a HyperpodNodeClass naming the instance groups it may scale, and a NodePool. Groups grow (from zero) when pods are pending and shrink when idle. It scales HyperPod instance groups only, and needs node auto-recovery, which it turns on first."
+  KARPENTER_AUTOSCALING
   "The HyperPod training operator add-on, with its IAM role and pod identity association; needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing."
   TRAINING_OPERATOR
   "Managed tiered checkpointing: an IAM policy scoped to one S3 bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and the cluster's TieredStorageConfig. Not available on training-plan capacity."
@@ -3225,6 +3246,14 @@ type TieredCheckpointingSettings {
 }
 
 """
+The settings of managed Karpenter autoscaling.
+"""
+type KarpenterSettings {
+  "The instance groups Karpenter may scale."
+  instanceGroups: [String!]!
+}
+
+"""
 One row of a cluster's feature table.
 """
 type Feature {
@@ -3244,6 +3273,8 @@ type Feature {
   resources: [FeatureResource!]!
   "The settings of tiered checkpointing (null for other features, and while disabled)."
   tieredCheckpointing: TieredCheckpointingSettings
+  "The settings of Karpenter autoscaling (null for other features, and while disabled)."
+  karpenter: KarpenterSettings
   "The newest operation that toggled it."
   lastOperation: Operation
 }
@@ -3265,11 +3296,23 @@ input TieredCheckpointingInput {
 }
 
 """
+Turns managed Karpenter autoscaling on or off.
+"""
+input KarpenterInput {
+  "True to turn it on, false to turn it off."
+  enabled: Boolean!
+  "The instance groups Karpenter may scale (groups of the cluster, usually added at count 0); required to turn it on."
+  instanceGroups: [String!]
+}
+
+"""
 The features to turn on or off: only those sent change, and one that already matches its actual state changes nothing.
 """
 input UpdateClusterFeaturesInput {
   "Turn node auto-recovery on or off."
   nodeAutoRecovery: Boolean
+  "Turn managed Karpenter autoscaling on or off."
+  karpenter: KarpenterInput
   "Install or remove the training operator add-on (prerequisites are installed first and left in place when it is removed)."
   trainingOperator: Boolean
   "Turn managed tiered checkpointing on or off."
@@ -4435,6 +4478,8 @@ func (ec *executionContext) childFields_Feature(ctx context.Context, field graph
 		return ec.fieldContext_Feature_resources(ctx, field)
 	case "tieredCheckpointing":
 		return ec.fieldContext_Feature_tieredCheckpointing(ctx, field)
+	case "karpenter":
+		return ec.fieldContext_Feature_karpenter(ctx, field)
 	case "lastOperation":
 		return ec.fieldContext_Feature_lastOperation(ctx, field)
 	}
@@ -4635,6 +4680,14 @@ func (ec *executionContext) childFields_InstanceTypeOffering(ctx context.Context
 		return ec.fieldContext_InstanceTypeOffering_memoryGiB(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstanceTypeOffering", field.Name)
+}
+
+func (ec *executionContext) childFields_KarpenterSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "instanceGroups":
+		return ec.fieldContext_KarpenterSettings_instanceGroups(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KarpenterSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_KubernetesLabel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7961,6 +8014,38 @@ func (ec *executionContext) fieldContext_Feature_tieredCheckpointing(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Feature_karpenter(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_karpenter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Karpenter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.KarpenterSettings) graphql.Marshaler {
+			return ec.marshalOKarpenterSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKarpenterSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_karpenter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KarpenterSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Feature_lastOperation(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9708,6 +9793,29 @@ func (ec *executionContext) _InstanceTypeOffering_memoryGiB(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_InstanceTypeOffering_memoryGiB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
+}
+
+func (ec *executionContext) _KarpenterSettings_instanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.KarpenterSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KarpenterSettings_instanceGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KarpenterSettings_instanceGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KarpenterSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _KubernetesLabel_key(ctx context.Context, field graphql.CollectedField, obj *model.KubernetesLabel) (ret graphql.Marshaler) {
@@ -15715,6 +15823,55 @@ func UnmarshalInstanceGroupInput(ctx context.Context, raw any) (model.InstanceGr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputKarpenterInput(ctx context.Context, obj any) (model.KarpenterInput, error) {
+	var it model.KarpenterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "instanceGroups"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "instanceGroups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceGroups"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceGroups = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalKarpenterInput unmarshals raw into the KarpenterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalKarpenterInput(ctx context.Context, raw any) (model.KarpenterInput, error) {
+	var out model.KarpenterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "KarpenterInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputKubernetesLabelInput(ctx context.Context, obj any) (model.KubernetesLabelInput, error) {
 	var it model.KubernetesLabelInput
 	if obj == nil {
@@ -15964,7 +16121,7 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"nodeAutoRecovery", "trainingOperator", "tieredCheckpointing"}
+	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15978,6 +16135,13 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 				return it, err
 			}
 			it.NodeAutoRecovery = data
+		case "karpenter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("karpenter"))
+			data, err := ec.unmarshalOKarpenterInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKarpenterInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Karpenter = data
 		case "trainingOperator":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trainingOperator"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -16838,6 +17002,11 @@ func (ec *executionContext) _Feature(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "karpenter":
+			out.Values[i] = ec._Feature_karpenter(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "lastOperation":
 			out.Values[i] = ec._Feature_lastOperation(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -17450,6 +17619,39 @@ func (ec *executionContext) _InstanceTypeOffering(ctx context.Context, sel ast.S
 			}
 		case "memoryGiB":
 			out.Values[i] = ec._InstanceTypeOffering_memoryGiB(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var karpenterSettingsImplementors = []string{"KarpenterSettings"}
+
+func (ec *executionContext) _KarpenterSettings(ctx context.Context, sel ast.SelectionSet, obj *model.KarpenterSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, karpenterSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KarpenterSettings")
+		case "instanceGroups":
+			out.Values[i] = ec._KarpenterSettings_instanceGroups(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -20645,6 +20847,21 @@ func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.
 	_ = ctx
 	res := graphql.MarshalAny(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOKarpenterInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKarpenterInput(ctx context.Context, v any) (*model.KarpenterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputKarpenterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOKarpenterSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKarpenterSettings(ctx context.Context, sel ast.SelectionSet, v *model.KarpenterSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._KarpenterSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInputᚄ(ctx context.Context, v any) ([]*model.KubernetesLabelInput, error) {

@@ -12,6 +12,9 @@ func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 	if in.NodeAutoRecovery != nil {
 		out = append(out, features.Toggle{Name: features.NodeAutoRecovery, Enable: *in.NodeAutoRecovery})
 	}
+	if k := in.Karpenter; k != nil {
+		out = append(out, features.Toggle{Name: features.KarpenterAutoscaling, Enable: k.Enabled, Settings: &features.Settings{InstanceGroups: k.InstanceGroups}})
+	}
 	if in.TrainingOperator != nil {
 		out = append(out, features.Toggle{Name: features.TrainingOperator, Enable: *in.TrainingOperator})
 	}
@@ -36,7 +39,10 @@ func mapFeature(f *features.Feature) *model.Feature {
 	for _, r := range f.Resources {
 		m.Resources = append(m.Resources, &model.FeatureResource{Kind: r.Kind, Ref: r.Ref, Shared: r.Shared, Detail: optional(r.Detail)})
 	}
-	if s := f.Settings; s != nil {
+	if s := f.Settings; s != nil && f.Name == features.KarpenterAutoscaling {
+		m.Karpenter = &model.KarpenterSettings{InstanceGroups: append([]string{}, s.InstanceGroups...)}
+	}
+	if s := f.Settings; s != nil && f.Name == features.TieredCheckpointing {
 		m.TieredCheckpointing = &model.TieredCheckpointingSettings{Bucket: optional(s.Bucket), Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}
 		if s.MemoryPercentage > 0 {
 			m.TieredCheckpointing.MemoryPercentage = &s.MemoryPercentage

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,6 +27,9 @@ type definition struct {
 	check    func(ctx context.Context, e *env) error
 	// settings reports the feature's settings for the table.
 	settings func(ctx context.Context, e *env, st observed) *Settings
+	// requires names features it needs on: they cannot be turned off while
+	// it is on.
+	requires []Name
 }
 
 // catalog lists the features in the order the table shows them.
@@ -33,14 +37,55 @@ var catalog = []*definition{
 	{
 		name: NodeAutoRecovery, title: "Node auto-recovery", field: "input.nodeAutoRecovery",
 		description: "HyperPod reboots or replaces a node whose health checks fail, with no one asking.",
+		links:       func(e *env) []link { return []link{nodeRecoveryLink(e)} },
+	},
+	{
+		name: KarpenterAutoscaling, title: "Managed Karpenter autoscaling", field: "input.karpenter",
+		description: "HyperPod's managed Karpenter grows the chosen instance groups (from zero) when pods are pending and shrinks them when idle. It scales HyperPod instance groups only.",
+		dependsOn:   []string{"NODE_AUTO_RECOVERY", "continuous node provisioning"},
+		requires:    []Name{NodeAutoRecovery},
+		check:       checkKarpenter,
 		links: func(e *env) []link {
-			return []link{clusterSettingLink(e, "node-recovery", "NodeRecovery Automatic",
-				func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
-					return out.NodeRecovery == smtypes.ClusterNodeRecoveryAutomatic, true
-				},
-				func(in *sagemaker.UpdateClusterInput, enable bool) {
-					in.NodeRecovery = map[bool]smtypes.ClusterNodeRecovery{true: smtypes.ClusterNodeRecoveryAutomatic, false: smtypes.ClusterNodeRecoveryNone}[enable]
-				})}
+			name := iamName(e.c, "autoscaling")
+			role := roleArn(e, name)
+			groups := make([]any, 0, len(e.settings.InstanceGroups))
+			for _, g := range e.settings.InstanceGroups {
+				groups = append(groups, g)
+			}
+			recovery := nodeRecoveryLink(e)
+			recovery.shared = true
+			return []link{
+				recovery,
+				policyLink(e, "policy", "IAM policy to add and remove the cluster's nodes", name, autoscalingPolicy(e)),
+				roleLink(e, "role", "IAM cluster role of the autoscaler", name, serviceTrust("hyperpod.sagemaker.amazonaws.com"),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+				clusterSettingLink(e, "autoscaling", "AutoScaling Karpenter",
+					func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
+						as := out.AutoScaling
+						on := as != nil && as.Mode == smtypes.ClusterAutoScalingModeEnable
+						return on, on && aws.ToString(out.ClusterRole) == role
+					},
+					func(in *sagemaker.UpdateClusterInput, enable bool) {
+						in.AutoScaling = &smtypes.ClusterAutoScalingConfig{Mode: smtypes.ClusterAutoScalingModeDisable}
+						if enable {
+							in.AutoScaling = &smtypes.ClusterAutoScalingConfig{Mode: smtypes.ClusterAutoScalingModeEnable, AutoScalerType: smtypes.ClusterAutoScalerTypeKarpenter}
+							in.ClusterRole = aws.String(role)
+						}
+					}),
+				objectLink(e, "node-class", "HyperpodNodeClass "+karpenterObject, hyperPodNodeClasses, "HyperpodNodeClass", karpenterObject,
+					map[string]any{"instanceGroups": groups}),
+				objectLink(e, "node-pool", "NodePool "+karpenterObject, nodePools, "NodePool", karpenterObject, map[string]any{
+					"template": map[string]any{"spec": map[string]any{
+						"nodeClassRef": map[string]any{"group": hyperPodNodeClasses.Group, "kind": "HyperpodNodeClass", "name": karpenterObject},
+						"requirements": []any{},
+					}},
+					"disruption": map[string]any{"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"},
+				}),
+			}
+		},
+		settings: func(_ context.Context, e *env, _ observed) *Settings {
+			s := e.settings
+			return &s
 		},
 	},
 	{
@@ -113,6 +158,66 @@ const (
 	// service account's pods assume.
 	roleAnnotation = "eks.amazonaws.com/role-arn"
 )
+
+// karpenterObject names the HyperpodNodeClass and NodePool InstantStart
+// makes.
+const karpenterObject = "instantstart"
+
+// nodeRecoveryLink is the cluster's NodeRecovery setting.
+func nodeRecoveryLink(e *env) link {
+	return clusterSettingLink(e, "node-recovery", "NodeRecovery Automatic",
+		func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
+			return out.NodeRecovery == smtypes.ClusterNodeRecoveryAutomatic, true
+		},
+		func(in *sagemaker.UpdateClusterInput, enable bool) {
+			in.NodeRecovery = map[bool]smtypes.ClusterNodeRecovery{true: smtypes.ClusterNodeRecoveryAutomatic, false: smtypes.ClusterNodeRecoveryNone}[enable]
+		})
+}
+
+// serviceTrust lets an AWS service assume a role.
+func serviceTrust(service string) policyDocument {
+	return policyDocument{Version: "2012-10-17", Statement: []statement{{Effect: "Allow",
+		Principal: map[string]string{"Service": service}, Action: []string{"sts:AssumeRole"}}}}
+}
+
+// autoscalingPolicy lets the autoscaler add and remove the cluster's nodes,
+// and nothing else.
+func autoscalingPolicy(e *env) policyDocument {
+	arn := fmt.Sprintf("arn:aws:sagemaker:%s:%s:cluster/*", e.c.Region, e.c.AccountID)
+	return policyDocument{Version: "2012-10-17", Statement: []statement{{Effect: "Allow",
+		Action: []string{"sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"}, Resource: []string{arn}}}}
+}
+
+// checkKarpenter refuses autoscaling without groups to scale, with groups
+// the cluster does not have, or on a cluster that does not provision
+// nodes continuously.
+func checkKarpenter(ctx context.Context, e *env) error {
+	f := "input.karpenter.instanceGroups"
+	if len(e.settings.InstanceGroups) == 0 {
+		return errs.Field(f, "name the instance groups Karpenter may scale (HyperPod instance groups of the cluster, usually at count 0)")
+	}
+	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+	if err != nil {
+		return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+	}
+	if out.NodeProvisioningMode != smtypes.ClusterNodeProvisioningModeContinuous {
+		return errs.New(errs.Precondition, "HyperPod cluster %s does not provision nodes continuously, which managed Karpenter needs; it can be set only when a cluster is created", e.c.HyperPodName).WithField(f)
+	}
+	var names []string
+	for _, g := range out.InstanceGroups {
+		names = append(names, aws.ToString(g.InstanceGroupName))
+	}
+	for i, g := range e.settings.InstanceGroups {
+		if !slices.Contains(names, g) {
+			return errs.New(errs.Precondition, "cluster %s has no instance group %s (it has %s): add the group first, at count 0 if Karpenter should start it",
+				e.c.Name, g, strings.Join(names, ", ")).WithField(fmt.Sprintf("%s[%d]", f, i))
+		}
+		if slices.Index(e.settings.InstanceGroups, g) != i {
+			return errs.Field(fmt.Sprintf("%s[%d]", f, i), "instance group %s is named twice", g)
+		}
+	}
+	return nil
+}
 
 func find(n Name) *definition {
 	for _, d := range catalog {

@@ -28,9 +28,10 @@ type Name string
 
 // The features.
 const (
-	NodeAutoRecovery    Name = "NODE_AUTO_RECOVERY"
-	TrainingOperator    Name = "TRAINING_OPERATOR"
-	TieredCheckpointing Name = "TIERED_CHECKPOINTING"
+	NodeAutoRecovery     Name = "NODE_AUTO_RECOVERY"
+	TrainingOperator     Name = "TRAINING_OPERATOR"
+	TieredCheckpointing  Name = "TIERED_CHECKPOINTING"
+	KarpenterAutoscaling Name = "KARPENTER_AUTOSCALING"
 )
 
 // Status is a feature's state.
@@ -60,12 +61,29 @@ type Resource struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Settings are a feature's options; only tiered checkpointing has any.
+// Settings are a feature's options: tiered checkpointing's bucket and
+// identity, and the groups Karpenter scales.
 type Settings struct {
-	Bucket           string `json:"bucket,omitempty"`
-	MemoryPercentage int    `json:"memoryPercentage,omitempty"`
-	Namespace        string `json:"namespace,omitempty"`
-	ServiceAccount   string `json:"serviceAccount,omitempty"`
+	// InstanceGroups are the groups managed Karpenter may scale.
+	InstanceGroups   []string `json:"instanceGroups,omitempty"`
+	Bucket           string   `json:"bucket,omitempty"`
+	MemoryPercentage int      `json:"memoryPercentage,omitempty"`
+	Namespace        string   `json:"namespace,omitempty"`
+	ServiceAccount   string   `json:"serviceAccount,omitempty"`
+}
+
+// orElse fills the fields s leaves empty from earlier.
+func (s Settings) orElse(earlier Settings) Settings {
+	if len(s.InstanceGroups) == 0 {
+		s.InstanceGroups = earlier.InstanceGroups
+	}
+	s.Bucket = cmpOr(s.Bucket, earlier.Bucket)
+	s.Namespace = cmpOr(s.Namespace, earlier.Namespace)
+	s.ServiceAccount = cmpOr(s.ServiceAccount, earlier.ServiceAccount)
+	if s.MemoryPercentage == 0 {
+		s.MemoryPercentage = earlier.MemoryPercentage
+	}
+	return s
 }
 
 // Feature is one row of a cluster's feature table.
@@ -289,6 +307,10 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 	if err != nil {
 		return nil, err
 	}
+	records, err := s.records(c.ID)
+	if err != nil {
+		return nil, err
+	}
 	var changes []Toggle
 	var bad errs.List
 	for i, t := range toggles {
@@ -304,6 +326,9 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 		e := &env{p: p, c: c}
 		if t.Settings != nil {
 			e.settings = *t.Settings
+		}
+		if rec := records[t.Name]; rec != nil && rec.Settings != nil {
+			e.settings = e.settings.orElse(*rec.Settings) // what was set before, where this request leaves a field out
 		}
 		if d.defaults != nil {
 			d.defaults(&e.settings)
@@ -325,6 +350,12 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 		if (t.Enable && st.status == Enabled && st.settingsMatch) || (!t.Enable && st.status == Disabled) {
 			continue // already so
 		}
+		if !t.Enable {
+			if err := s.checkDependents(ctx, p, c, d, toggles); err != nil {
+				bad = append(bad, err)
+				continue
+			}
+		}
 		t.Settings = &e.settings
 		changes = append(changes, t)
 	}
@@ -345,6 +376,36 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 	})
 }
 
+// checkDependents refuses to turn d off while a feature that requires it
+// is on (or being turned on), unless the same request turns that one off.
+func (s *Service) checkDependents(ctx context.Context, p *cloud.Provider, c *Cluster, d *definition, toggles []Toggle) *errs.Error {
+	for _, other := range catalog {
+		if !slices.Contains(other.requires, d.name) {
+			continue
+		}
+		i := slices.IndexFunc(toggles, func(t Toggle) bool { return t.Name == other.name })
+		if i >= 0 && !toggles[i].Enable {
+			continue // turned off in the same request
+		}
+		on := i >= 0
+		if !on {
+			e := &env{p: p, c: c}
+			if rec, _ := s.records(c.ID); rec[other.name] != nil && rec[other.name].Settings != nil {
+				e.settings = *rec[other.name].Settings
+			}
+			st, err := other.observe(ctx, e)
+			if err != nil {
+				return errs.As(err)
+			}
+			on = st.status != Disabled
+		}
+		if on {
+			return errs.New(errs.Precondition, "%s needs %s; turn %s off first (or in the same request)", other.title, d.title, other.title).WithField(d.field)
+		}
+	}
+	return nil
+}
+
 // steps builds the phases: per toggle, its links in order (reversed to
 // disable), each after the one before; toggles run side by side.
 func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
@@ -357,7 +418,24 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 		return nil, err
 	}
 	var steps []ops.Step
-	for _, t := range in.Toggles {
+	last := map[Name]string{} // a toggle's last phase
+	// Turning off what another feature of the request requires waits for
+	// that feature to be off: order the toggles so that dependents come
+	// first when disabling.
+	toggles := slices.Clone(in.Toggles)
+	slices.SortStableFunc(toggles, func(a, b Toggle) int {
+		if find(a.Name) == nil || find(b.Name) == nil {
+			return 0
+		}
+		switch {
+		case !a.Enable && !b.Enable && slices.Contains(find(a.Name).requires, b.Name):
+			return -1
+		case !a.Enable && !b.Enable && slices.Contains(find(b.Name).requires, a.Name):
+			return 1
+		}
+		return 0
+	})
+	for _, t := range toggles {
 		d := find(t.Name)
 		if d == nil {
 			return nil, errs.New(errs.Internal, "feature %q is unknown to this version of InstantStart", t.Name)
@@ -373,6 +451,13 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 			chain = slices.DeleteFunc(chain, func(l link) bool { return l.shared })
 		}
 		prev := ""
+		if !t.Enable {
+			for _, other := range toggles {
+				if !other.Enable && slices.Contains(find(other.Name).requires, t.Name) && last[other.Name] != "" {
+					prev = last[other.Name]
+				}
+			}
+		}
 		for _, l := range chain {
 			name := phasePrefix(t.Name) + l.key
 			verb := map[bool]string{true: "", false: "Remove "}[t.Enable]
@@ -388,6 +473,7 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 			steps = append(steps, st)
 			prev = name
 		}
+		last[t.Name] = prev
 	}
 	return steps, nil
 }

@@ -33,6 +33,12 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil)
+}
+
+// newFixtureWith is newFixture with the cluster's initial instance groups.
+func newFixtureWith(t *testing.T, groups []cluster.InstanceGroupSpec) *fixture {
+	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 		st.Close()
 	})
 	f := &fixture{world: world, runner: runner, svc: svc}
-	op, err := clusters.Create(context.Background(), "tester", cluster.CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}}, "")
+	op, err := clusters.Create(context.Background(), "tester", cluster.CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: groups}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,4 +347,28 @@ func setOf(s []string) map[string]bool {
 		out[x] = true
 	}
 	return out
+}
+
+func TestDisablingUsesTheSettingsItWasEnabledWith(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.update(t, features.Toggle{Name: features.TieredCheckpointing, Enable: true,
+		Settings: &features.Settings{Bucket: "ckpt-bucket", Namespace: "team-a", ServiceAccount: "trainer"}})
+	got := f.feature(t, features.TieredCheckpointing)
+	if got.Status != features.Enabled || got.Settings.Namespace != "team-a" || got.Settings.ServiceAccount != "trainer" {
+		t.Fatalf("after enabling: %+v", got)
+	}
+	// Off, naming nothing: the chain it was enabled with goes.
+	f.update(t, features.Toggle{Name: features.TieredCheckpointing})
+	p, _ := f.world.Provider("us-west-2")
+	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKSName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kc.Core.CoreV1().ServiceAccounts("team-a").Get(ctx, "trainer", metav1.GetOptions{}); err == nil {
+		t.Fatal("the custom service account is still there")
+	}
+	if got := f.feature(t, features.TieredCheckpointing); got.Status != features.Disabled {
+		t.Fatalf("after disabling: %+v", got)
+	}
 }

@@ -4,7 +4,9 @@
 // pod identity associations, SageMaker HyperPod clusters with their instance
 // groups, nodes (booting, deep health checks, health labels, recovery),
 // events and training plans, Service Quotas, and a Kubernetes API per EKS
-// cluster whose Node objects follow the HyperPod nodes. Each region's view
+// cluster whose Node objects follow the HyperPod nodes, whose pods are
+// bound to the nodes they fit, and whose NodePools HyperPod's managed
+// Karpenter serves by adding and removing nodes. Each region's view
 // implements the ports of engine/cloud, so the engine cannot tell the
 // simulator from the real SDK clients.
 //

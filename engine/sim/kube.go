@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,6 +58,13 @@ type kubeClusterRec struct {
 	// NodeOwned records, by node name, what the last node sync set, so
 	// that the next one takes back only that and keeps what clients added.
 	NodeOwned map[string]kubeNodeOwned `json:",omitempty"`
+	// PodStarts holds, by pod uid, when the containers of a pod bound to
+	// a node start (see kube_sched.go).
+	PodStarts map[string]time.Time `json:",omitempty"`
+	// KarpenterIdle holds, by node name, the nodes of instance groups the
+	// managed Karpenter scales that run no pods but DaemonSet ones (see
+	// sagemaker_karpenter.go).
+	KarpenterIdle map[string]karpenterIdleRec `json:",omitempty"`
 }
 
 // kubeDefaultNamespaces are the namespaces of a new cluster.
@@ -115,9 +123,10 @@ func (a *kubeAPI) Clients(ctx context.Context, eksCluster string) (*cloud.KubeCl
 // kubeTxn runs fn under the world lock and saves the world, as World.do
 // does for the AWS services, rolling it back when saving fails. It returns
 // fn's error as is, since Kubernetes clients expect API status errors. Once
-// the world is saved, and still under the lock, it calls the function fn
-// returned: watchers are told of changes in the order they were made, and
-// never of one that a failed save undid.
+// the world is saved, and still under the lock, it runs the call's
+// afterSave functions, then the function fn returned, if any, whether fn
+// failed or not: watchers are told of changes in the order they were made,
+// and never of one that a failed save undid.
 func (w *World) kubeTxn(region string, fn func(t *txn) (func(), error)) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -128,7 +137,8 @@ func (w *World) kubeTxn(region string, fn func(t *txn) (func(), error)) error {
 		w.rollback()
 		return apierrors.NewInternalError(serr)
 	}
-	if err == nil && saved != nil {
+	t.saved()
+	if saved != nil {
 		saved()
 	}
 	return err
@@ -206,9 +216,9 @@ type kubeServer struct {
 	dynamic *dynamicfake.FakeDynamicClient
 	clients *cloud.KubeClients
 
-	// nodeMu serialises the node requests of the cluster, from reading
-	// HyperPod's nodes to storing them, so that an older reading never
-	// overwrites a newer one. It is taken before the world lock.
+	// nodeMu serialises the updates and patches of nodes, whose two halves
+	// (asking HyperPod, then storing the node) run in separate calls. It
+	// is taken before the world lock.
 	nodeMu sync.Mutex
 
 	watchMu sync.Mutex
@@ -263,7 +273,11 @@ func (srv *kubeServer) watchReactor(typed bool) k8stesting.WatchReactionFunc {
 
 // call runs fn as one request to the cluster's API: counted as op (unless
 // empty, for the second half of a request), on the stored objects, saved
-// before it returns.
+// before it returns. The cluster is first brought up to the moment of the
+// request (HyperPod's transitions, then the settle of kube_sched.go: nodes,
+// pods, Karpenter), and settled again after a request that changed
+// something, as the scheduler and controllers react to it. Watchers are
+// told of what the settles changed too, even when fn fails.
 func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
 	return srv.w.kubeTxn(srv.region, func(t *txn) (func(), error) {
 		if op != "" {
@@ -273,8 +287,18 @@ func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
 		if err != nil {
 			return nil, err
 		}
+		t.advanceHyperPod()
+		if err := s.settle(); err != nil {
+			return s.publish, err
+		}
+		rv := s.rec.RV
 		if err := fn(s); err != nil {
-			return nil, err
+			return s.publish, err
+		}
+		if s.rec.RV != rv {
+			if err := s.settle(); err != nil {
+				return s.publish, err
+			}
 		}
 		return s.publish, nil
 	})

@@ -44,29 +44,9 @@ func kubeNodeName(instanceID string) string { return "hyperpod-" + instanceID }
 // HyperPod no longer lists it.
 func kubeJoined(v NodeView) bool { return v.InstanceID != "" && v.Health != "" }
 
-// nodeCall runs fn as a request on nodes, on nodes synced from HyperPod
-// first, so that what a client reads is current.
-func (srv *kubeServer) nodeCall(op string, fn func(s *kubeSession) error) error {
-	srv.nodeMu.Lock()
-	defer srv.nodeMu.Unlock()
-	views, verr := srv.w.HyperPodNodes(srv.region, srv.name)
-	return srv.call(op, func(s *kubeSession) error {
-		if verr != nil {
-			return srv.hyperPodUnreadable(verr)
-		}
-		if _, err := s.syncNodes(views, nil); err != nil {
-			return err
-		}
-		return fn(s)
-	})
-}
-
-func (srv *kubeServer) hyperPodUnreadable(err error) error {
-	return apierrors.NewServiceUnavailable(fmt.Sprintf("the nodes of EKS cluster %s cannot be read from HyperPod: %v", srv.name, err))
-}
-
 // serveNode answers a request on nodes other than a watch. Clients cannot
-// create nodes: they come from HyperPod.
+// create nodes: they come from HyperPod, and every request syncs them
+// first (see kubeServer.call and kubeSession.settle).
 func (srv *kubeServer) serveNode(action k8stesting.Action, r kubeReq) (runtime.Object, error) {
 	switch a := action.(type) {
 	case k8stesting.CreateActionImpl:
@@ -79,7 +59,7 @@ func (srv *kubeServer) serveNode(action k8stesting.Action, r kubeReq) (runtime.O
 		return srv.modifyNode(action, r)
 	}
 	var out runtime.Object
-	err := srv.nodeCall(r.op(), func(s *kubeSession) error {
+	err := srv.call(r.op(), func(s *kubeSession) error {
 		var err error
 		out, err = s.serve(action, r)
 		return err
@@ -101,17 +81,10 @@ func (srv *kubeServer) modifyNode(action k8stesting.Action, r kubeReq) (runtime.
 	srv.nodeMu.Lock()
 	defer srv.nodeMu.Unlock()
 	name, dryRun := kubeTarget(action)
-	views, verr := srv.w.HyperPodNodes(srv.region, srv.name)
 	var next *unstructured.Unstructured
 	var out runtime.Object
 	var ask, instance string
 	err := srv.call(r.op(), func(s *kubeSession) error {
-		if verr != nil {
-			return srv.hyperPodUnreadable(verr)
-		}
-		if _, err := s.syncNodes(views, nil); err != nil {
-			return err
-		}
 		cur, err := s.mustGet(r, name)
 		if p, ok := action.(k8stesting.PatchActionImpl); ok && apierrors.IsNotFound(err) && p.PatchType == types.ApplyPatchType {
 			return kubeNodeCreateForbidden(r, name)
@@ -128,10 +101,10 @@ func (srv *kubeServer) modifyNode(action k8stesting.Action, r kubeReq) (runtime.
 		}
 		label := next.GetLabels()[hpHealthLabel]
 		if label != cur.GetLabels()[hpHealthLabel] && (label == HealthUnschedulablePendingReboot || label == HealthUnschedulablePendingReplacement) {
-			ask, instance = label, kubeInstanceOf(views, name)
+			ask, instance = label, kubeInstanceOf(s.views, name)
 			return nil
 		}
-		out, err = s.storeNode(r, views, next)
+		out, err = s.storeNode(r, s.views, next)
 		return err
 	})
 	if err != nil || ask == "" {
@@ -140,13 +113,9 @@ func (srv *kubeServer) modifyNode(action k8stesting.Action, r kubeReq) (runtime.
 	if err := srv.w.SetNodeHealthLabel(srv.region, srv.name, instance, ask); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("HyperPod did not take %s=%s for node %s: %v", hpHealthLabel, ask, name, err))
 	}
-	views, verr = srv.w.HyperPodNodes(srv.region, srv.name)
 	err = srv.call("", func(s *kubeSession) error {
-		if verr != nil {
-			return srv.hyperPodUnreadable(verr)
-		}
 		var err error
-		out, err = s.storeNode(r, views, next)
+		out, err = s.storeNode(r, s.views, next)
 		return err
 	})
 	return out, err
@@ -341,14 +310,27 @@ func (s *kubeSession) kubeNodeStatus(v NodeView, old corev1.NodeStatus) corev1.N
 	}
 }
 
+// kubeEFAInterfaces is how many EFA interfaces the EFA device plugin
+// advertises (as vpc.amazonaws.com/efa) on the types that have them.
+var kubeEFAInterfaces = map[string]int64{
+	"p5.48xlarge": 32, "p5e.48xlarge": 32, "p4d.24xlarge": 4, "p4de.24xlarge": 4,
+	"g5.12xlarge": 1, "g5.48xlarge": 1, "g6.12xlarge": 1, "g6e.12xlarge": 1,
+	"trn1.32xlarge": 8, "trn2.48xlarge": 16,
+}
+
 // kubeNodeCapacity is what a node of instanceType (a SageMaker or EC2 name)
 // offers: its vCPUs, memory and accelerators (nvidia.com/gpu, or
-// aws.amazon.com/neuron devices for Trainium), and pods.
+// aws.amazon.com/neuron devices for Trainium), its EFA interfaces
+// (vpc.amazonaws.com/efa), and pods.
 func kubeNodeCapacity(instanceType string) corev1.ResourceList {
 	out := corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(kubeMaxPods, resource.DecimalSI)}
-	spec, ok := instanceSpecs[strings.TrimPrefix(instanceType, "ml.")]
+	typ := strings.TrimPrefix(instanceType, "ml.")
+	spec, ok := instanceSpecs[typ]
 	if !ok {
 		return out
+	}
+	if efa := kubeEFAInterfaces[typ]; efa > 0 {
+		out["vpc.amazonaws.com/efa"] = *resource.NewQuantity(efa, resource.DecimalSI)
 	}
 	out[corev1.ResourceCPU] = *resource.NewQuantity(int64(spec.vcpus), resource.DecimalSI)
 	out[corev1.ResourceMemory] = *resource.NewQuantity(int64(spec.memoryGiB)<<30, resource.BinarySI)

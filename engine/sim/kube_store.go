@@ -28,6 +28,8 @@ type kubeSession struct {
 	// server holds the watches to tell of changes; nil while a new API
 	// server is set up, when nobody can watch it yet.
 	server *kubeServer
+	// views is HyperPod's nodes as the request's settle found them.
+	views  []NodeView
 	events []kubeEvent
 	// onPublished runs once the request's changes are saved and published.
 	onPublished []func()

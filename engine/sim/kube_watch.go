@@ -78,12 +78,8 @@ func (srv *kubeServer) startWatch(a k8stesting.WatchActionImpl, typed bool) (*ku
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", rv))
 		}
 	}
-	call := srv.call
-	if r.gvr == kubeNodesResource {
-		call = srv.nodeCall
-	}
 	var kw *kubeWatch
-	err = call(r.op(), func(s *kubeSession) error {
+	err = srv.call(r.op(), func(s *kubeSession) error {
 		kw = &kubeWatch{server: s.server, res: r.res, ns: r.ns, filter: f, typed: typed}
 		// Register once the request's own changes are published, so that
 		// the initial events already show them.

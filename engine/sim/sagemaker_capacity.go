@@ -117,17 +117,7 @@ func (t *txn) capacityMessage(g *hpGroupRec) string {
 // them. Groups on training plans do not count: plans bring their own
 // capacity.
 func (t *txn) hpQuota(delta map[string]int) error {
-	used := map[string]int{}
-	for _, c := range t.rs.HyperPod {
-		if st := c.status(t.now); st == smtypes.ClusterStatusDeleting || st == smtypes.ClusterStatusFailed {
-			continue
-		}
-		for _, g := range c.Groups {
-			if g.TrainingPlanArn == "" && !g.Deleting {
-				used[g.InstanceType] += int(g.Count)
-			}
-		}
-	}
+	used := t.quotaUsage()
 	for _, typ := range sortedKeys(delta) {
 		limit := t.quota(typ)
 		if delta[typ] <= 0 || float64(used[typ]+delta[typ]) <= limit {
@@ -141,6 +131,24 @@ func (t *txn) hpQuota(delta map[string]int) error {
 			quotaName(typ), limit, used[typ], delta[typ]))}
 	}
 	return nil
+}
+
+// quotaUsage is what counts against the "<type> for cluster usage"
+// quotas: the target counts of the region's live groups outside training
+// plans, by instance type.
+func (t *txn) quotaUsage() map[string]int {
+	used := map[string]int{}
+	for _, c := range t.rs.HyperPod {
+		if st := c.status(t.now); st == smtypes.ClusterStatusDeleting || st == smtypes.ClusterStatusFailed {
+			continue
+		}
+		for _, g := range c.Groups {
+			if g.TrainingPlanArn == "" && !g.Deleting {
+				used[g.InstanceType] += int(g.Count)
+			}
+		}
+	}
+	return used
 }
 
 // quotaDelta adds the instances groups ask for, outside training plans,

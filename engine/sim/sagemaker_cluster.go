@@ -25,14 +25,18 @@ type sageMakerAPI struct {
 var _ cloud.SageMaker = (*sageMakerAPI)(nil)
 
 // hpCall runs SageMaker operation op as call does, once the region's
-// HyperPod clusters are brought up to the moment of the call. Capacity the
-// operation frees goes at once to nodes that wait for it.
+// HyperPod clusters, and then the Kubernetes side of its EKS clusters (pods,
+// managed Karpenter; see settleKube), are brought up to the moment of the
+// call. Capacity the operation frees goes at once to nodes that wait for
+// it, and the Kubernetes side reacts at once to what the operation did.
 func hpCall[O any](ctx context.Context, a *sageMakerAPI, op string, fn func(t *txn) (*O, error)) (*O, error) {
 	return call(ctx, a.w, svcSageMaker, a.region, op, func(t *txn) (*O, error) {
 		t.advanceHyperPod()
+		t.settleKube()
 		out, err := fn(t)
 		if err == nil {
 			t.placeWaiting(t.now)
+			t.settleKube()
 		}
 		return out, err
 	})

@@ -124,13 +124,23 @@ func (t *txn) scheduleNode(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, at time
 
 // advanceHyperPod brings the region's HyperPod clusters up to now: it
 // applies the due actions oldest first, after each gives nodes that wait
-// for capacity what it freed, and lets pending node faults strike.
+// for capacity what it freed and settles the Kubernetes side at that
+// moment (pods land on a node when it joins, Karpenter reacts; see
+// kube_sched.go), settles it too when a Karpenter-managed node's idle time
+// is up, and lets pending node faults strike.
 func (t *txn) advanceHyperPod() {
 	if t.rs == nil {
 		return
 	}
+	var woken time.Time
 	for {
 		c, i := t.nextAction()
+		arn, wake, ok := t.nextKubeWake(woken)
+		if ok && (c == nil || wake.Before(c.Agenda[i].At)) {
+			t.settleKubeAt(arn, wake)
+			woken = wake
+			continue
+		}
 		if c == nil {
 			break
 		}
@@ -138,6 +148,7 @@ func (t *txn) advanceHyperPod() {
 		c.Agenda = slices.Delete(c.Agenda, i, i+1)
 		t.apply(c, a)
 		t.placeWaiting(a.At)
+		t.settleKubeAt(c.EKSArn, a.At)
 	}
 	t.placeWaiting(t.now)
 	t.strikeNodeFaults()

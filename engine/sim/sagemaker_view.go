@@ -63,16 +63,24 @@ func (w *World) HyperPodNodes(region, eksCluster string) ([]NodeView, error) {
 		if err != nil {
 			return err
 		}
-		t.hpJoinedNodes(eks.Arn, func(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec) {
-			out = append(out, t.hpNodeView(c, g, n))
-		})
+		out = t.hpNodeViews(eks.Arn)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b NodeView) int { return strings.Compare(a.InstanceID, b.InstanceID) })
 	return out, nil
+}
+
+// hpNodeViews is what HyperPodNodes returns for the EKS cluster eksArn, as
+// of the call's transaction.
+func (t *txn) hpNodeViews(eksArn string) []NodeView {
+	var out []NodeView
+	t.hpJoinedNodes(eksArn, func(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec) {
+		out = append(out, t.hpNodeView(c, g, n))
+	})
+	slices.SortFunc(out, func(a, b NodeView) int { return strings.Compare(a.InstanceID, b.InstanceID) })
+	return out
 }
 
 // SetNodeHealthLabel sets a node's health label as a user or agent would
@@ -122,8 +130,9 @@ func (w *World) SetNodeHealthLabel(region, eksCluster, instanceID, label string)
 	})
 }
 
-// inHyperPod runs fn on region's world, brought up to now, under the
-// world's lock, and saves the world as an API call does.
+// inHyperPod runs fn on region's world, brought up to now (HyperPod, then
+// the Kubernetes side, see settleKube), under the world's lock, and saves
+// the world as an API call does.
 func (w *World) inHyperPod(region string, fn func(t *txn) error) error {
 	if _, ok := w.catalog.region(region); !ok {
 		return w.unknownRegion(region)
@@ -132,14 +141,17 @@ func (w *World) inHyperPod(region string, fn func(t *txn) error) error {
 	defer w.mu.Unlock()
 	t := w.begin(region)
 	t.advanceHyperPod()
+	t.settleKube()
 	err := fn(t)
 	if err == nil {
 		t.placeWaiting(t.now)
+		t.settleKube()
 	}
 	if serr := w.save(); serr != nil {
 		w.rollback()
 		return serr
 	}
+	t.saved()
 	return err
 }
 

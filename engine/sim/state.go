@@ -176,6 +176,9 @@ type txn struct {
 	region string
 	rs     *regionState // nil for the global services
 	now    time.Time
+	// afterSave runs, in order, once the call's changes are saved: it
+	// tells Kubernetes watchers of what the call changed.
+	afterSave []func()
 }
 
 func (t *txn) account() string { return t.w.account }

@@ -203,10 +203,18 @@ func (w *World) do(ctx context.Context, service, region, op string, fn func(t *t
 		w.rollback()
 		return opError(service, op, serr)
 	}
+	t.saved()
 	if err != nil {
 		return opError(service, op, err)
 	}
 	return nil
+}
+
+// saved runs the call's afterSave functions.
+func (t *txn) saved() {
+	for _, f := range t.afterSave {
+		f()
+	}
 }
 
 // begin starts a call: it reads the clock once and drops what has finished

@@ -1,7 +1,8 @@
 // End-to-end tests of the web UI in Chromium against the real binary on the
 // simulator: sign in, create a cluster from the form and watch it come up
 // live, see a validation error at its field, fail on an injected fault and
-// retry, add an instance group and watch its nodes come up live, delete; and
+// retry, add an instance group and watch its nodes come up live, turn a
+// feature on and see a re-apply that changes nothing said plainly, delete; and
 // the bundled GraphiQL playground runs a query and a subscription with every
 // host but the server blocked. Run with: npm run e2e
 // (needs Go and /usr/bin/chromium).
@@ -196,6 +197,75 @@ describe("web UI", () => {
     await row.getByText("2 / 2").waitFor();
     assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
     await screenshot(page, "instance-groups");
+  });
+
+  test("turns the training operator on from the Features tab, and says plainly when a re-apply has nothing to do", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-restart" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    await page.getByRole("navigation", { name: "Cluster" }).getByRole("link", { name: "Features" }).click();
+    await page.waitForURL(/\/features$/);
+    await page.evaluate(() => (window.__noReload = true));
+    const statusOfFeature = (row) => row.locator("td").nth(1).locator(".badge").innerText();
+
+    // Tiered checkpointing asks for a bucket, checked as the server checks it.
+    await page.getByRole("switch", { name: "Managed tiered checkpointing" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.locator("#f-input-tieredCheckpointing-bucket").fill("Bad_Bucket");
+    await dialog.getByRole("button", { name: "Enable managed tiered checkpointing" }).click();
+    const bucketError = dialog.locator("#f-input-tieredCheckpointing-bucket-error");
+    await bucketError.waitFor();
+    assert.match(await bucketError.innerText(), /not an S3 bucket name/);
+    assert.equal(await dialog.locator("#f-input-tieredCheckpointing-bucket").getAttribute("aria-invalid"), "true");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+
+    const training = page.locator('tr[data-feature="TRAINING_OPERATOR"]');
+    await training.locator(".badge", { hasText: "DISABLED" }).waitFor();
+    const toggle = page.getByRole("switch", { name: "Training operator" });
+    assert.equal(await toggle.getAttribute("aria-checked"), "false");
+    await toggle.click();
+    await dialog.getByText(/pod identity association/).first().waitFor();
+    await dialog.getByRole("button", { name: "Enable training operator" }).click();
+
+    // The operation shows inline with its phases, and the row follows it to
+    // ENABLED with no reload: events about the operation read the table again.
+    const progress = page.getByRole("region", { name: "Enabling training operator" });
+    await progress.waitFor();
+    const seen = [];
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const sample = `${(await statusOfFeature(training)).trim()}/${(await progress.locator("h2 .badge").innerText()).trim()}`;
+      if (seen.at(-1) !== sample) seen.push(sample);
+      if (sample === "ENABLED/SUCCEEDED") break;
+      if (Date.now() > deadline) throw new Error(`the training operator did not reach ENABLED: ${seen.join(" | ")}`);
+      await page.waitForTimeout(100); // sampling the page while it updates itself
+    }
+    const phases = await progress.locator(".op-phases .badge").allInnerTexts();
+    assert.equal(phases.length, 5, `phases: ${phases}`);
+    assert.ok(phases.every((p) => p.trim() === "SUCCEEDED"), `phases: ${phases}`);
+    assert.equal(await toggle.getAttribute("aria-checked"), "true");
+    const resources = training.getByRole("list", { name: "Resources of Training operator" });
+    await resources.getByText(/addon\/[^/]+\/amazon-sagemaker-hyperpod-training-operator\//).waitFor();
+    for (const kind of ["IAM_ROLE", "POD_IDENTITY_ASSOCIATION", "EKS_ADDON"]) await resources.locator("code", { hasText: kind }).first().waitFor();
+    assert.equal(await resources.locator(".tag", { hasText: "shared" }).count(), 2, "the two prerequisite add-ons are marked shared");
+    await training.getByRole("link", { name: "UpdateClusterFeatures" }).waitFor();
+    assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
+    await screenshot(page, "features");
+
+    // Node auto-recovery is on (clusters are made with it). The toggle only
+    // offers to turn it off; Re-apply sends the same enable again, which the
+    // server finds nothing to do for.
+    const recovery = page.locator('tr[data-feature="NODE_AUTO_RECOVERY"]');
+    assert.equal((await statusOfFeature(recovery)).trim(), "ENABLED");
+    assert.equal(await page.getByRole("switch", { name: "Node auto-recovery" }).getAttribute("aria-checked"), "true");
+    await page.getByRole("button", { name: "Re-apply Node auto-recovery" }).click();
+    const answered = page.waitForResponse((r) => r.url().endsWith("/graphql") && /mutation UpdateClusterFeatures\b/.test(r.request().postData() ?? ""));
+    await dialog.getByRole("button", { name: "Re-apply node auto-recovery" }).click();
+    const { data } = JSON.parse(await (await answered).text());
+    assert.equal(data.updateClusterFeatures.noop, true);
+    await page.getByRole("status").filter({ hasText: "Already enabled: nothing to change." }).waitFor();
+    assert.equal((await statusOfFeature(recovery)).trim(), "ENABLED");
+    await screenshot(page, "features-noop");
   });
 
   test("shows the failed phase of an injected fault, and Retry completes it", async () => {

@@ -298,6 +298,8 @@ type Feature struct {
 	Resources []*FeatureResource `json:"resources"`
 	// The settings of tiered checkpointing (null for other features, and while disabled).
 	TieredCheckpointing *TieredCheckpointingSettings `json:"tieredCheckpointing,omitempty"`
+	// The settings of Karpenter autoscaling (null for other features, and while disabled).
+	Karpenter *KarpenterSettings `json:"karpenter,omitempty"`
 	// The newest operation that toggled it.
 	LastOperation *Operation `json:"lastOperation,omitempty"`
 }
@@ -512,6 +514,20 @@ type InstanceTypeOffering struct {
 	Vcpus int `json:"vcpus"`
 	// Memory in GiB.
 	MemoryGiB int `json:"memoryGiB"`
+}
+
+// Turns managed Karpenter autoscaling on or off.
+type KarpenterInput struct {
+	// True to turn it on, false to turn it off.
+	Enabled bool `json:"enabled"`
+	// The instance groups Karpenter may scale (groups of the cluster, usually added at count 0); required to turn it on.
+	InstanceGroups []string `json:"instanceGroups,omitempty"`
+}
+
+// The settings of managed Karpenter autoscaling.
+type KarpenterSettings struct {
+	// The instance groups Karpenter may scale.
+	InstanceGroups []string `json:"instanceGroups"`
 }
 
 // A Kubernetes label.
@@ -874,6 +890,8 @@ type TrainingPlan struct {
 type UpdateClusterFeaturesInput struct {
 	// Turn node auto-recovery on or off.
 	NodeAutoRecovery *bool `json:"nodeAutoRecovery,omitempty"`
+	// Turn managed Karpenter autoscaling on or off.
+	Karpenter *KarpenterInput `json:"karpenter,omitempty"`
 	// Install or remove the training operator add-on (prerequisites are installed first and left in place when it is removed).
 	TrainingOperator *bool `json:"trainingOperator,omitempty"`
 	// Turn managed tiered checkpointing on or off.
@@ -1169,6 +1187,8 @@ type FeatureName string
 const (
 	// HyperPod reboots or replaces a node whose health checks fail (the cluster's NodeRecovery setting).
 	FeatureNameNodeAutoRecovery FeatureName = "NODE_AUTO_RECOVERY"
+	// HyperPod's managed Karpenter: an IAM cluster role allowed to add and remove the cluster's nodes, the cluster's AutoScaling setting, a HyperpodNodeClass naming the instance groups it may scale, and a NodePool. Groups grow (from zero) when pods are pending and shrink when idle. It scales HyperPod instance groups only, and needs node auto-recovery, which it turns on first.
+	FeatureNameKarpenterAutoscaling FeatureName = "KARPENTER_AUTOSCALING"
 	// The HyperPod training operator add-on, with its IAM role and pod identity association; needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing.
 	FeatureNameTrainingOperator FeatureName = "TRAINING_OPERATOR"
 	// Managed tiered checkpointing: an IAM policy scoped to one S3 bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and the cluster's TieredStorageConfig. Not available on training-plan capacity.
@@ -1177,13 +1197,14 @@ const (
 
 var AllFeatureName = []FeatureName{
 	FeatureNameNodeAutoRecovery,
+	FeatureNameKarpenterAutoscaling,
 	FeatureNameTrainingOperator,
 	FeatureNameTieredCheckpointing,
 }
 
 func (e FeatureName) IsValid() bool {
 	switch e {
-	case FeatureNameNodeAutoRecovery, FeatureNameTrainingOperator, FeatureNameTieredCheckpointing:
+	case FeatureNameNodeAutoRecovery, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameTieredCheckpointing:
 		return true
 	}
 	return false

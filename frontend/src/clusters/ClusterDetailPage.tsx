@@ -14,14 +14,16 @@ import { StatusBadge } from "../ui/StatusBadge";
 import { compareTimes, formatTime } from "../ui/time";
 import { InstanceGroupsTab } from "../instanceGroups/InstanceGroupsTab";
 import { NodesTab } from "../nodes/NodesTab";
+import { FeaturesTab } from "../features/FeaturesTab";
+import { useClusterFeatures } from "../features/useClusterFeatures";
 import { DeleteClusterDialog } from "./DeleteClusterDialog";
 import { ClusterDetailEventsSubscription, ClusterQuery } from "./documents";
 import { useClusterCompute } from "./useClusterCompute";
 
 /** The tabs of the cluster page, each at its own path under /clusters/:id. */
-export type ClusterTab = "overview" | "instance-groups" | "nodes";
+export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features";
 
-export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes"];
+export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features"];
 
 /** The path of a tab of the cluster page. */
 export function clusterTabPath(id: string, tab: ClusterTab): string {
@@ -31,8 +33,9 @@ export function clusterTabPath(id: string, tab: ClusterTab): string {
 
 /**
  * One cluster: the overview (network, EKS and HyperPod, its operations, and
- * delete), its instance groups, and its nodes. The tabs share the page, so
- * switching tabs keeps every live stream and what it has received.
+ * delete), its instance groups, its nodes and its features. The tabs share
+ * the page, so switching tabs keeps every live stream and what it has
+ * received.
  */
 export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) {
   const { me } = useSession();
@@ -60,6 +63,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
 
   const loaded = data?.cluster;
   const cluster = loaded && liveCluster && isNewer(liveCluster, loaded) ? liveCluster : (loaded ?? liveCluster);
+  const features = useClusterFeatures(id, cluster?.status ?? null, tab === "features");
   const operations = useMemo(() => {
     const ops = mergeRecords(loaded?.operations.edges.map((e) => e.node) ?? [], liveOps);
     return ops.sort((a, b) => compareTimes(b.createdAt, a.createdAt));
@@ -96,7 +100,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
           <p className="head-status">
             <StatusBadge status={cluster.status} />
             {cluster.imported && <span className="tag">imported</span>}
-            <LiveIndicator error={streamError ?? compute.streamError} />
+            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError} />
           </p>
           {cluster.statusMessage && <p className="muted">{cluster.statusMessage}</p>}
         </div>
@@ -119,10 +123,14 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
         <Link to={clusterTabPath(cluster.id, "nodes")} aria-current={tab === "nodes" ? "page" : undefined}>
           Nodes {compute.loaded && <span className="tab-count">{compute.nodes.length}</span>}
         </Link>
+        <Link to={clusterTabPath(cluster.id, "features")} aria-current={tab === "features" ? "page" : undefined}>
+          Features
+        </Link>
       </nav>
 
       {tab === "instance-groups" && <InstanceGroupsTab cluster={cluster} compute={compute} />}
       {tab === "nodes" && <NodesTab cluster={cluster} compute={compute} />}
+      {tab === "features" && <FeaturesTab cluster={cluster} features={features} groups={compute.groups} />}
       {tab === "overview" && <Overview cluster={cluster} operations={operations} />}
     </>
   );

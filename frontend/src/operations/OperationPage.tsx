@@ -1,55 +1,18 @@
-import { useEffect, useState } from "react";
-import { useClient, useMutation, useQuery } from "urql";
-import { isNewer } from "../api/liveRecords";
+import { useState } from "react";
+import { useMutation, useQuery } from "urql";
 import { Link } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import type { OperationDetailFragment } from "../gql/graphql";
 import { ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { GuardedButton } from "../ui/GuardedButton";
-import { LiveIndicator, describeStreamError } from "../ui/LiveIndicator";
+import { LiveIndicator } from "../ui/LiveIndicator";
 import { StatusBadge } from "../ui/StatusBadge";
 import { formatDuration, formatTime, toMs } from "../ui/time";
 import { useNow } from "../ui/useNow";
-import { CancelOperationMutation, OperationQuery, OperationUpdatedSubscription, RetryOperationMutation } from "./documents";
+import { CancelOperationMutation, OperationQuery, RetryOperationMutation } from "./documents";
 import { PhaseTimeline } from "./PhaseTimeline";
 import { targetPath } from "./targets";
-
-type Operation = OperationDetailFragment;
-
-const terminal = new Set(["SUCCEEDED", "FAILED", "CANCELLED"]);
-
-/**
- * Follows operationUpdated(id) from the moment it is mounted. The server
- * sends the operation's current state first and then each change until it
- * ends, so a reload (or a reconnect after a server restart) just
- * subscribes again. generation starts a new subscription: after a retry,
- * the old one has ended with the operation.
- */
-function useOperationUpdates(id: string, generation: number): { latest: Operation | null; error: string | null } {
-  const client = useClient();
-  const [latest, setLatest] = useState<Operation | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    const sub = client.subscription(OperationUpdatedSubscription, { id }).subscribe((result) => {
-      if (result.data) {
-        setError(null);
-        setLatest(result.data.operationUpdated);
-      } else if (result.error) {
-        setError(result.error.networkError ? describeStreamError(result.error.networkError) : result.error.graphQLErrors.map((e) => e.message).join("; "));
-      }
-    });
-    return () => sub.unsubscribe();
-  }, [client, id, generation]);
-  return { latest, error };
-}
-
-/** The newest of the states at hand. */
-function newest(...states: (Operation | null | undefined)[]): Operation | null {
-  let out: Operation | null = null;
-  for (const s of states) if (s && (!out || isNewer(s, out))) out = s;
-  return out;
-}
+import { newestState, terminalStatuses as terminal, useOperationUpdates } from "./useOperationUpdates";
 
 /** One operation: its phases live, a timeline, and retry and cancel. */
 export function OperationPage({ id }: { id: string }) {
@@ -61,7 +24,7 @@ export function OperationPage({ id }: { id: string }) {
   const [cancelState, cancel] = useMutation(CancelOperationMutation);
   const [actionError, setActionError] = useState<string[] | null>(null);
 
-  const op = newest(data?.operation, live.latest, retryState.data?.retryOperation, cancelState.data?.cancelOperation);
+  const op = newestState(data?.operation, live.latest, retryState.data?.retryOperation, cancelState.data?.cancelOperation);
   const running = op !== null && !terminal.has(op.status);
   const now = useNow(running);
 

@@ -24,6 +24,7 @@ const knownKinds = [
   "RebootNodes",
   "ReplaceNodes",
   "DeleteNodes",
+  "UpdateClusterFeatures",
 ];
 
 /** Every operation, newest first, filterable, kept current by events. */

@@ -33,6 +33,12 @@ describe("statusTone", () => {
     ["NOT_FOUND", "ended"],
     ["PASSED", "ok"],
     ["NONE", "neutral"],
+    // a feature's states
+    ["ENABLED", "ok"],
+    ["DISABLED", "neutral"],
+    ["ENABLING", "progress"],
+    ["DISABLING", "progress"],
+    ["PARTIAL", "warn"],
   ])("%s is %s", (status, tone) => {
     expect(statusTone(status)).toBe(tone);
   });

@@ -2,7 +2,7 @@
 // that a colour means the same on every page: green done and healthy, blue
 // in progress, amber working but needing attention (partly provisioned, a
 // fault that recovery is handling), red failed, grey ended or gone, neutral
-// not started or not known.
+// not started, not known, or off.
 
 export type Tone = "ok" | "progress" | "warn" | "bad" | "ended" | "neutral";
 
@@ -13,6 +13,7 @@ const tones: Record<string, Tone> = {
   INSERVICE: "ok",
   SCHEDULABLE: "ok",
   PASSED: "ok",
+  ENABLED: "ok",
   // in progress
   RUNNING: "progress",
   WAITING: "progress",
@@ -25,10 +26,13 @@ const tones: Record<string, Tone> = {
   INPROGRESS: "progress",
   DEEPHEALTHCHECKINPROGRESS: "progress",
   SHUTTINGDOWN: "progress",
+  ENABLING: "progress",
+  DISABLING: "progress",
   // working, but needs attention
   DEGRADED: "warn",
   UNSCHEDULABLEPENDINGREBOOT: "warn",
   UNSCHEDULABLEPENDINGREPLACEMENT: "warn",
+  PARTIAL: "warn",
   // failed
   FAILED: "bad",
   FAILURE: "bad",
@@ -43,6 +47,7 @@ const tones: Record<string, Tone> = {
   QUEUED: "neutral",
   UNKNOWN: "neutral",
   NONE: "neutral",
+  DISABLED: "neutral",
 };
 
 /**

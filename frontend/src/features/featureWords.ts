@@ -1,0 +1,48 @@
+// How features and their resources read on the page. What a toggle makes or
+// removes follows the schema's descriptions (schema/feature.graphqls).
+import type { FeatureName } from "../gql/graphql";
+
+/** What turning each feature on and off does. */
+export const featureEffects: Record<FeatureName, { enable: string; disable: string }> = {
+  NODE_AUTO_RECOVERY: {
+    enable: "Sets the HyperPod cluster's NodeRecovery to Automatic: HyperPod then reboots or replaces a node whose health checks fail, with no one asking.",
+    disable:
+      "Sets the HyperPod cluster's NodeRecovery to None: a node whose health checks fail stays as it is until someone reboots or replaces it (on the Nodes tab).",
+  },
+  KARPENTER_AUTOSCALING: {
+    enable:
+      "Makes an IAM cluster role allowed to add and remove the cluster's nodes, sets the cluster's AutoScaling to Karpenter, and makes a HyperpodNodeClass naming the chosen instance groups and a NodePool. The groups then grow (from zero) when pods are pending and shrink when idle. It needs node auto-recovery, which it turns on first.",
+    disable:
+      "Removes the NodePool and the HyperpodNodeClass, turns off the cluster's AutoScaling, and removes the autoscaler's IAM role and policy. Node auto-recovery stays on.",
+  },
+  TRAINING_OPERATOR: {
+    enable:
+      "Installs the HyperPod training operator add-on with its IAM role and pod identity association. It needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing.",
+    disable:
+      "Removes the training operator add-on, its pod identity association and its IAM role. The eks-pod-identity-agent and cert-manager add-ons are left in place: other features use them too.",
+  },
+  TIERED_CHECKPOINTING: {
+    enable:
+      "Makes an IAM policy scoped to the bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and turns on the cluster's TieredStorageConfig. Not available on training-plan capacity.",
+    disable:
+      "Turns off the cluster's TieredStorageConfig and removes the service account, the IAM role and the IAM policy. The bucket and the checkpoints in it stay.",
+  },
+};
+
+/** Resource kinds as people say them. */
+export const resourceKindWords: Record<string, string> = {
+  IAM_POLICY: "IAM policy",
+  IAM_ROLE: "IAM role",
+  POD_IDENTITY_ASSOCIATION: "Pod identity association",
+  EKS_ADDON: "EKS add-on",
+  KUBERNETES_OBJECT: "Kubernetes object",
+  CLUSTER_SETTING: "Cluster setting",
+};
+
+/** Why a resource is marked shared. */
+export const sharedWords = "A prerequisite other features use too: turning this feature off leaves it.";
+
+/** A title inside a sentence: "Training operator" reads "training operator", "Managed Karpenter" keeps its name. */
+export function inSentence(title: string): string {
+  return /^[A-Z][a-z]/.test(title) ? title[0]!.toLowerCase() + title.slice(1) : title;
+}
