@@ -321,7 +321,13 @@ describe("web UI", () => {
     await tabs.nth(3).click(); // Events from a cursor: a subscription over WebSocket
     await page.locator(".graphiql-query-editor").getByText("subscription").first().waitFor();
     await page.locator(".graphiql-execute-button").click();
-    await page.locator(".graphiql-response").getByText('"cursor"').first().waitFor({ timeout: 30_000 });
+    try {
+      await page.locator(".graphiql-response").getByText('"cursor"').first().waitFor({ timeout: 30_000 });
+    } catch (err) {
+      await screenshot(page, "playground-failed");
+      console.log("playground response:", await page.locator(".graphiql-response").innerText());
+      throw err;
+    }
     await screenshot(page, "playground");
   });
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Observable } from "@graphiql/toolkit";
-import { checkSession, createConnection, graphqlWsUrl, isSubscription } from "./connection";
+import { checkSession, createConnection, graphqlWsUrl, isSubscription, resolveOperationName } from "./connection";
 
 function respond(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -10,6 +10,20 @@ describe("graphqlWsUrl", () => {
   it("is the page's own origin, ws or wss as the page is http or https", () => {
     expect(graphqlWsUrl({ protocol: "http:", host: "127.0.0.1:3099" })).toBe("ws://127.0.0.1:3099/graphql");
     expect(graphqlWsUrl({ protocol: "https:", host: "example.test" })).toBe("wss://example.test/graphql");
+  });
+});
+
+describe("resolveOperationName", () => {
+  it("drops a stale name from the tab before when the query has one operation", () => {
+    expect(resolveOperationName("subscription Events { events { cursor } }", "ListClusters")).toBe("Events");
+    expect(resolveOperationName("{ clusters { totalCount } }", "ListClusters")).toBeNull();
+  });
+  it("keeps a name the query has, an ambiguous one, and no name", () => {
+    const doc = "query Q { me { name } } subscription S { events { cursor } }";
+    expect(resolveOperationName(doc, "S")).toBe("S");
+    expect(resolveOperationName(doc, "X")).toBe("X"); // the server will say which are there
+    expect(resolveOperationName(doc, undefined)).toBeUndefined();
+    expect(resolveOperationName("subscription {", "S")).toBe("S");
   });
 });
 

@@ -151,10 +151,30 @@ export function createConnection(
   });
   // Decided on the query being run, not on GraphiQL's documentAST, which
   // trails the editor by a debounce.
-  const fetcher: Fetcher = (params, opts) =>
-    isSubscription(params.query, params.operationName) ? subscription(ws, params) : http(params, opts);
+  const fetcher: Fetcher = (params, opts) => {
+    const run = { ...params, operationName: resolveOperationName(params.query, params.operationName) };
+    return isSubscription(run.query, run.operationName) ? subscription(ws, run) : http(run, opts);
+  };
 
   return { fetcher, ws, dispose: () => void ws.dispose() };
+}
+
+/**
+ * The operation name to send. Right after a tab switch GraphiQL can still
+ * hold the previous tab's operation name; when the query has no operation
+ * of that name but exactly one operation, that one is meant.
+ */
+export function resolveOperationName(query: string, operationName?: string | null): string | null | undefined {
+  if (!operationName) return operationName;
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch {
+    return operationName; // the server reports the syntax error
+  }
+  const ops = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  if (ops.some((d) => d.name?.value === operationName) || ops.length !== 1) return operationName;
+  return ops[0]?.name?.value ?? null;
 }
 
 /** Whether the operation GraphiQL runs (by name, or the only one) is a subscription. */
