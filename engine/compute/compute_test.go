@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -76,37 +76,10 @@ func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	return f
 }
 
-// wait follows an operation to its end.
-func (f *fixture) wait(t *testing.T, id string) *ops.Operation {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		op, err := f.runner.Wait(context.Background(), id, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if op.Status.Terminal() {
-			return op
-		}
-	}
-	t.Fatalf("operation %s did not end", id)
-	return nil
-}
-
 // succeeded waits for op and fails the test unless it succeeded.
 func (f *fixture) succeeded(t *testing.T, op *ops.Operation) *ops.Operation {
 	t.Helper()
-	end := f.wait(t, op.ID)
-	if end.Status != ops.Succeeded {
-		var msgs []string
-		for _, p := range end.Phases {
-			if p.Error != nil {
-				msgs = append(msgs, p.Name+": "+p.Error.Message)
-			}
-		}
-		t.Fatalf("%s ended %s: %s", end.Kind, end.Status, strings.Join(msgs, "; "))
-	}
-	return end
+	return simtest.Succeeded(t, f.runner, op)
 }
 
 func (f *fixture) sync(t *testing.T) {
@@ -153,26 +126,11 @@ func (f *fixture) groupNamed(t *testing.T, name string) *compute.InstanceGroup {
 	return nil
 }
 
-// mutations returns the simulator's counts of calls that change something
-// (every operation that is not a Describe, List or Get).
-func (f *fixture) mutations() map[string]int {
-	out := map[string]int{}
-	for svc, calls := range f.world.Calls() {
-		for op, n := range calls {
-			if !strings.HasPrefix(op, "Describe") && !strings.HasPrefix(op, "List") && !strings.HasPrefix(op, "Get") &&
-				!strings.HasPrefix(op, "list ") && !strings.HasPrefix(op, "get ") && !strings.HasPrefix(op, "watch ") {
-				out[svc+"."+op] = n
-			}
-		}
-	}
-	return out
-}
+func (f *fixture) mutations() map[string]int { return simtest.Mutations(f.world) }
 
 func (f *fixture) noMutationSince(t *testing.T, before map[string]int) {
 	t.Helper()
-	if after := f.mutations(); !maps.Equal(before, after) {
-		t.Fatalf("mutating calls changed: before %v, after %v", before, after)
-	}
+	simtest.NoMutationSince(t, f.world, before)
 }
 
 // wantErr checks that err has code and names field, with a message that

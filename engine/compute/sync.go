@@ -184,6 +184,9 @@ func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	// A record written after this moment (an operation ending) is newer
+	// than what is read below, and is left for the next round.
+	readAt := time.Now()
 	hp, err := describe(ctx, p, c.HyperPodName)
 	if err != nil {
 		return false, err
@@ -199,7 +202,8 @@ func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
 	}
 	changed := false
 	err = s.store.Update(func(tx *store.Tx) error {
-		groups, err := s.syncGroups(tx, c, hp.InstanceGroups, placed)
+		groups, stale, err := s.syncGroups(tx, c, hp.InstanceGroups, placed, readAt)
+		busy = busy || stale
 		if err != nil {
 			return err
 		}
@@ -217,7 +221,7 @@ func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
 
 // syncGroups updates the group records from HyperPod's details, making
 // records for groups found there, and returns the records by name.
-func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.ClusterInstanceGroupDetails, placed map[string]placement) (map[string]*InstanceGroup, error) {
+func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.ClusterInstanceGroupDetails, placed map[string]placement, readAt time.Time) (_ map[string]*InstanceGroup, stale bool, _ error) {
 	byName := map[string]*InstanceGroup{}
 	err := tx.List(GroupKind, "", func(_ string, raw []byte) (bool, error) {
 		var g InstanceGroup
@@ -230,7 +234,7 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	seen := map[string]bool{}
 	for i := range details {
@@ -238,10 +242,14 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		name := aws.ToString(d.InstanceGroupName)
 		seen[name] = true
 		g, known := byName[name]
+		if known && g.UpdatedAt.After(readAt) {
+			stale = true // changed since HyperPod was read: next round
+			continue
+		}
 		if !known {
 			g = &InstanceGroup{ID: s.ids.NewID(), ClusterID: c.ID, Managed: !c.Imported, CreatedAt: tx.Now()}
 			if err := tx.PutIndex(groupIndex, c.ID+"/"+name, g.ID); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			byName[name] = g
 		}
@@ -274,7 +282,7 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		}
 		g.UpdatedAt = tx.Now()
 		if err := tx.Put(GroupKind, g.ID, g); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	for name, g := range byName {
@@ -285,14 +293,14 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		g.Status, g.CurrentCount, g.DeletedAt, g.UpdatedAt = GroupDeleted, 0, &now, now
 		g.StatusMessage = "the group no longer exists in HyperPod (deleted outside InstantStart?)"
 		if err := tx.Put(GroupKind, g.ID, g); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if err := tx.DeleteIndex(groupIndex, c.ID+"/"+name); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
+			return nil, false, err
 		}
 		delete(byName, name)
 	}
-	return byName, nil
+	return byName, stale, nil
 }
 
 func sameGroup(a, b *InstanceGroup) bool {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -19,6 +18,7 @@ import (
 	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -72,54 +72,13 @@ func newFixtureWith(t *testing.T, groups []cluster.InstanceGroupSpec) *fixture {
 
 func (f *fixture) succeeded(t *testing.T, op *ops.Operation) *ops.Operation {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		end, err := f.runner.Wait(context.Background(), op.ID, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !end.Status.Terminal() {
-			continue
-		}
-		if end.Status != ops.Succeeded {
-			for _, p := range end.Phases {
-				if p.Error != nil {
-					t.Errorf("phase %s: %s", p.Name, p.Error.Message)
-				}
-			}
-			t.Fatalf("%s ended %s", end.Kind, end.Status)
-		}
-		return end
-	}
-	t.Fatalf("operation %s did not end", op.ID)
-	return nil
+	return simtest.Succeeded(t, f.runner, op)
 }
 
-// mutations counts the simulator's calls that change something.
-func (f *fixture) mutations() map[string]int {
-	out := map[string]int{}
-	for svc, calls := range f.world.Calls() {
-		for op, n := range calls {
-			if !strings.HasPrefix(op, "Describe") && !strings.HasPrefix(op, "List") && !strings.HasPrefix(op, "Get") &&
-				!strings.HasPrefix(op, "list ") && !strings.HasPrefix(op, "get ") && !strings.HasPrefix(op, "watch ") {
-				out[svc+"."+op] = n
-			}
-		}
-	}
-	return out
-}
+func (f *fixture) mutations() map[string]int { return simtest.Mutations(f.world) }
 
 // made returns the calls whose counts grew since before.
-func (f *fixture) made(before map[string]int) []string {
-	var out []string
-	for k, n := range f.mutations() {
-		if n > before[k] {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (f *fixture) made(before map[string]int) []string { return simtest.MadeSince(f.world, before) }
 
 func (f *fixture) feature(t *testing.T, name features.Name) *features.Feature {
 	t.Helper()

@@ -129,8 +129,7 @@ func TestInstanceGroupsAndNodesOverGraphQL(t *testing.T) {
 		}
 	}
 
-	res = query(t, srv, `query($id: ID!) { instanceGroup(id: $id) { name status targetCount currentCount zone subnetId threadsPerCore labels { key value } nodes { id } } }`,
-		map[string]any{"id": groupID})
+	// The group record follows HyperPod through the refresher.
 	var got struct {
 		InstanceGroup struct {
 			Name, Status, Zone, SubnetID              string
@@ -139,7 +138,15 @@ func TestInstanceGroupsAndNodesOverGraphQL(t *testing.T) {
 			Nodes                                     []struct{ ID string }
 		}
 	}
-	mustDecode(t, res, &got)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		res = query(t, srv, `query($id: ID!) { instanceGroup(id: $id) { name status targetCount currentCount zone subnetId threadsPerCore labels { key value } nodes { id } } }`,
+			map[string]any{"id": groupID})
+		mustDecode(t, res, &got)
+		if g := got.InstanceGroup; (g.Status == "IN_SERVICE" && g.CurrentCount == 2) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polling the API under test, with a deadline
+	}
 	g := got.InstanceGroup
 	if g.Status != "IN_SERVICE" || g.TargetCount != 2 || g.CurrentCount != 2 || g.Zone != "us-west-2b" || g.SubnetID == "" || len(g.Nodes) != 2 ||
 		len(g.Labels) != 1 || g.Labels[0].Value != "vision" {
