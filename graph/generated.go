@@ -3320,7 +3320,7 @@ input UpdateClusterFeaturesInput {
 }
 
 extend type Query {
-  "The cluster's feature table: each feature's state, dependencies and resources, read live from AWS and Kubernetes. The status query of updateClusterFeatures."
+  "The cluster's feature table: each feature's state, dependencies and resources, read live from AWS and Kubernetes (PRECONDITION while the cluster is not ACTIVE). The status query of updateClusterFeatures."
   clusterFeatures("The cluster's id." clusterId: ID!): [Feature!]!
 }
 

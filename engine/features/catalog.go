@@ -26,7 +26,7 @@ type definition struct {
 	defaults func(s *Settings)
 	check    func(ctx context.Context, e *env) error
 	// settings reports the feature's settings for the table.
-	settings func(ctx context.Context, e *env, st observed) *Settings
+	settings func(ctx context.Context, e *env) (*Settings, error)
 	// requires names features it needs on: they cannot be turned off while
 	// it is on.
 	requires []Name
@@ -83,9 +83,9 @@ var catalog = []*definition{
 				}),
 			}
 		},
-		settings: func(_ context.Context, e *env, _ observed) *Settings {
+		settings: func(_ context.Context, e *env) (*Settings, error) {
 			s := e.settings
-			return &s
+			return &s, nil
 		},
 	},
 	{
@@ -138,12 +138,16 @@ var catalog = []*definition{
 					}),
 			}
 		},
-		settings: func(_ context.Context, e *env, st observed) *Settings {
+		settings: func(ctx context.Context, e *env) (*Settings, error) {
 			s := e.settings
-			if st.memoryPercentage > 0 {
-				s.MemoryPercentage = st.memoryPercentage
+			out, err := e.describe(ctx)
+			if err != nil {
+				return nil, err
 			}
-			return &s
+			if ts := out.TieredStorageConfig; ts != nil && aws.ToInt32(ts.InstanceMemoryAllocationPercentage) > 0 {
+				s.MemoryPercentage = int(aws.ToInt32(ts.InstanceMemoryAllocationPercentage))
+			}
+			return &s, nil
 		},
 	},
 }
@@ -196,9 +200,9 @@ func checkKarpenter(ctx context.Context, e *env) error {
 	if len(e.settings.InstanceGroups) == 0 {
 		return errs.Field(f, "name the instance groups Karpenter may scale (HyperPod instance groups of the cluster, usually at count 0)")
 	}
-	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+	out, err := e.describe(ctx)
 	if err != nil {
-		return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+		return err
 	}
 	if out.NodeProvisioningMode != smtypes.ClusterNodeProvisioningModeContinuous {
 		return errs.New(errs.Precondition, "HyperPod cluster %s does not provision nodes continuously, which managed Karpenter needs; it can be set only when a cluster is created", e.c.HyperPodName).WithField(f)
@@ -230,11 +234,10 @@ func find(n Name) *definition {
 
 // observed is the state of a whole feature.
 type observed struct {
-	status           Status
-	message          string
-	settingsMatch    bool
-	resources        []Resource
-	memoryPercentage int
+	status        Status
+	message       string
+	settingsMatch bool
+	resources     []Resource
 }
 
 // observe reads every link of the feature.
@@ -275,12 +278,6 @@ func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
 		st.status = Disabled
 	default:
 		st.status, st.message = Partial, "missing: "+strings.Join(missing, ", ")+"; enable or disable it again to finish"
-	}
-	if d.name == TieredCheckpointing && st.status != Disabled {
-		out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
-		if err == nil && out.TieredStorageConfig != nil {
-			st.memoryPercentage = int(aws.ToInt32(out.TieredStorageConfig.InstanceMemoryAllocationPercentage))
-		}
 	}
 	return st, nil
 }
@@ -344,9 +341,9 @@ func checkTieredCheckpointing(ctx context.Context, e *env) error {
 	if e.c.OIDCProviderArn == "" || e.c.OIDCIssuer == "" {
 		return errs.New(errs.Precondition, "cluster %s has no IAM OIDC provider, which the checkpointing role trusts; import the cluster again once its EKS cluster has one", e.c.Name).WithField(f + "bucket")
 	}
-	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+	out, err := e.describe(ctx)
 	if err != nil {
-		return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+		return err
 	}
 	for _, g := range out.InstanceGroups {
 		if aws.ToString(g.TrainingPlanArn) != "" {

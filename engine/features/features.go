@@ -17,6 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -179,6 +182,30 @@ type env struct {
 	p        *cloud.Provider
 	c        *Cluster
 	settings Settings
+	// look, when set, holds one DescribeCluster for a whole look at the
+	// features (a table read, a request checked), so that their links do
+	// not describe the cluster once each. Phases poll without it.
+	look *snapshot
+}
+
+// snapshot is the HyperPod cluster as one look at the features saw it.
+type snapshot struct {
+	hp *sagemaker.DescribeClusterOutput
+}
+
+// describe returns the HyperPod cluster: the look's copy when there is one.
+func (e *env) describe(ctx context.Context) (*sagemaker.DescribeClusterOutput, error) {
+	if e.look != nil && e.look.hp != nil {
+		return e.look.hp, nil
+	}
+	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+	if err != nil {
+		return nil, errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+	}
+	if e.look != nil {
+		e.look.hp = out
+	}
+	return out, nil
 }
 
 // context returns the cluster id and its region's provider.
@@ -204,10 +231,14 @@ func (s *Service) List(ctx context.Context, clusterID string) ([]*Feature, error
 	if err != nil {
 		return nil, err
 	}
+	if c.Status != "ACTIVE" {
+		return nil, errs.New(errs.Precondition, "cluster %s is %s; its features are read and changed only while it is ACTIVE", c.Name, c.Status).WithField("clusterId")
+	}
+	look := &snapshot{}
 	var out []*Feature
 	for _, d := range catalog {
 		rec := records[d.name]
-		e := &env{p: p, c: c}
+		e := &env{p: p, c: c, look: look}
 		if rec != nil && rec.Settings != nil {
 			e.settings = *rec.Settings
 		}
@@ -215,18 +246,15 @@ func (s *Service) List(ctx context.Context, clusterID string) ([]*Feature, error
 		if rec != nil {
 			f.LastOperationID = rec.OperationID
 		}
-		if c.Status != "ACTIVE" {
-			f.Status, f.Message = Disabled, fmt.Sprintf("cluster %s is %s; features are read and changed only while it is ACTIVE", c.Name, c.Status)
-			out = append(out, f)
-			continue
-		}
 		st, err := d.observe(ctx, e)
 		if err != nil {
 			return nil, err
 		}
 		f.Status, f.Message, f.Resources = st.status, st.message, st.resources
 		if d.settings != nil && f.Status != Disabled {
-			f.Settings = d.settings(ctx, e, st)
+			if f.Settings, err = d.settings(ctx, e); err != nil {
+				return nil, err
+			}
 		}
 		if rec != nil {
 			s.overlay(f, rec)
@@ -311,6 +339,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 	if err != nil {
 		return nil, err
 	}
+	look := &snapshot{}
 	var changes []Toggle
 	var bad errs.List
 	for i, t := range toggles {
@@ -323,7 +352,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 			bad = append(bad, errs.Field(fmt.Sprintf("input[%d]", i), "feature %s is sent twice", t.Name))
 			continue
 		}
-		e := &env{p: p, c: c}
+		e := &env{p: p, c: c, look: look}
 		if t.Settings != nil {
 			e.settings = *t.Settings
 		}
@@ -351,7 +380,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 			continue // already so
 		}
 		if !t.Enable {
-			if err := s.checkDependents(ctx, p, c, d, toggles); err != nil {
+			if err := checkDependents(ctx, &env{p: p, c: c, look: look}, d, toggles, records); err != nil {
 				bad = append(bad, err)
 				continue
 			}
@@ -378,7 +407,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 
 // checkDependents refuses to turn d off while a feature that requires it
 // is on (or being turned on), unless the same request turns that one off.
-func (s *Service) checkDependents(ctx context.Context, p *cloud.Provider, c *Cluster, d *definition, toggles []Toggle) *errs.Error {
+func checkDependents(ctx context.Context, base *env, d *definition, toggles []Toggle, records map[Name]*record) *errs.Error {
 	for _, other := range catalog {
 		if !slices.Contains(other.requires, d.name) {
 			continue
@@ -389,11 +418,11 @@ func (s *Service) checkDependents(ctx context.Context, p *cloud.Provider, c *Clu
 		}
 		on := i >= 0
 		if !on {
-			e := &env{p: p, c: c}
-			if rec, _ := s.records(c.ID); rec[other.name] != nil && rec[other.name].Settings != nil {
-				e.settings = *rec[other.name].Settings
+			e := *base
+			if rec := records[other.name]; rec != nil && rec.Settings != nil {
+				e.settings = *rec.Settings
 			}
-			st, err := other.observe(ctx, e)
+			st, err := other.observe(ctx, &e)
 			if err != nil {
 				return errs.As(err)
 			}

@@ -284,8 +284,12 @@ func TestTrainingOperatorInstallsPrerequisitesFirst(t *testing.T) {
 
 func TestNodeAutoRecoveryToggles(t *testing.T) {
 	f := newFixture(t)
+	described := f.world.Calls()["sagemaker"]["DescribeCluster"]
 	if got := f.feature(t, features.NodeAutoRecovery); got.Status != features.Enabled {
 		t.Fatalf("a new cluster's auto-recovery: %+v", got)
+	}
+	if n := f.world.Calls()["sagemaker"]["DescribeCluster"] - described; n != 1 {
+		t.Fatalf("reading the feature table described the cluster %d times, want once", n)
 	}
 	before := f.mutations()
 	if op := f.update(t, features.Toggle{Name: features.NodeAutoRecovery, Enable: true}); !op.Noop || len(f.made(before)) != 0 {

@@ -407,9 +407,9 @@ func clusterSettingLink(e *env, key, title string, on func(*sagemaker.DescribeCl
 	}
 	return link{key: key, title: title, kind: "CLUSTER_SETTING", timeout: 30 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {
-			out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+			out, err := e.describe(ctx)
 			if err != nil {
-				return linkState{}, errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+				return linkState{}, err
 			}
 			present, matches := on(out)
 			settled := out.ClusterStatus == smtypes.ClusterStatusInservice
