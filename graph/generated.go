@@ -119,6 +119,11 @@ type ComplexityRoot struct {
 		Token  func(childComplexity int) int
 	}
 
+	DeepHealthCheckSettings struct {
+		Checks         func(childComplexity int) int
+		InstanceGroups func(childComplexity int) int
+	}
+
 	EksControlPlane struct {
 		Addons             func(childComplexity int) int
 		Arn                func(childComplexity int) int
@@ -144,13 +149,17 @@ type ComplexityRoot struct {
 	}
 
 	Feature struct {
+		DeepHealthChecks    func(childComplexity int) int
 		DependsOn           func(childComplexity int) int
 		Description         func(childComplexity int) int
+		InferenceOperator   func(childComplexity int) int
 		Karpenter           func(childComplexity int) int
 		LastOperation       func(childComplexity int) int
 		Message             func(childComplexity int) int
 		Name                func(childComplexity int) int
+		Observability       func(childComplexity int) int
 		Resources           func(childComplexity int) int
+		S3CsiDriver         func(childComplexity int) int
 		Status              func(childComplexity int) int
 		TieredCheckpointing func(childComplexity int) int
 		Title               func(childComplexity int) int
@@ -179,6 +188,10 @@ type ComplexityRoot struct {
 		HyperPodStatus      func(childComplexity int) int
 		KubernetesVersion   func(childComplexity int) int
 		Region              func(childComplexity int) int
+	}
+
+	InferenceOperatorSettings struct {
+		TLSCertificateBucket func(childComplexity int) int
 	}
 
 	InstanceGroup struct {
@@ -336,6 +349,10 @@ type ComplexityRoot struct {
 		Time        func(childComplexity int) int
 	}
 
+	ObservabilitySettings struct {
+		PrometheusWorkspaceArn func(childComplexity int) int
+	}
+
 	Operation struct {
 		CancelRequested func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -424,6 +441,10 @@ type ComplexityRoot struct {
 		ID   func(childComplexity int) int
 		Kind func(childComplexity int) int
 		Name func(childComplexity int) int
+	}
+
+	S3CsiDriverSettings struct {
+		Buckets func(childComplexity int) int
 	}
 
 	Subnet struct {
@@ -886,6 +907,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreatedToken.Token(childComplexity), true
 
+	case "DeepHealthCheckSettings.checks":
+		if e.ComplexityRoot.DeepHealthCheckSettings.Checks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeepHealthCheckSettings.Checks(childComplexity), true
+	case "DeepHealthCheckSettings.instanceGroups":
+		if e.ComplexityRoot.DeepHealthCheckSettings.InstanceGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeepHealthCheckSettings.InstanceGroups(childComplexity), true
+
 	case "EksControlPlane.addons":
 		if e.ComplexityRoot.EksControlPlane.Addons == nil {
 			break
@@ -996,6 +1030,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.Time(childComplexity), true
 
+	case "Feature.deepHealthChecks":
+		if e.ComplexityRoot.Feature.DeepHealthChecks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.DeepHealthChecks(childComplexity), true
 	case "Feature.dependsOn":
 		if e.ComplexityRoot.Feature.DependsOn == nil {
 			break
@@ -1008,6 +1048,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feature.Description(childComplexity), true
+	case "Feature.inferenceOperator":
+		if e.ComplexityRoot.Feature.InferenceOperator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.InferenceOperator(childComplexity), true
 	case "Feature.karpenter":
 		if e.ComplexityRoot.Feature.Karpenter == nil {
 			break
@@ -1032,12 +1078,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feature.Name(childComplexity), true
+	case "Feature.observability":
+		if e.ComplexityRoot.Feature.Observability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Observability(childComplexity), true
 	case "Feature.resources":
 		if e.ComplexityRoot.Feature.Resources == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Feature.Resources(childComplexity), true
+	case "Feature.s3CsiDriver":
+		if e.ComplexityRoot.Feature.S3CsiDriver == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.S3CsiDriver(childComplexity), true
 	case "Feature.status":
 		if e.ComplexityRoot.Feature.Status == nil {
 			break
@@ -1155,6 +1213,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportableCluster.Region(childComplexity), true
+
+	case "InferenceOperatorSettings.tlsCertificateBucket":
+		if e.ComplexityRoot.InferenceOperatorSettings.TLSCertificateBucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InferenceOperatorSettings.TLSCertificateBucket(childComplexity), true
 
 	case "InstanceGroup.capacityType":
 		if e.ComplexityRoot.InstanceGroup.CapacityType == nil {
@@ -1911,6 +1976,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.NodeEvent.Time(childComplexity), true
 
+	case "ObservabilitySettings.prometheusWorkspaceArn":
+		if e.ComplexityRoot.ObservabilitySettings.PrometheusWorkspaceArn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ObservabilitySettings.PrometheusWorkspaceArn(childComplexity), true
+
 	case "Operation.cancelRequested":
 		if e.ComplexityRoot.Operation.CancelRequested == nil {
 			break
@@ -2384,6 +2456,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResourceRef.Name(childComplexity), true
 
+	case "S3CsiDriverSettings.buckets":
+		if e.ComplexityRoot.S3CsiDriverSettings.Buckets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3CsiDriverSettings.Buckets(childComplexity), true
+
 	case "Subnet.cidr":
 		if e.ComplexityRoot.Subnet.Cidr == nil {
 			break
@@ -2600,12 +2679,16 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ClusterFilter", ec.unmarshalInputClusterFilter),
 			graphql.NewInputUnmarshaler("CreateClusterInput", ec.unmarshalInputCreateClusterInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
+			graphql.NewInputUnmarshaler("DeepHealthChecksInput", ec.unmarshalInputDeepHealthChecksInput),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("ImportClusterInput", ec.unmarshalInputImportClusterInput),
+			graphql.NewInputUnmarshaler("InferenceOperatorInput", ec.unmarshalInputInferenceOperatorInput),
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
 			graphql.NewInputUnmarshaler("KarpenterInput", ec.unmarshalInputKarpenterInput),
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
+			graphql.NewInputUnmarshaler("ObservabilityInput", ec.unmarshalInputObservabilityInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
+			graphql.NewInputUnmarshaler("S3CsiDriverInput", ec.unmarshalInputS3CsiDriverInput),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
 			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
 			graphql.NewInputUnmarshaler("UpdateClusterFeaturesInput", ec.unmarshalInputUpdateClusterFeaturesInput),
@@ -3191,12 +3274,24 @@ A managed capability of a cluster.
 enum FeatureName {
   "HyperPod reboots or replaces a node whose health checks fail (the cluster's NodeRecovery setting)."
   NODE_AUTO_RECOVERY
+  "Deep health checks (InstanceStress, InstanceConnectivity) that new nodes of the cluster's GPU and Trainium instance groups run before they take work: each group's OnStartDeepHealthChecks."
+  DEEP_HEALTH_CHECKS
   "HyperPod's managed Karpenter: an IAM cluster role allowed to add and remove the cluster's nodes, the cluster's AutoScaling setting, a HyperpodNodeClass naming the instance groups it may scale, and a NodePool. Groups grow (from zero) when pods are pending and shrink when idle. It scales HyperPod instance groups only, and needs node auto-recovery, which it turns on first."
   KARPENTER_AUTOSCALING
   "The HyperPod training operator add-on, with its IAM role and pod identity association; needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing."
   TRAINING_OPERATOR
+  "The HyperPod inference operator add-on, with an IAM execution role trusted through the cluster's OIDC provider by the operator's service account and allowed to keep TLS certificates in one S3 bucket; needs the cert-manager add-on, which is installed first when missing. Deploys InferenceEndpointConfig and JumpStartModel objects."
+  INFERENCE_OPERATOR
   "Managed tiered checkpointing: an IAM policy scoped to one S3 bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and the cluster's TieredStorageConfig. Not available on training-plan capacity."
   TIERED_CHECKPOINTING
+  "The HyperPod observability add-on, writing cluster, node, GPU and training metrics to an Amazon Managed Service for Prometheus workspace; its collector's IAM role is given by pod identity (the eks-pod-identity-agent add-on is installed first when missing)."
+  OBSERVABILITY
+  "The KubeRay operator (Helm chart kuberay-operator), for RayCluster, RayJob and RayService."
+  KUBERAY
+  "KEDA, Kubernetes event-driven autoscaling (Helm chart keda), for ScaledObject."
+  KEDA
+  "The Mountpoint for Amazon S3 CSI driver add-on, with an IAM role trusted through the cluster's OIDC provider by the driver's service account and allowed only the buckets named: mounts S3 buckets into pods."
+  S3_CSI_DRIVER
 }
 
 """
@@ -3221,9 +3316,9 @@ enum FeatureStatus {
 Something a feature made or uses, named so that aws or kubectl can inspect it.
 """
 type FeatureResource {
-  "IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, KUBERNETES_OBJECT or CLUSTER_SETTING."
+  "IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT or CLUSTER_SETTING."
   kind: String!
-  "An ARN, or a Kubernetes reference such as serviceaccount/<namespace>/<name>."
+  "An ARN, a Kubernetes reference such as serviceaccount/<namespace>/<name>, or a Helm release as helm release <namespace>/<name>."
   ref: String!
   "True for a prerequisite other features use too: turning the feature off leaves it."
   shared: Boolean!
@@ -3254,6 +3349,40 @@ type KarpenterSettings {
 }
 
 """
+The settings of deep health checks.
+"""
+type DeepHealthCheckSettings {
+  "The instance groups whose new nodes run the checks."
+  instanceGroups: [String!]!
+  "The checks they run."
+  checks: [String!]!
+}
+
+"""
+The settings of the inference operator.
+"""
+type InferenceOperatorSettings {
+  "The S3 bucket the operator keeps its endpoints' TLS certificates in."
+  tlsCertificateBucket: String!
+}
+
+"""
+The settings of observability.
+"""
+type ObservabilitySettings {
+  "The Amazon Managed Service for Prometheus workspace the metrics are written to."
+  prometheusWorkspaceArn: String!
+}
+
+"""
+The settings of the Mountpoint for S3 CSI driver.
+"""
+type S3CsiDriverSettings {
+  "The buckets pods may mount."
+  buckets: [String!]!
+}
+
+"""
 One row of a cluster's feature table.
 """
 type Feature {
@@ -3275,6 +3404,14 @@ type Feature {
   tieredCheckpointing: TieredCheckpointingSettings
   "The settings of Karpenter autoscaling (null for other features, and while disabled)."
   karpenter: KarpenterSettings
+  "The settings of deep health checks (null for other features)."
+  deepHealthChecks: DeepHealthCheckSettings
+  "The settings of the inference operator (null for other features, and while disabled)."
+  inferenceOperator: InferenceOperatorSettings
+  "The settings of observability (null for other features, and while disabled)."
+  observability: ObservabilitySettings
+  "The settings of the S3 CSI driver (null for other features, and while disabled)."
+  s3CsiDriver: S3CsiDriverSettings
   "The newest operation that toggled it."
   lastOperation: Operation
 }
@@ -3306,6 +3443,48 @@ input KarpenterInput {
 }
 
 """
+Turns deep health checks on or off.
+"""
+input DeepHealthChecksInput {
+  "True to turn them on, false to turn them off."
+  enabled: Boolean!
+  "The instance groups (default: every group of GPU or Trainium instances)."
+  instanceGroups: [String!]
+  "The checks: InstanceStress, InstanceConnectivity (the default, both) or MultiNodeTrainingValidation (NVIDIA GPUs only)."
+  checks: [String!]
+}
+
+"""
+Installs or removes the inference operator.
+"""
+input InferenceOperatorInput {
+  "True to install it, false to remove it."
+  enabled: Boolean!
+  "The S3 bucket for the TLS certificates of its endpoints (its name, without s3://); required to install it."
+  tlsCertificateBucket: String
+}
+
+"""
+Installs or removes observability.
+"""
+input ObservabilityInput {
+  "True to install it, false to remove it."
+  enabled: Boolean!
+  "The ARN of the Amazon Managed Service for Prometheus workspace, in the cluster's region, that the metrics go to; required to install it."
+  prometheusWorkspaceArn: String
+}
+
+"""
+Installs or removes the Mountpoint for S3 CSI driver.
+"""
+input S3CsiDriverInput {
+  "True to install it, false to remove it."
+  enabled: Boolean!
+  "The S3 buckets pods may mount (names, without s3://); required to install it. Sending another list changes the driver's IAM policy in place."
+  buckets: [String!]
+}
+
+"""
 The features to turn on or off: only those sent change, and one that already matches its actual state changes nothing.
 """
 input UpdateClusterFeaturesInput {
@@ -3317,6 +3496,18 @@ input UpdateClusterFeaturesInput {
   trainingOperator: Boolean
   "Turn managed tiered checkpointing on or off."
   tieredCheckpointing: TieredCheckpointingInput
+  "Turn deep health checks on or off."
+  deepHealthChecks: DeepHealthChecksInput
+  "Install or remove the inference operator add-on (cert-manager is installed first and left in place when it is removed)."
+  inferenceOperator: InferenceOperatorInput
+  "Install or remove the observability add-on."
+  observability: ObservabilityInput
+  "Install or remove the KubeRay operator."
+  kubeRay: Boolean
+  "Install or remove KEDA."
+  keda: Boolean
+  "Install or remove the Mountpoint for S3 CSI driver add-on."
+  s3CsiDriver: S3CsiDriverInput
 }
 
 extend type Query {
@@ -4412,6 +4603,16 @@ func (ec *executionContext) childFields_CreatedToken(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type CreatedToken", field.Name)
 }
 
+func (ec *executionContext) childFields_DeepHealthCheckSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "instanceGroups":
+		return ec.fieldContext_DeepHealthCheckSettings_instanceGroups(ctx, field)
+	case "checks":
+		return ec.fieldContext_DeepHealthCheckSettings_checks(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeepHealthCheckSettings", field.Name)
+}
+
 func (ec *executionContext) childFields_EksControlPlane(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -4480,6 +4681,14 @@ func (ec *executionContext) childFields_Feature(ctx context.Context, field graph
 		return ec.fieldContext_Feature_tieredCheckpointing(ctx, field)
 	case "karpenter":
 		return ec.fieldContext_Feature_karpenter(ctx, field)
+	case "deepHealthChecks":
+		return ec.fieldContext_Feature_deepHealthChecks(ctx, field)
+	case "inferenceOperator":
+		return ec.fieldContext_Feature_inferenceOperator(ctx, field)
+	case "observability":
+		return ec.fieldContext_Feature_observability(ctx, field)
+	case "s3CsiDriver":
+		return ec.fieldContext_Feature_s3CsiDriver(ctx, field)
 	case "lastOperation":
 		return ec.fieldContext_Feature_lastOperation(ctx, field)
 	}
@@ -4534,6 +4743,14 @@ func (ec *executionContext) childFields_ImportableCluster(ctx context.Context, f
 		return ec.fieldContext_ImportableCluster_hyperPodStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportableCluster", field.Name)
+}
+
+func (ec *executionContext) childFields_InferenceOperatorSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tlsCertificateBucket":
+		return ec.fieldContext_InferenceOperatorSettings_tlsCertificateBucket(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InferenceOperatorSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_InstanceGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4810,6 +5027,14 @@ func (ec *executionContext) childFields_NodeEvent(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type NodeEvent", field.Name)
 }
 
+func (ec *executionContext) childFields_ObservabilitySettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "prometheusWorkspaceArn":
+		return ec.fieldContext_ObservabilitySettings_prometheusWorkspaceArn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ObservabilitySettings", field.Name)
+}
+
 func (ec *executionContext) childFields_Operation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4940,6 +5165,14 @@ func (ec *executionContext) childFields_ResourceRef(ctx context.Context, field g
 		return ec.fieldContext_ResourceRef_name(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ResourceRef", field.Name)
+}
+
+func (ec *executionContext) childFields_S3CsiDriverSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "buckets":
+		return ec.fieldContext_S3CsiDriverSettings_buckets(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type S3CsiDriverSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_Subnet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7353,6 +7586,52 @@ func (ec *executionContext) fieldContext_CreatedToken_secret(_ context.Context, 
 	return graphql.NewScalarFieldContext("CreatedToken", field, false, false, "String")
 }
 
+func (ec *executionContext) _DeepHealthCheckSettings_instanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.DeepHealthCheckSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeepHealthCheckSettings_instanceGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeepHealthCheckSettings_instanceGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeepHealthCheckSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _DeepHealthCheckSettings_checks(ctx context.Context, field graphql.CollectedField, obj *model.DeepHealthCheckSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeepHealthCheckSettings_checks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Checks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeepHealthCheckSettings_checks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeepHealthCheckSettings", field, false, false, "String")
+}
+
 func (ec *executionContext) _EksControlPlane_name(ctx context.Context, field graphql.CollectedField, obj *model.EksControlPlane) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8046,6 +8325,134 @@ func (ec *executionContext) fieldContext_Feature_karpenter(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Feature_deepHealthChecks(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_deepHealthChecks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeepHealthChecks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeepHealthCheckSettings) graphql.Marshaler {
+			return ec.marshalODeepHealthCheckSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthCheckSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_deepHealthChecks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeepHealthCheckSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Feature_inferenceOperator(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_inferenceOperator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InferenceOperator, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InferenceOperatorSettings) graphql.Marshaler {
+			return ec.marshalOInferenceOperatorSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInferenceOperatorSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_inferenceOperator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InferenceOperatorSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Feature_observability(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_observability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Observability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ObservabilitySettings) graphql.Marshaler {
+			return ec.marshalOObservabilitySettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐObservabilitySettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_observability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ObservabilitySettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Feature_s3CsiDriver(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_s3CsiDriver(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.S3CsiDriver, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.S3CsiDriverSettings) graphql.Marshaler {
+			return ec.marshalOS3CsiDriverSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3CsiDriverSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_s3CsiDriver(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3CsiDriverSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Feature_lastOperation(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8444,6 +8851,29 @@ func (ec *executionContext) _ImportableCluster_hyperPodStatus(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_ImportableCluster_hyperPodStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ImportableCluster", field, false, false, "String")
+}
+
+func (ec *executionContext) _InferenceOperatorSettings_tlsCertificateBucket(ctx context.Context, field graphql.CollectedField, obj *model.InferenceOperatorSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InferenceOperatorSettings_tlsCertificateBucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TLSCertificateBucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InferenceOperatorSettings_tlsCertificateBucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InferenceOperatorSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _InstanceGroup_id(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
@@ -11420,6 +11850,29 @@ func (ec *executionContext) fieldContext_NodeEvent_description(_ context.Context
 	return graphql.NewScalarFieldContext("NodeEvent", field, false, false, "String")
 }
 
+func (ec *executionContext) _ObservabilitySettings_prometheusWorkspaceArn(ctx context.Context, field graphql.CollectedField, obj *model.ObservabilitySettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ObservabilitySettings_prometheusWorkspaceArn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrometheusWorkspaceArn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ObservabilitySettings_prometheusWorkspaceArn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ObservabilitySettings", field, false, false, "String")
+}
+
 func (ec *executionContext) _Operation_id(ctx context.Context, field graphql.CollectedField, obj *model.Operation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13390,6 +13843,29 @@ func (ec *executionContext) _ResourceRef_name(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ResourceRef_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ResourceRef", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3CsiDriverSettings_buckets(ctx context.Context, field graphql.CollectedField, obj *model.S3CsiDriverSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3CsiDriverSettings_buckets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Buckets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3CsiDriverSettings_buckets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3CsiDriverSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _Subnet_id(ctx context.Context, field graphql.CollectedField, obj *model.Subnet) (ret graphql.Marshaler) {
@@ -15609,6 +16085,62 @@ func UnmarshalCreateTokenInput(ctx context.Context, raw any) (model.CreateTokenI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDeepHealthChecksInput(ctx context.Context, obj any) (model.DeepHealthChecksInput, error) {
+	var it model.DeepHealthChecksInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "instanceGroups", "checks"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "instanceGroups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceGroups"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceGroups = data
+		case "checks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checks"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Checks = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeepHealthChecksInput unmarshals raw into the DeepHealthChecksInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeepHealthChecksInput(ctx context.Context, raw any) (model.DeepHealthChecksInput, error) {
+	var out model.DeepHealthChecksInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeepHealthChecksInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputEventFilter(ctx context.Context, obj any) (model.EventFilter, error) {
 	var it model.EventFilter
 	if obj == nil {
@@ -15718,6 +16250,55 @@ func (ec *executionContext) unmarshalInputImportClusterInput(ctx context.Context
 func UnmarshalImportClusterInput(ctx context.Context, raw any) (model.ImportClusterInput, error) {
 	var out model.ImportClusterInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ImportClusterInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputInferenceOperatorInput(ctx context.Context, obj any) (model.InferenceOperatorInput, error) {
+	var it model.InferenceOperatorInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "tlsCertificateBucket"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "tlsCertificateBucket":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tlsCertificateBucket"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TLSCertificateBucket = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalInferenceOperatorInput unmarshals raw into the InferenceOperatorInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalInferenceOperatorInput(ctx context.Context, raw any) (model.InferenceOperatorInput, error) {
+	var out model.InferenceOperatorInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "InferenceOperatorInput", raw, &out)
 	return out, err
 }
 
@@ -15921,6 +16502,55 @@ func UnmarshalKubernetesLabelInput(ctx context.Context, raw any) (model.Kubernet
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputObservabilityInput(ctx context.Context, obj any) (model.ObservabilityInput, error) {
+	var it model.ObservabilityInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "prometheusWorkspaceArn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "prometheusWorkspaceArn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prometheusWorkspaceArn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrometheusWorkspaceArn = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalObservabilityInput unmarshals raw into the ObservabilityInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalObservabilityInput(ctx context.Context, raw any) (model.ObservabilityInput, error) {
+	var out model.ObservabilityInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ObservabilityInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputOperationFilter(ctx context.Context, obj any) (model.OperationFilter, error) {
 	var it model.OperationFilter
 	if obj == nil {
@@ -15981,6 +16611,55 @@ func (ec *executionContext) unmarshalInputOperationFilter(ctx context.Context, o
 func UnmarshalOperationFilter(ctx context.Context, raw any) (model.OperationFilter, error) {
 	var out model.OperationFilter
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "OperationFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputS3CsiDriverInput(ctx context.Context, obj any) (model.S3CsiDriverInput, error) {
+	var it model.S3CsiDriverInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "buckets"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "buckets":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("buckets"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Buckets = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalS3CsiDriverInput unmarshals raw into the S3CsiDriverInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalS3CsiDriverInput(ctx context.Context, raw any) (model.S3CsiDriverInput, error) {
+	var out model.S3CsiDriverInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "S3CsiDriverInput", raw, &out)
 	return out, err
 }
 
@@ -16121,7 +16800,7 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing"}
+	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16156,6 +16835,48 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 				return it, err
 			}
 			it.TieredCheckpointing = data
+		case "deepHealthChecks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deepHealthChecks"))
+			data, err := ec.unmarshalODeepHealthChecksInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthChecksInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeepHealthChecks = data
+		case "inferenceOperator":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inferenceOperator"))
+			data, err := ec.unmarshalOInferenceOperatorInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInferenceOperatorInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InferenceOperator = data
+		case "observability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("observability"))
+			data, err := ec.unmarshalOObservabilityInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐObservabilityInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Observability = data
+		case "kubeRay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kubeRay"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KubeRay = data
+		case "keda":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keda"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Keda = data
+		case "s3CsiDriver":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("s3CsiDriver"))
+			data, err := ec.unmarshalOS3CsiDriverInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3CsiDriverInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.S3CsiDriver = data
 		}
 	}
 	return it, nil
@@ -16801,6 +17522,44 @@ func (ec *executionContext) _CreatedToken(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var deepHealthCheckSettingsImplementors = []string{"DeepHealthCheckSettings"}
+
+func (ec *executionContext) _DeepHealthCheckSettings(ctx context.Context, sel ast.SelectionSet, obj *model.DeepHealthCheckSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deepHealthCheckSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeepHealthCheckSettings")
+		case "instanceGroups":
+			out.Values[i] = ec._DeepHealthCheckSettings_instanceGroups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checks":
+			out.Values[i] = ec._DeepHealthCheckSettings_checks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var eksControlPlaneImplementors = []string{"EksControlPlane"}
 
 func (ec *executionContext) _EksControlPlane(ctx context.Context, sel ast.SelectionSet, obj *model.EksControlPlane) graphql.Marshaler {
@@ -17007,6 +17766,26 @@ func (ec *executionContext) _Feature(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "deepHealthChecks":
+			out.Values[i] = ec._Feature_deepHealthChecks(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inferenceOperator":
+			out.Values[i] = ec._Feature_inferenceOperator(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "observability":
+			out.Values[i] = ec._Feature_observability(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "s3CsiDriver":
+			out.Values[i] = ec._Feature_s3CsiDriver(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "lastOperation":
 			out.Values[i] = ec._Feature_lastOperation(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -17174,6 +17953,39 @@ func (ec *executionContext) _ImportableCluster(ctx context.Context, sel ast.Sele
 		case "hyperPodStatus":
 			out.Values[i] = ec._ImportableCluster_hyperPodStatus(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var inferenceOperatorSettingsImplementors = []string{"InferenceOperatorSettings"}
+
+func (ec *executionContext) _InferenceOperatorSettings(ctx context.Context, sel ast.SelectionSet, obj *model.InferenceOperatorSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inferenceOperatorSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InferenceOperatorSettings")
+		case "tlsCertificateBucket":
+			out.Values[i] = ec._InferenceOperatorSettings_tlsCertificateBucket(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -18204,6 +19016,39 @@ func (ec *executionContext) _NodeEvent(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var observabilitySettingsImplementors = []string{"ObservabilitySettings"}
+
+func (ec *executionContext) _ObservabilitySettings(ctx context.Context, sel ast.SelectionSet, obj *model.ObservabilitySettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, observabilitySettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ObservabilitySettings")
+		case "prometheusWorkspaceArn":
+			out.Values[i] = ec._ObservabilitySettings_prometheusWorkspaceArn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var operationImplementors = []string{"Operation"}
 
 func (ec *executionContext) _Operation(ctx context.Context, sel ast.SelectionSet, obj *model.Operation) graphql.Marshaler {
@@ -18795,6 +19640,39 @@ func (ec *executionContext) _ResourceRef(ctx context.Context, sel ast.SelectionS
 		case "name":
 			out.Values[i] = ec._ResourceRef_name(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var s3CsiDriverSettingsImplementors = []string{"S3CsiDriverSettings"}
+
+func (ec *executionContext) _S3CsiDriverSettings(ctx context.Context, sel ast.SelectionSet, obj *model.S3CsiDriverSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, s3CsiDriverSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("S3CsiDriverSettings")
+		case "buckets":
+			out.Values[i] = ec._S3CsiDriverSettings_buckets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -20711,6 +21589,21 @@ func (ec *executionContext) marshalOClusterStatus2ᚕgithubᚗcomᚋinstantstart
 	return ret
 }
 
+func (ec *executionContext) marshalODeepHealthCheckSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthCheckSettings(ctx context.Context, sel ast.SelectionSet, v *model.DeepHealthCheckSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._DeepHealthCheckSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODeepHealthChecksInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthChecksInput(ctx context.Context, v any) (*model.DeepHealthChecksInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDeepHealthChecksInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOEventFilter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEventFilter(ctx context.Context, v any) (*model.EventFilter, error) {
 	if v == nil {
 		return nil, nil
@@ -20787,6 +21680,21 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOInferenceOperatorInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInferenceOperatorInput(ctx context.Context, v any) (*model.InferenceOperatorInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputInferenceOperatorInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInferenceOperatorSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInferenceOperatorSettings(ctx context.Context, sel ast.SelectionSet, v *model.InferenceOperatorSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InferenceOperatorSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOInstanceGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroup(ctx context.Context, sel ast.SelectionSet, v *model.InstanceGroup) graphql.Marshaler {
@@ -20904,6 +21812,21 @@ func (ec *executionContext) marshalONode2ᚖgithubᚗcomᚋinstantstartᚋinstan
 	return ec._Node(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOObservabilityInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐObservabilityInput(ctx context.Context, v any) (*model.ObservabilityInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputObservabilityInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOObservabilitySettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐObservabilitySettings(ctx context.Context, sel ast.SelectionSet, v *model.ObservabilitySettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ObservabilitySettings(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx context.Context, sel ast.SelectionSet, v *model.Operation) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -20960,6 +21883,21 @@ func (ec *executionContext) marshalOOperationStatus2ᚕgithubᚗcomᚋinstantsta
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOS3CsiDriverInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3CsiDriverInput(ctx context.Context, v any) (*model.S3CsiDriverInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputS3CsiDriverInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOS3CsiDriverSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3CsiDriverSettings(ctx context.Context, sel ast.SelectionSet, v *model.S3CsiDriverSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._S3CsiDriverSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

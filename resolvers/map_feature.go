@@ -27,6 +27,24 @@ func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 		}
 		out = append(out, t)
 	}
+	if d := in.DeepHealthChecks; d != nil {
+		out = append(out, features.Toggle{Name: features.DeepHealthChecks, Enable: d.Enabled, Settings: &features.Settings{InstanceGroups: d.InstanceGroups, Checks: d.Checks}})
+	}
+	if io := in.InferenceOperator; io != nil {
+		out = append(out, features.Toggle{Name: features.InferenceOperator, Enable: io.Enabled, Settings: &features.Settings{Bucket: deref(io.TLSCertificateBucket)}})
+	}
+	if o := in.Observability; o != nil {
+		out = append(out, features.Toggle{Name: features.Observability, Enable: o.Enabled, Settings: &features.Settings{WorkspaceArn: deref(o.PrometheusWorkspaceArn)}})
+	}
+	if in.KubeRay != nil {
+		out = append(out, features.Toggle{Name: features.KubeRay, Enable: *in.KubeRay})
+	}
+	if in.Keda != nil {
+		out = append(out, features.Toggle{Name: features.KEDA, Enable: *in.Keda})
+	}
+	if c := in.S3CsiDriver; c != nil {
+		out = append(out, features.Toggle{Name: features.S3CSIDriver, Enable: c.Enabled, Settings: &features.Settings{Buckets: c.Buckets}})
+	}
 	return out
 }
 
@@ -41,6 +59,18 @@ func mapFeature(f *features.Feature) *model.Feature {
 	}
 	if s := f.Settings; s != nil && f.Name == features.KarpenterAutoscaling {
 		m.Karpenter = &model.KarpenterSettings{InstanceGroups: append([]string{}, s.InstanceGroups...)}
+	}
+	if s := f.Settings; s != nil {
+		switch f.Name {
+		case features.DeepHealthChecks:
+			m.DeepHealthChecks = &model.DeepHealthCheckSettings{InstanceGroups: append([]string{}, s.InstanceGroups...), Checks: append([]string{}, s.Checks...)}
+		case features.InferenceOperator:
+			m.InferenceOperator = &model.InferenceOperatorSettings{TLSCertificateBucket: s.Bucket}
+		case features.Observability:
+			m.Observability = &model.ObservabilitySettings{PrometheusWorkspaceArn: s.WorkspaceArn}
+		case features.S3CSIDriver:
+			m.S3CsiDriver = &model.S3CsiDriverSettings{Buckets: append([]string{}, s.Buckets...)}
+		}
 	}
 	if s := f.Settings; s != nil && f.Name == features.TieredCheckpointing {
 		m.TieredCheckpointing = &model.TieredCheckpointingSettings{Bucket: optional(s.Bucket), Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}

@@ -379,8 +379,7 @@ func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (map[string]st
 	}
 	spec := sdkSpec(&w.desired, executionRole(w.c, hp), subnet, w.c.SecurityGroupID)
 	if d := findGroup(hp, w.desired.Name); d != nil {
-		spec.OverrideVpcConfig = d.OverrideVpcConfig
-		spec.InstanceStorageConfigs = d.InstanceStorageConfigs
+		keepPlacement(&spec, d)
 	}
 	_, err = w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
 	if err != nil {

@@ -76,6 +76,26 @@ func sdkSpec(g *GroupSpec, executionRole, subnetID, securityGroup string) smtype
 	return spec
 }
 
+// RespecGroup is the UpdateCluster form of a group as HyperPod reports it,
+// with change made to its settings: the way to change one setting of a
+// group and keep all the others (its placement, storage and life-cycle
+// scripts as they are).
+func RespecGroup(d *smtypes.ClusterInstanceGroupDetails, change func(*GroupSpec)) smtypes.ClusterInstanceGroupSpecification {
+	g := actualSpec(d)
+	change(&g)
+	spec := sdkSpec(&g, aws.ToString(d.ExecutionRole), "", "")
+	keepPlacement(&spec, d)
+	spec.LifeCycleConfig = d.LifeCycleConfig
+	return spec
+}
+
+// keepPlacement keeps the subnets and volumes of an existing group, which
+// HyperPod does not change.
+func keepPlacement(spec *smtypes.ClusterInstanceGroupSpecification, d *smtypes.ClusterInstanceGroupDetails) {
+	spec.OverrideVpcConfig = d.OverrideVpcConfig
+	spec.InstanceStorageConfigs = d.InstanceStorageConfigs
+}
+
 func optional(s string) *string {
 	if s == "" {
 		return nil

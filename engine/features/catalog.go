@@ -24,12 +24,19 @@ type definition struct {
 	// defaults fills the settings of an enable request; check refuses one
 	// that cannot work, before anything is made.
 	defaults func(s *Settings)
-	check    func(ctx context.Context, e *env) error
+	// resolve fills the settings a request leaves to the cluster (the
+	// groups deep health checks cover), reading it.
+	resolve func(ctx context.Context, e *env) error
+	check   func(ctx context.Context, e *env) error
 	// settings reports the feature's settings for the table.
 	settings func(ctx context.Context, e *env) (*Settings, error)
 	// requires names features it needs on: they cannot be turned off while
 	// it is on.
 	requires []Name
+	// empty says why the feature has nothing to make in a cluster, for
+	// features whose links depend on the cluster (deep health checks
+	// without accelerated groups).
+	empty string
 }
 
 // catalog lists the features in the order the table shows them.
@@ -38,6 +45,25 @@ var catalog = []*definition{
 		name: NodeAutoRecovery, title: "Node auto-recovery", field: "input.nodeAutoRecovery",
 		description: "HyperPod reboots or replaces a node whose health checks fail, with no one asking.",
 		links:       func(e *env) []link { return []link{nodeRecoveryLink(e)} },
+	},
+	{
+		name: DeepHealthChecks, title: "Deep health checks", field: "input.deepHealthChecks",
+		description: "New nodes of the GPU and Trainium instance groups run HyperPod's deep health checks (accelerator stress, network connectivity) before they take work.",
+		dependsOn:   []string{"instance groups of GPU or Trainium instances"},
+		empty:       "the cluster has no instance group of GPU or Trainium instances",
+		resolve:     resolveCheckedGroups,
+		check:       checkDeepHealthChecks,
+		links: func(e *env) []link {
+			var out []link
+			for _, g := range e.settings.InstanceGroups {
+				out = append(out, groupChecksLink(e, g, e.settings.Checks))
+			}
+			return out
+		},
+		settings: func(_ context.Context, e *env) (*Settings, error) {
+			s := e.settings
+			return &s, nil
+		},
 	},
 	{
 		name: KarpenterAutoscaling, title: "Managed Karpenter autoscaling", field: "input.karpenter",
@@ -104,6 +130,27 @@ var catalog = []*definition{
 		},
 	},
 	{
+		name: InferenceOperator, title: "Inference operator", field: "input.inferenceOperator",
+		description: "The HyperPod inference operator add-on: deploys models from S3, FSx or JumpStart as InferenceEndpointConfig and JumpStartModel objects, with TLS certificates kept in an S3 bucket.",
+		dependsOn:   []string{"EKS add-on cert-manager", "the cluster's IAM OIDC provider"},
+		check:       checkInferenceOperator,
+		links: func(e *env) []link {
+			name := iamName(e.c, "inference-operator")
+			return []link{
+				addonLink(e, "cert-manager", true),
+				policyLink(e, "policy", "IAM policy of the inference operator", name, inferencePolicy(e)),
+				roleLink(e, "role", "IAM execution role of the inference operator", name, oidcTrust(e, inferenceNamespace, inferenceServiceAccount),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+				addonWith(e, inferenceAddon, addonConfig{values: map[string]any{
+					"executionRoleArn": roleArn(e, name), "tlsCertificateS3Bucket": e.settings.Bucket,
+				}}),
+			}
+		},
+		settings: func(_ context.Context, e *env) (*Settings, error) {
+			return &Settings{Bucket: e.settings.Bucket}, nil
+		},
+	},
+	{
 		name: TieredCheckpointing, title: "Managed tiered checkpointing", field: "input.tieredCheckpointing",
 		description: "Checkpoints kept in node memory and copied to S3, through an identity scoped to one bucket and one service account.",
 		dependsOn:   []string{"the cluster's IAM OIDC provider"},
@@ -148,6 +195,52 @@ var catalog = []*definition{
 				s.MemoryPercentage = int(aws.ToInt32(ts.InstanceMemoryAllocationPercentage))
 			}
 			return &s, nil
+		},
+	},
+	{
+		name: Observability, title: "Observability", field: "input.observability",
+		description: "The HyperPod observability add-on: GPU, EFA, node, Kubernetes and training-job metrics collected in the cluster and written to an Amazon Managed Service for Prometheus workspace, for Grafana dashboards.",
+		dependsOn:   []string{"EKS add-on eks-pod-identity-agent", "an Amazon Managed Service for Prometheus workspace"},
+		check:       checkObservability,
+		links: func(e *env) []link {
+			role := iamName(e.c, "observability")
+			return []link{
+				addonLink(e, "eks-pod-identity-agent", true),
+				roleLink(e, "role", "IAM role of the metrics collector", role, podsTrust(), []string{prometheusWritePolicy}),
+				podIdentityLink(e, observabilityNamespace, observabilityServiceAccount, role),
+				addonWith(e, observabilityAddon, addonConfig{values: observabilityValues(e.settings.WorkspaceArn)}),
+			}
+		},
+		settings: func(_ context.Context, e *env) (*Settings, error) {
+			return &Settings{WorkspaceArn: e.settings.WorkspaceArn}, nil
+		},
+	},
+	{
+		name: KubeRay, title: "KubeRay operator", field: "input.kubeRay",
+		description: "The KubeRay operator (Helm chart " + kubeRayChart.Chart + " " + kubeRayChart.Version + " in namespace " + kubeRayChart.Namespace + "): runs RayCluster, RayJob and RayService, for Ray-based training such as VERL.",
+		links:       func(e *env) []link { return []link{helmLink(e, kubeRayChart)} },
+	},
+	{
+		name: KEDA, title: "KEDA", field: "input.keda",
+		description: "Kubernetes event-driven autoscaling (Helm chart " + kedaChart.Chart + " " + kedaChart.Version + " in namespace " + kedaChart.Namespace + "): scales inference deployments on Prometheus or CloudWatch metrics with ScaledObject.",
+		links:       func(e *env) []link { return []link{helmLink(e, kedaChart)} },
+	},
+	{
+		name: S3CSIDriver, title: "Mountpoint for Amazon S3 CSI driver", field: "input.s3CsiDriver",
+		description: "The aws-mountpoint-s3-csi-driver add-on, with an IAM role (through the cluster's OIDC provider) allowed to read and write only the buckets named: mounts S3 buckets into pods as volumes, for datasets, models and checkpoints.",
+		dependsOn:   []string{"the cluster's IAM OIDC provider"},
+		check:       checkS3CSIDriver,
+		links: func(e *env) []link {
+			name := iamName(e.c, "s3-csi")
+			return []link{
+				policyLink(e, "policy", "IAM policy for buckets "+strings.Join(e.settings.Buckets, ", "), name, mountPolicy(e.settings.Buckets)),
+				roleLink(e, "role", "IAM role of the driver's service account", name, oidcTrust(e, s3CSINamespace, s3CSIServiceAccount),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+				addonWith(e, s3CSIAddon, addonConfig{roleName: name}),
+			}
+		},
+		settings: func(_ context.Context, e *env) (*Settings, error) {
+			return &Settings{Buckets: slices.Clone(e.settings.Buckets)}, nil
 		},
 	},
 }
@@ -240,19 +333,35 @@ type observed struct {
 	resources     []Resource
 }
 
-// observe reads every link of the feature.
-func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
+// prepare completes the settings of e with the feature's defaults and what
+// it reads from the cluster.
+func (d *definition) prepare(ctx context.Context, e *env) error {
 	if d.defaults != nil {
 		d.defaults(&e.settings)
+	}
+	if d.resolve != nil {
+		return d.resolve(ctx, e)
+	}
+	return nil
+}
+
+// observe reads every link of the feature.
+func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
+	if err := d.prepare(ctx, e); err != nil {
+		return observed{}, err
 	}
 	var st observed
 	st.settingsMatch = true
 	own, present := 0, 0
 	var missing []string
+	broken := "" // why a link is broken (an add-on CREATE_FAILED, a failed Helm release)
 	for _, l := range d.links(e) {
 		ls, err := l.state(ctx)
 		if err != nil {
 			return observed{}, err
+		}
+		if ls.failed != "" && broken == "" {
+			broken = ls.failed
 		}
 		if ls.present {
 			st.resources = append(st.resources, Resource{Kind: l.kind, Ref: ls.ref, Shared: l.shared, Detail: ls.detail})
@@ -269,6 +378,8 @@ func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
 		}
 	}
 	switch {
+	case own == 0:
+		st.status, st.message = Disabled, d.empty
 	case present == own:
 		st.status = Enabled
 		if !st.settingsMatch {
@@ -278,6 +389,9 @@ func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
 		st.status = Disabled
 	default:
 		st.status, st.message = Partial, "missing: "+strings.Join(missing, ", ")+"; enable or disable it again to finish"
+	}
+	if broken != "" {
+		st.status, st.message = Failed, broken+"; disable it to remove what is left, then enable it again"
 	}
 	return st, nil
 }

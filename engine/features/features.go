@@ -1,8 +1,10 @@
 // Package features turns a cluster's managed capabilities on and off: node
-// auto-recovery, the HyperPod training operator, and managed tiered
-// checkpointing. Each feature is a chain of links (an IAM policy, a role, a
-// pod identity association, an EKS add-on, a Kubernetes object, a cluster
-// setting) that enabling makes in order, prerequisites first, and disabling
+// auto-recovery, deep health checks, managed Karpenter, the HyperPod
+// training and inference operators, managed tiered checkpointing,
+// observability, KubeRay, KEDA and the Mountpoint for S3 CSI driver. Each
+// feature is a chain of links (an IAM policy, a role, a pod identity
+// association, an EKS add-on, a Helm release, a Kubernetes object, a
+// cluster setting) that enabling makes in order, prerequisites first, and disabling
 // removes in reverse. The state of a feature is always read from the links
 // themselves, so a toggle that already matches is a no-op, and the table
 // shows what exists, not what was last asked for.
@@ -35,6 +37,12 @@ const (
 	TrainingOperator     Name = "TRAINING_OPERATOR"
 	TieredCheckpointing  Name = "TIERED_CHECKPOINTING"
 	KarpenterAutoscaling Name = "KARPENTER_AUTOSCALING"
+	DeepHealthChecks     Name = "DEEP_HEALTH_CHECKS"
+	InferenceOperator    Name = "INFERENCE_OPERATOR"
+	Observability        Name = "OBSERVABILITY"
+	KubeRay              Name = "KUBERAY"
+	KEDA                 Name = "KEDA"
+	S3CSIDriver          Name = "S3_CSI_DRIVER"
 )
 
 // Status is a feature's state.
@@ -56,7 +64,7 @@ const (
 // Resource is something a feature made, named so that aws or kubectl can
 // inspect it.
 type Resource struct {
-	Kind string `json:"kind"` // IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, KUBERNETES_OBJECT, CLUSTER_SETTING
+	Kind string `json:"kind"` // IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT, CLUSTER_SETTING
 	Ref  string `json:"ref"`  // an ARN, or a Kubernetes reference such as serviceaccount/default/name
 	// Shared marks a prerequisite other features use too: disabling the
 	// feature leaves it.
@@ -67,12 +75,22 @@ type Resource struct {
 // Settings are a feature's options: tiered checkpointing's bucket and
 // identity, and the groups Karpenter scales.
 type Settings struct {
-	// InstanceGroups are the groups managed Karpenter may scale.
-	InstanceGroups   []string `json:"instanceGroups,omitempty"`
-	Bucket           string   `json:"bucket,omitempty"`
-	MemoryPercentage int      `json:"memoryPercentage,omitempty"`
-	Namespace        string   `json:"namespace,omitempty"`
-	ServiceAccount   string   `json:"serviceAccount,omitempty"`
+	// InstanceGroups are the groups managed Karpenter may scale, or the
+	// groups that run deep health checks.
+	InstanceGroups []string `json:"instanceGroups,omitempty"`
+	// Bucket is tiered checkpointing's bucket, or the inference operator's
+	// TLS certificate bucket.
+	Bucket           string `json:"bucket,omitempty"`
+	MemoryPercentage int    `json:"memoryPercentage,omitempty"`
+	Namespace        string `json:"namespace,omitempty"`
+	ServiceAccount   string `json:"serviceAccount,omitempty"`
+	// Checks are the deep health checks new nodes run.
+	Checks []string `json:"checks,omitempty"`
+	// Buckets are the buckets the Mountpoint for S3 CSI driver may mount.
+	Buckets []string `json:"buckets,omitempty"`
+	// WorkspaceArn is the Amazon Managed Service for Prometheus workspace
+	// observability writes to.
+	WorkspaceArn string `json:"workspaceArn,omitempty"`
 }
 
 // orElse fills the fields s leaves empty from earlier.
@@ -86,6 +104,13 @@ func (s Settings) orElse(earlier Settings) Settings {
 	if s.MemoryPercentage == 0 {
 		s.MemoryPercentage = earlier.MemoryPercentage
 	}
+	if len(s.Checks) == 0 {
+		s.Checks = earlier.Checks
+	}
+	if len(s.Buckets) == 0 {
+		s.Buckets = earlier.Buckets
+	}
+	s.WorkspaceArn = cmpOr(s.WorkspaceArn, earlier.WorkspaceArn)
 	return s
 }
 
@@ -359,8 +384,8 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 		if rec := records[t.Name]; rec != nil && rec.Settings != nil {
 			e.settings = e.settings.orElse(*rec.Settings) // what was set before, where this request leaves a field out
 		}
-		if d.defaults != nil {
-			d.defaults(&e.settings)
+		if err := d.prepare(ctx, e); err != nil {
+			return nil, err
 		}
 		if d.check != nil && t.Enable {
 			if err := d.check(ctx, e); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 	corev1 "k8s.io/api/core/v1"
@@ -84,6 +85,14 @@ func (l link) make(ctx context.Context, _ *ops.Run) (map[string]string, error) {
 
 func (l link) remove(ctx context.Context, _ *ops.Run) (map[string]string, error) {
 	return nil, l.delete(ctx)
+}
+
+// optional is nil for an empty string.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func cmpOr(a, b string) string {
@@ -167,7 +176,14 @@ func policyLink(e *env, key, title, name string, doc policyDocument) link {
 			return linkState{present: true, settled: true, ref: arn, matches: sameDocument(aws.ToString(v.PolicyVersion.Document), doc)}, nil
 		},
 		create: func(ctx context.Context) error {
-			_, err := e.p.IAM.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), Path: aws.String(iamPath), PolicyDocument: aws.String(doc.String()),
+			_, err := e.p.IAM.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String(arn)})
+			switch {
+			case err == nil:
+				return newPolicyVersion(ctx, e, arn, doc) // it exists with another document
+			case !errs.IsNotFound(err):
+				return errs.FromUpstream(err, "read IAM policy "+arn)
+			}
+			_, err = e.p.IAM.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), Path: aws.String(iamPath), PolicyDocument: aws.String(doc.String()),
 				Description: aws.String("InstantStart: " + title + " of cluster " + e.c.Name)})
 			if err != nil && !errs.IsAPICode(err, "EntityAlreadyExists") {
 				return errs.FromUpstream(err, "create IAM policy "+name)
@@ -175,6 +191,9 @@ func policyLink(e *env, key, title, name string, doc policyDocument) link {
 			return nil
 		},
 		delete: func(ctx context.Context) error {
+			if _, err := prunePolicyVersions(ctx, e, arn, 0); err != nil {
+				return err
+			}
 			_, err := e.p.IAM.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String(arn)})
 			if err != nil && !errs.IsNotFound(err) {
 				return errs.FromUpstream(err, "delete IAM policy "+arn)
@@ -182,6 +201,52 @@ func policyLink(e *env, key, title, name string, doc policyDocument) link {
 			return nil
 		},
 	}
+}
+
+// newPolicyVersion makes doc the default version of policy arn, deleting
+// the oldest other version when the policy has as many as IAM keeps.
+func newPolicyVersion(ctx context.Context, e *env, arn string, doc policyDocument) error {
+	if _, err := prunePolicyVersions(ctx, e, arn, maxPolicyVersions-1); err != nil {
+		return err
+	}
+	_, err := e.p.IAM.CreatePolicyVersion(ctx, &iam.CreatePolicyVersionInput{PolicyArn: aws.String(arn), PolicyDocument: aws.String(doc.String()), SetAsDefault: true})
+	if err != nil {
+		return errs.FromUpstream(err, "write a new version of IAM policy "+arn)
+	}
+	return nil
+}
+
+// maxPolicyVersions is how many versions IAM keeps of a managed policy.
+const maxPolicyVersions = 5
+
+// prunePolicyVersions deletes the oldest versions of policy arn other than
+// the default until at most keep versions remain in all.
+func prunePolicyVersions(ctx context.Context, e *env, arn string, keep int) (int, error) {
+	out, err := e.p.IAM.ListPolicyVersions(ctx, &iam.ListPolicyVersionsInput{PolicyArn: aws.String(arn)})
+	if errs.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, errs.FromUpstream(err, "list the versions of IAM policy "+arn)
+	}
+	versions := slices.Clone(out.Versions)
+	slices.SortFunc(versions, func(a, b iamtypes.PolicyVersion) int {
+		return aws.ToTime(a.CreateDate).Compare(aws.ToTime(b.CreateDate))
+	})
+	deleted := 0
+	for _, v := range versions {
+		if len(versions)-deleted <= max(keep, 1) {
+			break
+		}
+		if v.IsDefaultVersion {
+			continue
+		}
+		if _, err := e.p.IAM.DeletePolicyVersion(ctx, &iam.DeletePolicyVersionInput{PolicyArn: aws.String(arn), VersionId: v.VersionId}); err != nil && !errs.IsNotFound(err) {
+			return deleted, errs.FromUpstream(err, "delete version "+aws.ToString(v.VersionId)+" of IAM policy "+arn)
+		}
+		deleted++
+	}
+	return deleted, nil
 }
 
 // roleLink is an IAM role with trust document trust and the managed
@@ -246,9 +311,44 @@ func roleArn(e *env, name string) string {
 	return fmt.Sprintf("arn:aws:iam::%s:role%s%s", e.c.AccountID, iamPath, name)
 }
 
-// addonLink is an EKS add-on.
+// addonLink is an EKS add-on with EKS's default configuration.
 func addonLink(e *env, name string, shared bool) link {
-	return link{key: "addon-" + name, title: "EKS add-on " + name, kind: "EKS_ADDON", shared: shared, timeout: 20 * time.Minute,
+	return addonWith(e, name, addonConfig{shared: shared})
+}
+
+// addonConfig is what a feature asks of its add-on.
+type addonConfig struct {
+	shared bool
+	// values are the add-on's configuration values (nil: EKS's defaults).
+	values map[string]any
+	// roleName names the IAM role of the add-on's service account (IRSA),
+	// when it has one.
+	roleName string
+}
+
+// addonWith is an EKS add-on with the configuration values and service
+// account role of cfg; an add-on that exists with others is updated.
+func addonWith(e *env, name string, cfg addonConfig) link {
+	role := ""
+	if cfg.roleName != "" {
+		role = roleArn(e, cfg.roleName)
+	}
+	values := ""
+	if cfg.values != nil {
+		b, _ := json.Marshal(cfg.values)
+		values = string(b)
+	}
+	configured := func(a *ekstypes.Addon) bool {
+		if aws.ToString(a.ServiceAccountRoleArn) != role {
+			return false
+		}
+		if cfg.values == nil {
+			return true
+		}
+		var have map[string]any
+		return json.Unmarshal([]byte(aws.ToString(a.ConfigurationValues)), &have) == nil && sameJSON(have, cfg.values)
+	}
+	return link{key: "addon-" + name, title: "EKS add-on " + name, kind: "EKS_ADDON", shared: cfg.shared, timeout: 20 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {
 			out, err := e.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name)})
 			if errs.IsNotFound(err) {
@@ -258,7 +358,7 @@ func addonLink(e *env, name string, shared bool) link {
 				return linkState{}, errs.FromUpstream(err, "read EKS add-on "+name)
 			}
 			a := out.Addon
-			st := linkState{present: true, matches: true, ref: aws.ToString(a.AddonArn), detail: "add-on " + string(a.Status)}
+			st := linkState{present: true, matches: configured(a), ref: aws.ToString(a.AddonArn), detail: "add-on " + string(a.Status)}
 			switch a.Status {
 			case ekstypes.AddonStatusActive:
 				st.settled = true
@@ -268,7 +368,24 @@ func addonLink(e *env, name string, shared bool) link {
 			return st, nil
 		},
 		create: func(ctx context.Context) error {
-			_, err := e.p.EKS.CreateAddon(ctx, &eks.CreateAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name), ResolveConflicts: ekstypes.ResolveConflictsOverwrite})
+			in := &eks.CreateAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name), ResolveConflicts: ekstypes.ResolveConflictsOverwrite,
+				ServiceAccountRoleArn: optional(role), ConfigurationValues: optional(values)}
+			out, err := e.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: in.ClusterName, AddonName: in.AddonName})
+			switch {
+			case err == nil && configured(out.Addon):
+				return nil
+			case err == nil:
+				// It exists with other settings: bring it to these.
+				_, err = e.p.EKS.UpdateAddon(ctx, &eks.UpdateAddonInput{ClusterName: in.ClusterName, AddonName: in.AddonName, ResolveConflicts: ekstypes.ResolveConflictsOverwrite,
+					ServiceAccountRoleArn: aws.String(role), ConfigurationValues: aws.String(values)})
+				if err != nil {
+					return errs.FromUpstream(err, "update EKS add-on "+name)
+				}
+				return nil
+			case !errs.IsNotFound(err):
+				return errs.FromUpstream(err, "read EKS add-on "+name)
+			}
+			_, err = e.p.EKS.CreateAddon(ctx, in)
 			if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
 				return errs.FromUpstream(err, "install EKS add-on "+name)
 			}

@@ -6,9 +6,12 @@
 // events and training plans, Service Quotas, and a Kubernetes API per EKS
 // cluster whose Node objects follow the HyperPod nodes, whose pods are
 // bound to the nodes they fit, and whose NodePools HyperPod's managed
-// Karpenter serves by adding and removing nodes. Each region's view
-// implements the ports of engine/cloud, so the engine cannot tell the
-// simulator from the real SDK clients.
+// Karpenter serves by adding and removing nodes, and the Helm releases of
+// the charts its catalog knows (KubeRay's operator, KEDA), whose
+// Deployments appear in that Kubernetes API and become available once the
+// release is deployed. Each region's view implements the ports of
+// engine/cloud, so the engine cannot tell the simulator from the real SDK
+// clients.
 //
 // The simulator behaves like the real services where the engine can see it:
 // the real status enums and transitions, latencies of the real order divided

@@ -100,3 +100,32 @@ func TestDeletingClusterRemovesItsChildren(t *testing.T) {
 		t.Errorf("associations survived: %v", assocs)
 	}
 }
+
+func TestAddonUpdate(t *testing.T) {
+	f := newFixture(t)
+	n := f.network("10.0.0.0/16", "us-west-2a", "us-west-2b")
+	f.eksCluster("hp", n)
+	in := &eks.CreateAddonInput{ClusterName: aws.String("hp"), AddonName: aws.String("amazon-sagemaker-hyperpod-observability"), ConfigurationValues: aws.String(`{"a":1}`)}
+	ok(f.p.EKS.CreateAddon(f.ctx, in)).must(t)
+	update := &eks.UpdateAddonInput{ClusterName: aws.String("hp"), AddonName: in.AddonName, ConfigurationValues: aws.String(`{"a":2}`)}
+	var inUse *ekstypes.ResourceInUseException
+	if _, err := f.p.EKS.UpdateAddon(f.ctx, update); !errors.As(err, &inUse) {
+		t.Errorf("updating a CREATING add-on: %v", err)
+	}
+	f.clock.Advance(scaled(addonCreateTime))
+	var badParam *ekstypes.InvalidParameterException
+	if _, err := f.p.EKS.UpdateAddon(f.ctx, &eks.UpdateAddonInput{ClusterName: aws.String("hp"), AddonName: in.AddonName, ConfigurationValues: aws.String(`{"a":`)}); !errors.As(err, &badParam) {
+		t.Errorf("bad JSON: %v", err)
+	}
+	ok(f.p.EKS.UpdateAddon(f.ctx, update)).must(t)
+	describe := func() *ekstypes.Addon {
+		return ok(f.p.EKS.DescribeAddon(f.ctx, &eks.DescribeAddonInput{ClusterName: aws.String("hp"), AddonName: in.AddonName})).must(t).Addon
+	}
+	if a := describe(); a.Status != ekstypes.AddonStatusUpdating || *a.ConfigurationValues != `{"a":2}` {
+		t.Errorf("after update: %s %s", a.Status, *a.ConfigurationValues)
+	}
+	f.clock.Advance(scaled(addonUpdateTime))
+	if a := describe(); a.Status != ekstypes.AddonStatusActive {
+		t.Errorf("after the update time: %s", a.Status)
+	}
+}

@@ -29,8 +29,9 @@ const (
 	// Code (default InternalFailure) and Message.
 	FaultError = "error"
 	// FaultFail makes an asynchronous resource of Service (EKS cluster or
-	// add-on, SageMaker cluster, EC2 NAT gateway) created by Operation (any
-	// create, if empty) end in its failed state instead of its ready state.
+	// add-on, SageMaker cluster, EC2 NAT gateway, Helm release) created by
+	// Operation (any create, if empty; Helm's is "Install", installs and
+	// upgrades alike) end in its failed state instead of its ready state.
 	FaultFail = "fail"
 	// FaultNode strikes healthy Running HyperPod nodes (of Cluster, Group,
 	// Instance, Zone, InstanceType, when set): their health label turns
@@ -51,8 +52,8 @@ const (
 type Fault struct {
 	ID           string
 	Kind         string
-	Service      string // "sagemaker", "eks", "ec2", "iam", "sts", "servicequotas"
-	Operation    string // an SDK method name, e.g. "CreateCluster"
+	Service      string // "sagemaker", "eks", "ec2", "iam", "sts", "servicequotas", "helm"
+	Operation    string // an SDK method name, e.g. "CreateCluster"; Helm's are "Install", "Uninstall", "GetRelease"
 	Region       string
 	Zone         string // a zone name ("us-west-2a") or id ("usw2-az1")
 	InstanceType string // SageMaker name, e.g. "ml.p5.48xlarge"
@@ -202,9 +203,9 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		}
 	case FaultFail:
 		switch f.Service {
-		case svcEKS, svcSageMaker, svcEC2:
+		case svcEKS, svcSageMaker, svcEC2, svcHelm:
 		default:
-			return f, fmt.Errorf("sim: a fail fault needs service eks, sagemaker or ec2, got %q", f.Service)
+			return f, fmt.Errorf("sim: a fail fault needs service eks, sagemaker, ec2 or helm, got %q", f.Service)
 		}
 	case FaultCapacity:
 		if f.Zone == "" {

@@ -47,3 +47,43 @@ func TestManagedPolicyLifecycle(t *testing.T) {
 		t.Errorf("a deleted policy: %v", err)
 	}
 }
+
+func TestManagedPolicyVersions(t *testing.T) {
+	f := newFixture(t)
+	im := f.p.IAM
+	p := ok(im.CreatePolicy(f.ctx, &iam.CreatePolicyInput{PolicyName: aws.String("mount"), PolicyDocument: aws.String(s3Policy)})).must(t).Policy
+	other := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::data/*"]}]}`
+	v := ok(im.CreatePolicyVersion(f.ctx, &iam.CreatePolicyVersionInput{PolicyArn: p.Arn, PolicyDocument: aws.String(other), SetAsDefault: true})).must(t).PolicyVersion
+	if *v.VersionId != "v2" || !v.IsDefaultVersion {
+		t.Fatalf("new version %+v", v)
+	}
+	if got := ok(im.GetPolicy(f.ctx, &iam.GetPolicyInput{PolicyArn: p.Arn})).must(t).Policy; *got.DefaultVersionId != "v2" {
+		t.Errorf("default version %s", *got.DefaultVersionId)
+	}
+	doc := ok(im.GetPolicyVersion(f.ctx, &iam.GetPolicyVersionInput{PolicyArn: p.Arn, VersionId: aws.String("v2")})).must(t).PolicyVersion.Document
+	if d, _ := url.QueryUnescape(*doc); d != other {
+		t.Errorf("v2 document %s", d)
+	}
+	for range 3 {
+		ok(im.CreatePolicyVersion(f.ctx, &iam.CreatePolicyVersionInput{PolicyArn: p.Arn, PolicyDocument: aws.String(s3Policy)})).must(t)
+	}
+	if _, err := im.CreatePolicyVersion(f.ctx, &iam.CreatePolicyVersionInput{PolicyArn: p.Arn, PolicyDocument: aws.String(s3Policy)}); errorCode(t, err) != "LimitExceeded" {
+		t.Errorf("sixth version: %v", err)
+	}
+	versions := ok(im.ListPolicyVersions(f.ctx, &iam.ListPolicyVersionsInput{PolicyArn: p.Arn})).must(t).Versions
+	if len(versions) != 5 {
+		t.Fatalf("%d versions", len(versions))
+	}
+	if _, err := im.DeletePolicyVersion(f.ctx, &iam.DeletePolicyVersionInput{PolicyArn: p.Arn, VersionId: aws.String("v2")}); errorCode(t, err) != "DeleteConflict" {
+		t.Errorf("deleting the default version: %v", err)
+	}
+	if _, err := im.DeletePolicy(f.ctx, &iam.DeletePolicyInput{PolicyArn: p.Arn}); errorCode(t, err) != "DeleteConflict" {
+		t.Errorf("deleting a policy with versions: %v", err)
+	}
+	for _, v := range versions {
+		if !v.IsDefaultVersion {
+			ok(im.DeletePolicyVersion(f.ctx, &iam.DeletePolicyVersionInput{PolicyArn: p.Arn, VersionId: v.VersionId})).must(t)
+		}
+	}
+	ok(im.DeletePolicy(f.ctx, &iam.DeletePolicyInput{PolicyArn: p.Arn})).must(t)
+}

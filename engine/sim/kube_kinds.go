@@ -29,24 +29,23 @@ type kubeKind struct {
 // kubeCustomResources are the custom resources the control plane uses, as
 // their CRDs define them (see the Kubernetes CRD section of the HyperPod
 // reference). They are installed in every simulated cluster, so that the
-// dynamic client can list them before any exists.
+// dynamic client can list them before any exists. Those of the Helm charts
+// the simulator knows (KubeRay's, KEDA's) come from its chart catalog (see
+// helmChartKinds).
 var kubeCustomResources = map[schema.GroupVersionResource]string{
 	{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:                                      "NodePool",
 	{Group: "karpenter.sagemaker.amazonaws.com", Version: "v1", Resource: "hyperpodnodeclasses"}:       "HyperpodNodeClass",
 	{Group: "kubeflow.org", Version: "v1", Resource: "pytorchjobs"}:                                    "PyTorchJob",
 	{Group: "sagemaker.amazonaws.com", Version: "v1", Resource: "hyperpodpytorchjobs"}:                 "HyperPodPyTorchJob",
-	{Group: "ray.io", Version: "v1", Resource: "rayclusters"}:                                          "RayCluster",
-	{Group: "ray.io", Version: "v1", Resource: "rayjobs"}:                                              "RayJob",
-	{Group: "ray.io", Version: "v1", Resource: "rayservices"}:                                          "RayService",
-	{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}:                                 "ScaledObject",
 	{Group: "inference.sagemaker.aws.amazon.com", Version: "v1", Resource: "inferenceendpointconfigs"}: "InferenceEndpointConfig",
 	{Group: "inference.sagemaker.aws.amazon.com", Version: "v1", Resource: "jumpstartmodels"}:          "JumpStartModel",
 }
 
 // kubeResources returns every resource the simulated API server serves:
 // the built-in ones of client-go's scheme, with the plural the scheme's
-// kind suggests, and kubeCustomResources. It is computed once and never
-// changed.
+// kind suggests, kubeCustomResources and the custom resources of the Helm
+// chart catalog. It is computed once and never changed. The scheme has no
+// apiextensions.k8s.io, so CustomResourceDefinition objects are not served.
 var kubeResources = sync.OnceValue(func() map[schema.GroupVersionResource]kubeKind {
 	out := map[schema.GroupVersionResource]kubeKind{}
 	s := clientscheme.Scheme
@@ -67,6 +66,9 @@ var kubeResources = sync.OnceValue(func() map[schema.GroupVersionResource]kubeKi
 	}
 	for gvr, kind := range kubeCustomResources {
 		out[gvr] = kubeKind{Kind: kind, ListKind: kind + "List", Custom: true}
+	}
+	for _, k := range helmChartKinds() {
+		out[k.GVR] = kubeKind{Kind: k.Kind, ListKind: k.Kind + "List", Custom: true}
 	}
 	return out
 })

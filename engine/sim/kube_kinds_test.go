@@ -21,10 +21,6 @@ func TestKubeCustomResources(t *testing.T) {
 		{"karpenter.sagemaker.amazonaws.com/v1", "HyperpodNodeClass", "hyperpodnodeclasses", true},
 		{"kubeflow.org/v1", "PyTorchJob", "pytorchjobs", false},
 		{"sagemaker.amazonaws.com/v1", "HyperPodPyTorchJob", "hyperpodpytorchjobs", false},
-		{"ray.io/v1", "RayCluster", "rayclusters", false},
-		{"ray.io/v1", "RayJob", "rayjobs", false},
-		{"ray.io/v1", "RayService", "rayservices", false},
-		{"keda.sh/v1alpha1", "ScaledObject", "scaledobjects", false},
 		{"inference.sagemaker.aws.amazon.com/v1", "InferenceEndpointConfig", "inferenceendpointconfigs", false},
 		{"inference.sagemaker.aws.amazon.com/v1", "JumpStartModel", "jumpstartmodels", false},
 	}

@@ -19,6 +19,8 @@ type state struct {
 	OIDC     map[string]*oidcRec   // by ARN
 	Regions  map[string]*regionState
 	Kube     *kubeState `json:",omitempty"` // the objects of the EKS clusters' Kubernetes APIs
+	// Helm holds the Helm releases of the EKS clusters, by kubeClusterKey.
+	Helm map[string]*helmClusterRec `json:",omitempty"`
 }
 
 // regionState holds the regional resources of one region.

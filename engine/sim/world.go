@@ -128,8 +128,9 @@ func New(opts Options) (*World, error) {
 // DefaultRegion returns the region used when a request names none.
 func (w *World) DefaultRegion() string { return w.defaultRegion }
 
-// Provider returns the ports for region: SageMaker, EKS, EC2 and Service
-// Quotas scoped to the region, IAM and STS global to the account.
+// Provider returns the ports for region: SageMaker, EKS, EC2, Service
+// Quotas, Kubernetes and Helm scoped to the region, IAM and STS global to
+// the account.
 func (w *World) Provider(region string) (*cloud.Provider, error) {
 	if _, ok := w.catalog.region(region); !ok {
 		return nil, w.unknownRegion(region)
@@ -144,6 +145,7 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		STS:           &stsAPI{w: w},
 		ServiceQuotas: &quotasAPI{w: w, region: region},
 		Kubernetes:    &kubeAPI{w: w, region: region},
+		Helm:          &helmAPI{w: w, region: region},
 	}, nil
 }
 
@@ -153,8 +155,9 @@ func (w *World) unknownRegion(region string) error {
 
 // Calls returns a copy of the call counters: service -> operation -> count.
 // Services are "sagemaker", "eks", "ec2", "iam", "sts" and "servicequotas",
-// whose operations are the SDK method names, and "kubernetes", whose
-// operations are a verb and a resource ("list nodes").
+// whose operations are the SDK method names, "kubernetes", whose
+// operations are a verb and a resource ("list nodes"), and "helm", whose
+// operations are "Install", "Uninstall" and "GetRelease".
 func (w *World) Calls() map[string]map[string]int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -217,8 +220,8 @@ func (t *txn) saved() {
 	}
 }
 
-// begin starts a call: it reads the clock once and drops what has finished
-// disappearing by then.
+// begin starts a call: it reads the clock once, drops what has finished
+// disappearing by then and brings the Helm releases up to then.
 func (w *World) begin(region string) *txn {
 	now := w.clock()
 	w.st.prune(now)
@@ -226,6 +229,7 @@ func (w *World) begin(region string) *txn {
 	if region != "" {
 		t.rs = w.st.regionState(region)
 	}
+	t.advanceHelm()
 	return t
 }
 
@@ -271,6 +275,8 @@ func serviceID(service string) string {
 		return "STS"
 	case svcQuotas:
 		return "Service Quotas"
+	case svcHelm:
+		return "Helm"
 	}
 	return service
 }
@@ -287,7 +293,7 @@ const (
 
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
-	return []string{svcEC2, svcEKS, svcIAM, svcSageMaker, svcQuotas, svcSTS}
+	return []string{svcEC2, svcEKS, svcHelm, svcIAM, svcSageMaker, svcQuotas, svcSTS}
 }
 
 // opError wraps err as the SDK does, so callers use errors.As to reach the

@@ -228,6 +228,24 @@ type CreatedToken struct {
 	Secret string `json:"secret"`
 }
 
+// The settings of deep health checks.
+type DeepHealthCheckSettings struct {
+	// The instance groups whose new nodes run the checks.
+	InstanceGroups []string `json:"instanceGroups"`
+	// The checks they run.
+	Checks []string `json:"checks"`
+}
+
+// Turns deep health checks on or off.
+type DeepHealthChecksInput struct {
+	// True to turn them on, false to turn them off.
+	Enabled bool `json:"enabled"`
+	// The instance groups (default: every group of GPU or Trainium instances).
+	InstanceGroups []string `json:"instanceGroups,omitempty"`
+	// The checks: InstanceStress, InstanceConnectivity (the default, both) or MultiNodeTrainingValidation (NVIDIA GPUs only).
+	Checks []string `json:"checks,omitempty"`
+}
+
 // The cluster's EKS control plane.
 type EksControlPlane struct {
 	// The EKS cluster name.
@@ -300,15 +318,23 @@ type Feature struct {
 	TieredCheckpointing *TieredCheckpointingSettings `json:"tieredCheckpointing,omitempty"`
 	// The settings of Karpenter autoscaling (null for other features, and while disabled).
 	Karpenter *KarpenterSettings `json:"karpenter,omitempty"`
+	// The settings of deep health checks (null for other features).
+	DeepHealthChecks *DeepHealthCheckSettings `json:"deepHealthChecks,omitempty"`
+	// The settings of the inference operator (null for other features, and while disabled).
+	InferenceOperator *InferenceOperatorSettings `json:"inferenceOperator,omitempty"`
+	// The settings of observability (null for other features, and while disabled).
+	Observability *ObservabilitySettings `json:"observability,omitempty"`
+	// The settings of the S3 CSI driver (null for other features, and while disabled).
+	S3CsiDriver *S3CsiDriverSettings `json:"s3CsiDriver,omitempty"`
 	// The newest operation that toggled it.
 	LastOperation *Operation `json:"lastOperation,omitempty"`
 }
 
 // Something a feature made or uses, named so that aws or kubectl can inspect it.
 type FeatureResource struct {
-	// IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, KUBERNETES_OBJECT or CLUSTER_SETTING.
+	// IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT or CLUSTER_SETTING.
 	Kind string `json:"kind"`
-	// An ARN, or a Kubernetes reference such as serviceaccount/<namespace>/<name>.
+	// An ARN, a Kubernetes reference such as serviceaccount/<namespace>/<name>, or a Helm release as helm release <namespace>/<name>.
 	Ref string `json:"ref"`
 	// True for a prerequisite other features use too: turning the feature off leaves it.
 	Shared bool `json:"shared"`
@@ -358,6 +384,20 @@ type ImportableCluster struct {
 	HyperPodClusterName *string `json:"hyperPodClusterName,omitempty"`
 	// The HyperPod cluster's state, for example InService.
 	HyperPodStatus *string `json:"hyperPodStatus,omitempty"`
+}
+
+// Installs or removes the inference operator.
+type InferenceOperatorInput struct {
+	// True to install it, false to remove it.
+	Enabled bool `json:"enabled"`
+	// The S3 bucket for the TLS certificates of its endpoints (its name, without s3://); required to install it.
+	TLSCertificateBucket *string `json:"tlsCertificateBucket,omitempty"`
+}
+
+// The settings of the inference operator.
+type InferenceOperatorSettings struct {
+	// The S3 bucket the operator keeps its endpoints' TLS certificates in.
+	TLSCertificateBucket string `json:"tlsCertificateBucket"`
 }
 
 // A HyperPod instance group: instances of one type (or a prioritised list of types) in one availability zone.
@@ -648,6 +688,20 @@ type NodeEvent struct {
 	Description string `json:"description"`
 }
 
+// Installs or removes observability.
+type ObservabilityInput struct {
+	// True to install it, false to remove it.
+	Enabled bool `json:"enabled"`
+	// The ARN of the Amazon Managed Service for Prometheus workspace, in the cluster's region, that the metrics go to; required to install it.
+	PrometheusWorkspaceArn *string `json:"prometheusWorkspaceArn,omitempty"`
+}
+
+// The settings of observability.
+type ObservabilitySettings struct {
+	// The Amazon Managed Service for Prometheus workspace the metrics are written to.
+	PrometheusWorkspaceArn string `json:"prometheusWorkspaceArn"`
+}
+
 // A change of the world, stored and run in the background. Follow it with waitOperation or the operationUpdated subscription until its status is terminal.
 type Operation struct {
 	// The operation's id (sortable by creation time).
@@ -780,6 +834,20 @@ type ResourceRef struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// Installs or removes the Mountpoint for S3 CSI driver.
+type S3CsiDriverInput struct {
+	// True to install it, false to remove it.
+	Enabled bool `json:"enabled"`
+	// The S3 buckets pods may mount (names, without s3://); required to install it. Sending another list changes the driver's IAM policy in place.
+	Buckets []string `json:"buckets,omitempty"`
+}
+
+// The settings of the Mountpoint for S3 CSI driver.
+type S3CsiDriverSettings struct {
+	// The buckets pods may mount.
+	Buckets []string `json:"buckets"`
+}
+
 // A subnet of the cluster's VPC.
 type Subnet struct {
 	// The subnet id (subnet-...).
@@ -896,6 +964,18 @@ type UpdateClusterFeaturesInput struct {
 	TrainingOperator *bool `json:"trainingOperator,omitempty"`
 	// Turn managed tiered checkpointing on or off.
 	TieredCheckpointing *TieredCheckpointingInput `json:"tieredCheckpointing,omitempty"`
+	// Turn deep health checks on or off.
+	DeepHealthChecks *DeepHealthChecksInput `json:"deepHealthChecks,omitempty"`
+	// Install or remove the inference operator add-on (cert-manager is installed first and left in place when it is removed).
+	InferenceOperator *InferenceOperatorInput `json:"inferenceOperator,omitempty"`
+	// Install or remove the observability add-on.
+	Observability *ObservabilityInput `json:"observability,omitempty"`
+	// Install or remove the KubeRay operator.
+	KubeRay *bool `json:"kubeRay,omitempty"`
+	// Install or remove KEDA.
+	Keda *bool `json:"keda,omitempty"`
+	// Install or remove the Mountpoint for S3 CSI driver add-on.
+	S3CsiDriver *S3CsiDriverInput `json:"s3CsiDriver,omitempty"`
 }
 
 // Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
@@ -1187,24 +1267,42 @@ type FeatureName string
 const (
 	// HyperPod reboots or replaces a node whose health checks fail (the cluster's NodeRecovery setting).
 	FeatureNameNodeAutoRecovery FeatureName = "NODE_AUTO_RECOVERY"
+	// Deep health checks (InstanceStress, InstanceConnectivity) that new nodes of the cluster's GPU and Trainium instance groups run before they take work: each group's OnStartDeepHealthChecks.
+	FeatureNameDeepHealthChecks FeatureName = "DEEP_HEALTH_CHECKS"
 	// HyperPod's managed Karpenter: an IAM cluster role allowed to add and remove the cluster's nodes, the cluster's AutoScaling setting, a HyperpodNodeClass naming the instance groups it may scale, and a NodePool. Groups grow (from zero) when pods are pending and shrink when idle. It scales HyperPod instance groups only, and needs node auto-recovery, which it turns on first.
 	FeatureNameKarpenterAutoscaling FeatureName = "KARPENTER_AUTOSCALING"
 	// The HyperPod training operator add-on, with its IAM role and pod identity association; needs the eks-pod-identity-agent and cert-manager add-ons, which are installed first when missing.
 	FeatureNameTrainingOperator FeatureName = "TRAINING_OPERATOR"
+	// The HyperPod inference operator add-on, with an IAM execution role trusted through the cluster's OIDC provider by the operator's service account and allowed to keep TLS certificates in one S3 bucket; needs the cert-manager add-on, which is installed first when missing. Deploys InferenceEndpointConfig and JumpStartModel objects.
+	FeatureNameInferenceOperator FeatureName = "INFERENCE_OPERATOR"
 	// Managed tiered checkpointing: an IAM policy scoped to one S3 bucket, an IAM role trusted through the cluster's OIDC provider by exactly one service account, that service account annotated with the role, and the cluster's TieredStorageConfig. Not available on training-plan capacity.
 	FeatureNameTieredCheckpointing FeatureName = "TIERED_CHECKPOINTING"
+	// The HyperPod observability add-on, writing cluster, node, GPU and training metrics to an Amazon Managed Service for Prometheus workspace; its collector's IAM role is given by pod identity (the eks-pod-identity-agent add-on is installed first when missing).
+	FeatureNameObservability FeatureName = "OBSERVABILITY"
+	// The KubeRay operator (Helm chart kuberay-operator), for RayCluster, RayJob and RayService.
+	FeatureNameKuberay FeatureName = "KUBERAY"
+	// KEDA, Kubernetes event-driven autoscaling (Helm chart keda), for ScaledObject.
+	FeatureNameKeda FeatureName = "KEDA"
+	// The Mountpoint for Amazon S3 CSI driver add-on, with an IAM role trusted through the cluster's OIDC provider by the driver's service account and allowed only the buckets named: mounts S3 buckets into pods.
+	FeatureNameS3CsiDriver FeatureName = "S3_CSI_DRIVER"
 )
 
 var AllFeatureName = []FeatureName{
 	FeatureNameNodeAutoRecovery,
+	FeatureNameDeepHealthChecks,
 	FeatureNameKarpenterAutoscaling,
 	FeatureNameTrainingOperator,
+	FeatureNameInferenceOperator,
 	FeatureNameTieredCheckpointing,
+	FeatureNameObservability,
+	FeatureNameKuberay,
+	FeatureNameKeda,
+	FeatureNameS3CsiDriver,
 }
 
 func (e FeatureName) IsValid() bool {
 	switch e {
-	case FeatureNameNodeAutoRecovery, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameTieredCheckpointing:
+	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver:
 		return true
 	}
 	return false

@@ -76,6 +76,7 @@ type kubeCluster struct {
 	endpoint  string
 	caData    string // base64 PEM as DescribeCluster returns it
 	checkedAt time.Time
+	config    *rest.Config // what clients are built on; shared, never modified
 	clients   *cloud.KubeClients
 }
 
@@ -97,15 +98,38 @@ func newKubernetes(eksAPI clusterDescriber, stsClient *sts.Client, now func() ti
 // first use and again every eksEndpointRecheck, and fails when the cluster
 // does not exist, is still being created, or has no endpoint yet.
 func (k *kubeAdapter) Clients(ctx context.Context, eksCluster string) (*cloud.KubeClients, error) {
+	c, err := k.cluster(ctx, eksCluster)
+	if err != nil {
+		return nil, err
+	}
+	return c.clients, nil
+}
+
+// restConfig returns a copy of the configuration the clients of eksCluster
+// are built on (endpoint, certificate authority, EKS token), for other
+// Kubernetes clients such as Helm's. It describes the cluster as Clients
+// does.
+func (k *kubeAdapter) restConfig(ctx context.Context, eksCluster string) (*rest.Config, error) {
+	c, err := k.cluster(ctx, eksCluster)
+	if err != nil {
+		return nil, err
+	}
+	return rest.CopyConfig(c.config), nil
+}
+
+// cluster returns the cached state of eksCluster, describing the cluster
+// on first use and again every eksEndpointRecheck.
+func (k *kubeAdapter) cluster(ctx context.Context, eksCluster string) (*kubeCluster, error) {
 	if eksCluster == "" {
 		return nil, fmt.Errorf("kubernetes clients: EKS cluster name is empty")
 	}
 	now := k.now()
 	k.mu.Lock()
 	c, ok := k.clusters[eksCluster]
+	fresh := ok && now.Sub(c.checkedAt) < eksEndpointRecheck // checkedAt is written under mu
 	k.mu.Unlock()
-	if ok && now.Sub(c.checkedAt) < eksEndpointRecheck {
-		return c.clients, nil
+	if fresh {
+		return c, nil
 	}
 
 	endpoint, caData, err := k.describe(ctx, eksCluster)
@@ -116,14 +140,15 @@ func (k *kubeAdapter) Clients(ctx context.Context, eksCluster string) (*cloud.Ku
 	defer k.mu.Unlock()
 	if c, ok := k.clusters[eksCluster]; ok && c.endpoint == endpoint && c.caData == caData {
 		c.checkedAt = now
-		return c.clients, nil
+		return c, nil
 	}
-	clients, err := k.newClients(eksCluster, endpoint, caData)
+	cfg, clients, err := k.newClients(eksCluster, endpoint, caData)
 	if err != nil {
 		return nil, err
 	}
-	k.clusters[eksCluster] = &kubeCluster{endpoint: endpoint, caData: caData, checkedAt: now, clients: clients}
-	return clients, nil
+	c = &kubeCluster{endpoint: endpoint, caData: caData, checkedAt: now, config: cfg, clients: clients}
+	k.clusters[eksCluster] = c
+	return c, nil
 }
 
 // describe returns the API endpoint and certificate authority of an EKS
@@ -151,11 +176,12 @@ func (k *kubeAdapter) describe(ctx context.Context, eksCluster string) (endpoint
 	return endpoint, caData, nil
 }
 
-// newClients builds the typed and dynamic clients for one API endpoint.
-func (k *kubeAdapter) newClients(eksCluster, endpoint, caData string) (*cloud.KubeClients, error) {
+// newClients builds the configuration and the typed and dynamic clients
+// for one API endpoint.
+func (k *kubeAdapter) newClients(eksCluster, endpoint, caData string) (*rest.Config, *cloud.KubeClients, error) {
 	ca, err := base64.StdEncoding.DecodeString(caData)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes clients: EKS cluster %q: certificate authority is not base64: %w", eksCluster, err)
+		return nil, nil, fmt.Errorf("kubernetes clients: EKS cluster %q: certificate authority is not base64: %w", eksCluster, err)
 	}
 	tokens := &eksTokenSource{cluster: eksCluster, presign: k.presign, now: k.now}
 	cfg := &rest.Config{
@@ -170,13 +196,13 @@ func (k *kubeAdapter) newClients(eksCluster, endpoint, caData string) (*cloud.Ku
 	}
 	core, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes clients: EKS cluster %q: %w", eksCluster, err)
+		return nil, nil, fmt.Errorf("kubernetes clients: EKS cluster %q: %w", eksCluster, err)
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes clients: EKS cluster %q: %w", eksCluster, err)
+		return nil, nil, fmt.Errorf("kubernetes clients: EKS cluster %q: %w", eksCluster, err)
 	}
-	return &cloud.KubeClients{Core: core, Dynamic: dyn}, nil
+	return cfg, &cloud.KubeClients{Core: core, Dynamic: dyn}, nil
 }
 
 // eksTokenSource mints EKS tokens for one cluster and reuses each until it

@@ -103,6 +103,7 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 	cfg := r.cfg.Copy()
 	cfg.Region = region
 	eksClient, stsClient := eks.NewFromConfig(cfg), sts.NewFromConfig(cfg)
+	kube := newKubernetes(eksClient, stsClient, nil)
 	p := &cloud.Provider{
 		Name:          providerName,
 		Region:        region,
@@ -112,7 +113,8 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		IAM:           iam.NewFromConfig(cfg),
 		STS:           stsClient,
 		ServiceQuotas: servicequotas.NewFromConfig(cfg),
-		Kubernetes:    newKubernetes(eksClient, stsClient, nil),
+		Kubernetes:    kube,
+		Helm:          newHelm(kube),
 	}
 	r.providers[region] = p
 	return p, nil

@@ -1,0 +1,172 @@
+package features
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
+
+	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/errs"
+)
+
+// The deep health checks a feature toggle turns on by default: the stress
+// test of each instance's accelerators and the connectivity test of its
+// network. (MultiNodeTrainingValidation, which needs NVIDIA GPUs and
+// takes hours, is asked for by name.)
+var defaultChecks = []string{string(smtypes.DeepHealthCheckTypeInstanceStress), string(smtypes.DeepHealthCheckTypeInstanceConnectivity)}
+
+// accelerated tells whether HyperPod runs deep health checks on an
+// instance type: GPU (p, g) and Trainium (trn) families only.
+func accelerated(instanceType string) bool {
+	family, _, _ := strings.Cut(strings.TrimPrefix(instanceType, "ml."), ".")
+	return strings.HasPrefix(family, "p") || strings.HasPrefix(family, "g") || strings.HasPrefix(family, "trn")
+}
+
+// groupTypes lists the instance types a group runs or may run.
+func groupTypes(g *smtypes.ClusterInstanceGroupDetails) []string {
+	if r := g.InstanceRequirements; r != nil && len(r.DesiredInstanceTypes)+len(r.CurrentInstanceTypes) > 0 {
+		var out []string
+		for _, t := range append(slices.Clone(r.DesiredInstanceTypes), r.CurrentInstanceTypes...) {
+			out = append(out, string(t))
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return []string{string(g.InstanceType)}
+}
+
+func findGroup(out *sagemaker.DescribeClusterOutput, name string) *smtypes.ClusterInstanceGroupDetails {
+	for i := range out.InstanceGroups {
+		if aws.ToString(out.InstanceGroups[i].InstanceGroupName) == name {
+			return &out.InstanceGroups[i]
+		}
+	}
+	return nil
+}
+
+// resolveCheckedGroups names, when the request does not, every group of
+// the cluster that runs GPU or Trainium instances, and the default checks.
+func resolveCheckedGroups(ctx context.Context, e *env) error {
+	if len(e.settings.Checks) == 0 {
+		e.settings.Checks = slices.Clone(defaultChecks)
+	}
+	if len(e.settings.InstanceGroups) > 0 {
+		return nil
+	}
+	out, err := e.describe(ctx)
+	if err != nil {
+		return err
+	}
+	for _, g := range out.InstanceGroups {
+		if !slices.ContainsFunc(groupTypes(&g), func(t string) bool { return !accelerated(t) }) {
+			e.settings.InstanceGroups = append(e.settings.InstanceGroups, aws.ToString(g.InstanceGroupName))
+		}
+	}
+	return nil
+}
+
+// checkDeepHealthChecks refuses checks HyperPod does not know and groups
+// the cluster does not have or that run instances without accelerators.
+func checkDeepHealthChecks(ctx context.Context, e *env) error {
+	f := "input.deepHealthChecks."
+	var bad errs.List
+	known := smtypes.DeepHealthCheckType("").Values()
+	for i, c := range e.settings.Checks {
+		if !slices.Contains(known, smtypes.DeepHealthCheckType(c)) {
+			bad = append(bad, errs.Field(fmt.Sprintf("%schecks[%d]", f, i), "%q is not a deep health check; use one of %v", c, known))
+		}
+	}
+	out, err := e.describe(ctx)
+	if err != nil {
+		return err
+	}
+	if len(e.settings.InstanceGroups) == 0 {
+		bad = append(bad, errs.New(errs.Precondition, "cluster %s has no instance group of GPU or Trainium instances, the only ones HyperPod runs deep health checks on; add one first", e.c.Name).WithField(f+"instanceGroups"))
+	}
+	for i, name := range e.settings.InstanceGroups {
+		field := fmt.Sprintf("%sinstanceGroups[%d]", f, i)
+		g := findGroup(out, name)
+		if g == nil {
+			bad = append(bad, errs.New(errs.Precondition, "cluster %s has no instance group %s", e.c.Name, name).WithField(field))
+			continue
+		}
+		for _, t := range groupTypes(g) {
+			if !accelerated(t) {
+				bad = append(bad, errs.New(errs.Precondition, "instance group %s runs %s, which has no GPU or Trainium accelerators; HyperPod runs deep health checks only on those", name, t).WithField(field))
+				break
+			}
+		}
+		if c := string(smtypes.DeepHealthCheckTypeMultiNodeTrainingValidation); slices.Contains(e.settings.Checks, c) &&
+			slices.ContainsFunc(groupTypes(g), func(t string) bool { return strings.HasPrefix(t, "ml.trn") }) {
+			bad = append(bad, errs.New(errs.Precondition, "%s needs NVIDIA GPUs; instance group %s runs Trainium", c, name).WithField(field))
+		}
+	}
+	if len(bad) > 0 {
+		return bad
+	}
+	return nil
+}
+
+// groupChecksLink is the deep health checks one instance group runs on
+// every new node (OnStartDeepHealthChecks).
+func groupChecksLink(e *env, group string, checks []string) link {
+	title := "deep health checks of instance group " + group
+	update := func(ctx context.Context, change func(have []string) []string) error {
+		out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+		if err != nil {
+			return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+		}
+		g := findGroup(out, group)
+		if g == nil {
+			return errs.New(errs.Precondition, "cluster %s has no instance group %s any more", e.c.Name, group)
+		}
+		spec := compute.RespecGroup(g, func(s *compute.GroupSpec) { s.DeepHealthChecks = change(s.DeepHealthChecks) })
+		_, err = e.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(e.c.HyperPodName), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
+		if err != nil {
+			return errs.FromUpstream(err, "update instance group "+group+" of HyperPod cluster "+e.c.HyperPodName)
+		}
+		return nil
+	}
+	return link{key: "group-" + group, title: title, kind: "CLUSTER_SETTING", timeout: 30 * time.Minute,
+		state: func(ctx context.Context) (linkState, error) {
+			out, err := e.describe(ctx)
+			if err != nil {
+				return linkState{}, err
+			}
+			g := findGroup(out, group)
+			if g == nil {
+				return linkState{}, nil
+			}
+			var have []string
+			for _, c := range g.OnStartDeepHealthChecks {
+				have = append(have, string(c))
+			}
+			present := !slices.ContainsFunc(checks, func(c string) bool { return !slices.Contains(have, c) })
+			settled := out.ClusterStatus == smtypes.ClusterStatusInservice && g.Status == smtypes.InstanceGroupStatusInservice
+			return linkState{present: present, matches: true, settled: settled,
+				ref:    aws.ToString(out.ClusterArn) + " instance group " + group + " OnStartDeepHealthChecks",
+				detail: "runs " + cmpOr(strings.Join(have, ", "), "none") + "; group " + string(g.Status)}, nil
+		},
+		create: func(ctx context.Context) error {
+			return update(ctx, func(have []string) []string {
+				for _, c := range checks {
+					if !slices.Contains(have, c) {
+						have = append(have, c)
+					}
+				}
+				return have
+			})
+		},
+		delete: func(ctx context.Context) error {
+			return update(ctx, func(have []string) []string {
+				return slices.DeleteFunc(have, func(c string) bool { return slices.Contains(checks, c) })
+			})
+		},
+	}
+}

@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// helmChart is a chart the simulated chart repositories serve: its
+// versions (the app version is the chart version for both charts here),
+// the Deployments it renders and the custom resources its CRDs define.
+type helmChart struct {
+	Repository string // the repository's URL, without a trailing slash
+	Name       string
+	Versions   []string // newest first
+	Workloads  []helmWorkload
+	Kinds      []helmKind
+}
+
+// helmWorkload is a Deployment a chart renders.
+type helmWorkload struct {
+	// Name is the Deployment's name. With FullName set it is instead the
+	// chart's "fullname" helper applied to Name (see helmFullName), as the
+	// KubeRay chart names its operator; KEDA's names are fixed.
+	Name     string
+	FullName bool
+	// Image is the container image, %s standing for the app version.
+	Image string
+}
+
+// helmKind is a custom resource a chart's CRDs define. Scope is not
+// recorded: the simulated API server checks the scope of no resource, so
+// ClusterTriggerAuthentication, cluster-scoped in KEDA, is simply reached
+// without a namespace.
+type helmKind struct {
+	GVR  schema.GroupVersionResource
+	Kind string
+}
+
+// helmCharts is the catalog of the simulated chart repositories.
+var helmCharts = []helmChart{
+	{
+		Repository: "https://ray-project.github.io/kuberay-helm",
+		Name:       "kuberay-operator",
+		Versions:   []string{"1.4.2", "1.3.2"},
+		Workloads:  []helmWorkload{{Name: "kuberay-operator", FullName: true, Image: "quay.io/kuberay/operator:v%s"}},
+		Kinds: []helmKind{
+			{GVR: schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}, Kind: "RayCluster"},
+			{GVR: schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayjobs"}, Kind: "RayJob"},
+			{GVR: schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}, Kind: "RayService"},
+		},
+	},
+	{
+		Repository: "https://kedacore.github.io/charts",
+		Name:       "keda",
+		Versions:   []string{"2.17.2", "2.16.1"},
+		Workloads: []helmWorkload{
+			{Name: "keda-operator", Image: "ghcr.io/kedacore/keda:%s"},
+			{Name: "keda-operator-metrics-apiserver", Image: "ghcr.io/kedacore/keda-metrics-apiserver:%s"},
+			{Name: "keda-admission-webhooks", Image: "ghcr.io/kedacore/keda-admission-webhooks:%s"},
+		},
+		Kinds: []helmKind{
+			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}, Kind: "ScaledObject"},
+			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledjobs"}, Kind: "ScaledJob"},
+			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "triggerauthentications"}, Kind: "TriggerAuthentication"},
+			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "clustertriggerauthentications"}, Kind: "ClusterTriggerAuthentication"},
+		},
+	},
+}
+
+// helmChartKinds returns the custom resources of every chart in the
+// catalog. The simulated API server serves them in every cluster, whether
+// the chart is installed or not, and after it is uninstalled: its kinds are
+// fixed when the process starts (see kubeResources). Keeping them after an
+// uninstall is also what Helm does with the CRDs of a chart's crds/
+// directory, as KubeRay ships them.
+func helmChartKinds() []helmKind {
+	var out []helmKind
+	for _, c := range helmCharts {
+		out = append(out, c.Kinds...)
+	}
+	return out
+}
+
+// helmFindChart looks version of chart up in the repository at repoURL,
+// and fails as Helm does when the repository, the chart or the version is
+// not there. An empty version means the newest, as with Helm; it returns
+// the version found.
+func helmFindChart(repoURL, chart, version string) (*helmChart, string, error) {
+	repo := strings.TrimSuffix(repoURL, "/")
+	known := false
+	for i := range helmCharts {
+		c := &helmCharts[i]
+		if c.Repository != repo {
+			continue
+		}
+		known = true
+		if c.Name != chart {
+			continue
+		}
+		if version == "" {
+			return c, c.Versions[0], nil
+		}
+		if slices.Contains(c.Versions, version) {
+			return c, version, nil
+		}
+	}
+	if !known {
+		return nil, "", fmt.Errorf("chart %q version %q: looks like %q is not a valid chart repository or cannot be reached: failed to fetch %s/index.yaml : 404 Not Found",
+			chart, version, repoURL, repo)
+	}
+	return nil, "", fmt.Errorf("chart %q version %q not found in %s repository", chart, version, repoURL)
+}
+
+// helmFullName is what a chart's conventional "fullname" template makes of
+// name for release: fullnameOverride when set; else the release name when
+// it contains the chart's name (or nameOverride); else both joined by a
+// dash, cut to the 63 characters of a Kubernetes name.
+func helmFullName(release, name string, values map[string]any) string {
+	if s, ok := values["fullnameOverride"].(string); ok && s != "" {
+		return helmTrunc(s)
+	}
+	if s, ok := values["nameOverride"].(string); ok && s != "" {
+		name = s
+	}
+	if strings.Contains(release, name) {
+		return helmTrunc(release)
+	}
+	return helmTrunc(release + "-" + name)
+}
+
+func helmTrunc(s string) string {
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.TrimSuffix(s, "-")
+}
