@@ -71,7 +71,7 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 	if err != nil {
 		return nil, err
 	}
-	if findGroup(hp, in.Name) != nil {
+	if FindGroup(hp, in.Name) != nil {
 		return nil, errs.New(errs.Precondition, "HyperPod cluster %s already has an instance group named %s; choose another name", c.HyperPodName, in.Name).WithField("input.name")
 	}
 	if executionRole(c, hp) == "" {
@@ -176,7 +176,7 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 	if err != nil {
 		return nil, err
 	}
-	d := findGroup(hp, g.Name)
+	d := FindGroup(hp, g.Name)
 	if d == nil {
 		return nil, errs.New(errs.Precondition, "HyperPod cluster %s has no instance group %s (deleted outside InstantStart?); add it again", c.HyperPodName, g.Name).WithField("id")
 	}
@@ -313,7 +313,7 @@ func (w *groupWork) observeAdded(ctx context.Context, run *ops.Run) (ops.Observa
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	d := findGroup(hp, w.desired.Name)
+	d := FindGroup(hp, w.desired.Name)
 	if d == nil {
 		return ops.Observation{State: ops.Absent}, nil
 	}
@@ -326,7 +326,7 @@ func (w *groupWork) observeUpdated(ctx context.Context, run *ops.Run) (ops.Obser
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	d := findGroup(hp, w.desired.Name)
+	d := FindGroup(hp, w.desired.Name)
 	if d == nil {
 		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "instance group %s no longer exists in HyperPod cluster %s", w.desired.Name, w.c.HyperPodName)}, nil
 	}
@@ -374,11 +374,11 @@ func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (map[string]st
 		return nil, err
 	}
 	subnet := run.Output("compute-subnet", "subnetId")
-	if d := findGroup(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
+	if d := FindGroup(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
 		subnet = d.OverrideVpcConfig.Subnets[0] // a group's subnets are fixed
 	}
 	spec := sdkSpec(&w.desired, executionRole(w.c, hp), subnet, w.c.SecurityGroupID)
-	if d := findGroup(hp, w.desired.Name); d != nil {
+	if d := FindGroup(hp, w.desired.Name); d != nil {
 		keepPlacement(&spec, d)
 	}
 	_, err = w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
@@ -393,7 +393,7 @@ func (w *groupWork) observeDeleted(ctx context.Context, run *ops.Run) (ops.Obser
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	d := findGroup(hp, w.desired.Name)
+	d := FindGroup(hp, w.desired.Name)
 	switch {
 	case d == nil:
 		return ops.Observation{State: ops.Done, Message: "the group is gone"}, nil

@@ -173,8 +173,8 @@ func describe(ctx context.Context, p *cloud.Provider, hyperPod string) (*sagemak
 	return out, nil
 }
 
-// findGroup returns the group called name, or nil.
-func findGroup(out *sagemaker.DescribeClusterOutput, name string) *smtypes.ClusterInstanceGroupDetails {
+// FindGroup returns the group of the HyperPod cluster called name, or nil.
+func FindGroup(out *sagemaker.DescribeClusterOutput, name string) *smtypes.ClusterInstanceGroupDetails {
 	for i := range out.InstanceGroups {
 		if aws.ToString(out.InstanceGroups[i].InstanceGroupName) == name {
 			return &out.InstanceGroups[i]

@@ -226,7 +226,7 @@ var catalog = []*definition{
 		links:       func(e *env) []link { return []link{helmLink(e, kedaChart)} },
 	},
 	{
-		name: S3CSIDriver, title: "Mountpoint for Amazon S3 CSI driver", field: "input.s3CsiDriver",
+		name: S3CSIDriver, title: "S3 CSI driver (Mountpoint for Amazon S3)", field: "input.s3CsiDriver",
 		description: "The aws-mountpoint-s3-csi-driver add-on, with an IAM role (through the cluster's OIDC provider) allowed to read and write only the buckets named: mounts S3 buckets into pods as volumes, for datasets, models and checkpoints.",
 		dependsOn:   []string{"the cluster's IAM OIDC provider"},
 		check:       checkS3CSIDriver,

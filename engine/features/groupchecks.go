@@ -41,15 +41,6 @@ func groupTypes(g *smtypes.ClusterInstanceGroupDetails) []string {
 	return []string{string(g.InstanceType)}
 }
 
-func findGroup(out *sagemaker.DescribeClusterOutput, name string) *smtypes.ClusterInstanceGroupDetails {
-	for i := range out.InstanceGroups {
-		if aws.ToString(out.InstanceGroups[i].InstanceGroupName) == name {
-			return &out.InstanceGroups[i]
-		}
-	}
-	return nil
-}
-
 // resolveCheckedGroups names, when the request does not, every group of
 // the cluster that runs GPU or Trainium instances, and the default checks.
 func resolveCheckedGroups(ctx context.Context, e *env) error {
@@ -91,7 +82,7 @@ func checkDeepHealthChecks(ctx context.Context, e *env) error {
 	}
 	for i, name := range e.settings.InstanceGroups {
 		field := fmt.Sprintf("%sinstanceGroups[%d]", f, i)
-		g := findGroup(out, name)
+		g := compute.FindGroup(out, name)
 		if g == nil {
 			bad = append(bad, errs.New(errs.Precondition, "cluster %s has no instance group %s", e.c.Name, name).WithField(field))
 			continue
@@ -122,7 +113,7 @@ func groupChecksLink(e *env, group string, checks []string) link {
 		if err != nil {
 			return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
 		}
-		g := findGroup(out, group)
+		g := compute.FindGroup(out, group)
 		if g == nil {
 			return errs.New(errs.Precondition, "cluster %s has no instance group %s any more", e.c.Name, group)
 		}
@@ -139,7 +130,7 @@ func groupChecksLink(e *env, group string, checks []string) link {
 			if err != nil {
 				return linkState{}, err
 			}
-			g := findGroup(out, group)
+			g := compute.FindGroup(out, group)
 			if g == nil {
 				return linkState{}, nil
 			}

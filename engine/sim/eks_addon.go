@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -131,15 +132,10 @@ func (a *eksAPI) CreateAddon(ctx context.Context, in *eks.CreateAddonInput, _ ..
 		if c.Addons[name] != nil {
 			return nil, &ekstypes.ResourceInUseException{Message: aws.String("Addon already exists."), ClusterName: aws.String(c.Name), AddonName: aws.String(name)}
 		}
-		if v := aws.ToString(in.AddonVersion); v != "" {
-			if !strings.HasPrefix(v, "v") || !strings.Contains(v, "-eksbuild.") {
-				return nil, eksInvalidParameter("Addon version %s specified is not supported for %s", v, name)
-			}
-			version = v
-		}
-		if err := t.addonSettings(in.ConfigurationValues, in.ServiceAccountRoleArn); err != nil {
+		if err := t.addonSettings(name, in.AddonVersion, in.ConfigurationValues, in.ServiceAccountRoleArn); err != nil {
 			return nil, err
 		}
+		version = cmp.Or(aws.ToString(in.AddonVersion), version)
 		ad := &addonRec{
 			Name: name, Arn: fmt.Sprintf("arn:aws:eks:%s:%s:addon/%s/%s/%s", t.region, t.account(), c.Name, name, t.uuid()),
 			Version: version, ServiceAccountRoleArn: aws.ToString(in.ServiceAccountRoleArn),
@@ -236,9 +232,12 @@ func (a *eksAPI) DeleteAddon(ctx context.Context, in *eks.DeleteAddonInput, _ ..
 	})
 }
 
-// addonSettings validates an add-on's configuration values and service
-// account role.
-func (t *txn) addonSettings(values, role *string) error {
+// addonSettings validates the version, configuration values and service
+// account role asked of add-on name.
+func (t *txn) addonSettings(name string, version, values, role *string) error {
+	if v := aws.ToString(version); v != "" && (!strings.HasPrefix(v, "v") || !strings.Contains(v, "-eksbuild.")) {
+		return eksInvalidParameter("Addon version %s specified is not supported for %s", v, name)
+	}
 	if cv := strings.TrimSpace(aws.ToString(values)); strings.HasPrefix(cv, "{") && !json.Valid([]byte(cv)) {
 		return eksInvalidParameter("ConfigurationValue provided in request is not supported: the JSON does not parse")
 	}
@@ -266,15 +265,10 @@ func (a *eksAPI) UpdateAddon(ctx context.Context, in *eks.UpdateAddonInput, _ ..
 			return nil, &ekstypes.ResourceInUseException{Message: aws.String(fmt.Sprintf("Addon %s is %s; it can be updated once it is ACTIVE.", ad.Name, st)),
 				ClusterName: aws.String(c.Name), AddonName: aws.String(ad.Name)}
 		}
-		if err := t.addonSettings(in.ConfigurationValues, in.ServiceAccountRoleArn); err != nil {
+		if err := t.addonSettings(ad.Name, in.AddonVersion, in.ConfigurationValues, in.ServiceAccountRoleArn); err != nil {
 			return nil, err
 		}
-		if v := aws.ToString(in.AddonVersion); v != "" {
-			if !strings.HasPrefix(v, "v") || !strings.Contains(v, "-eksbuild.") {
-				return nil, eksInvalidParameter("Addon version %s specified is not supported for %s", v, ad.Name)
-			}
-			ad.Version = v
-		}
+		ad.Version = cmp.Or(aws.ToString(in.AddonVersion), ad.Version)
 		if in.ConfigurationValues != nil {
 			ad.ConfigurationValues = *in.ConfigurationValues
 		}

@@ -197,14 +197,11 @@ func checkManagedDocument(document string) error {
 	if len(document) > maxPolicyDocument {
 		return &iamtypes.LimitExceededException{Message: aws.String(fmt.Sprintf("Cannot exceed quota for PolicySize: %d", maxPolicyDocument))}
 	}
-	var doc struct {
-		Version   string
-		Statement json.RawMessage
+	var doc struct{ Version string }
+	if json.Unmarshal([]byte(document), &doc) == nil && doc.Version == "" {
+		return &iamtypes.MalformedPolicyDocumentException{Message: aws.String("The policy document has no Version.")}
 	}
-	if err := json.Unmarshal([]byte(document), &doc); err != nil || doc.Version == "" || len(doc.Statement) == 0 {
-		return &iamtypes.MalformedPolicyDocumentException{Message: aws.String("The policy document is not valid JSON with a Version and a Statement.")}
-	}
-	return nil
+	return checkPolicyDocument(document)
 }
 
 // CreatePolicyVersion adds a version to a customer managed policy, the

@@ -266,6 +266,29 @@ describe("web UI", () => {
     await page.getByRole("status").filter({ hasText: "Already enabled: nothing to change." }).waitFor();
     assert.equal((await statusOfFeature(recovery)).trim(), "ENABLED");
     await screenshot(page, "features-noop");
+
+    // The S3 CSI driver asks for buckets and, once on, changes them in place.
+    const s3 = page.locator('tr[data-feature="S3_CSI_DRIVER"]');
+    const reach = async (row, want, note) => {
+      const until = Date.now() + 90_000;
+      while ((await statusOfFeature(row)).trim() !== want || (note && !(await row.innerText()).includes(note))) {
+        if (Date.now() > until) throw new Error(`${await row.getAttribute("data-feature")} did not reach ${want} ${note ?? ""}: ${await row.innerText()}`);
+        await page.waitForTimeout(100); // sampling the page while it updates itself
+      }
+    };
+    await page.getByRole("switch", { name: "S3 CSI driver (Mountpoint for Amazon S3)" }).click();
+    await dialog.locator("#f-input-s3CsiDriver-buckets").fill("datasets datasets");
+    await dialog.getByRole("button", { name: "Enable S3 CSI driver (Mountpoint for Amazon S3)" }).click();
+    await dialog.locator("#f-input-s3CsiDriver-buckets-error", { hasText: "named twice" }).waitFor();
+    await dialog.locator("#f-input-s3CsiDriver-buckets").fill("datasets");
+    await dialog.getByRole("button", { name: "Enable S3 CSI driver (Mountpoint for Amazon S3)" }).click();
+    await reach(s3, "ENABLED", "Mounts datasets");
+    await page.getByRole("button", { name: "Change S3 CSI driver (Mountpoint for Amazon S3)" }).click();
+    assert.equal(await dialog.locator("#f-input-s3CsiDriver-buckets").inputValue(), "datasets");
+    await dialog.locator("#f-input-s3CsiDriver-buckets").fill("datasets, models");
+    await dialog.getByRole("button", { name: "Change S3 CSI driver (Mountpoint for Amazon S3)" }).click();
+    await reach(s3, "ENABLED", "Mounts datasets, models");
+    await screenshot(page, "features-s3-csi");
   });
 
   test("shows the failed phase of an injected fault, and Retry completes it", async () => {

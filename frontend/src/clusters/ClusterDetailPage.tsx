@@ -121,7 +121,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
           Instance groups {compute.loaded && <span className="tab-count">{compute.groups.length}</span>}
         </Link>
         <Link to={clusterTabPath(cluster.id, "nodes")} aria-current={tab === "nodes" ? "page" : undefined}>
-          Nodes {compute.loaded && <span className="tab-count">{compute.nodes.length}</span>}
+          Nodes {compute.loaded && <span className="tab-count">{compute.nodeCount}</span>}
         </Link>
         <Link to={clusterTabPath(cluster.id, "features")} aria-current={tab === "features" ? "page" : undefined}>
           Features

@@ -15,6 +15,8 @@ export interface ClusterCompute {
   nodes: NodeRowFragment[];
   /** True when the cluster has more nodes than the first nodesPage the list holds. */
   nodesTruncated: boolean;
+  /** How many nodes the cluster has: the server's count when the first page does not hold them all. */
+  nodeCount: number;
   loaded: boolean;
   fetching: boolean;
   error: CombinedError | undefined;
@@ -55,6 +57,7 @@ export function useClusterCompute(clusterId: string): ClusterCompute {
     groups,
     nodes,
     nodesTruncated: data != null && data.nodes.totalCount > data.nodes.edges.length,
+    nodeCount: data != null && data.nodes.totalCount > data.nodes.edges.length ? data.nodes.totalCount : nodes.length,
     loaded: data != null,
     fetching,
     error,

@@ -9,11 +9,12 @@ import { UpdateClusterFeaturesMutation } from "./documents";
 import {
   actionWords,
   asksSettings,
+  blankDraft,
+  draftOf,
   featureInput,
   featureServerErrors,
   settingsPaths,
   tieredDefaults,
-  tieredDraftOf,
   tieredIdentity,
   validateFeatureDraft,
   type FeatureAction,
@@ -47,7 +48,7 @@ interface Props {
  * updateClusterFeatures for that one feature when confirmed.
  */
 export function FeatureToggleDialog({ clusterId, feature, action, groups, onClose, onStarted }: Props) {
-  const [draft, setDraft] = useState<FeatureDraft>(() => ({ tiered: tieredDraftOf(null), instanceGroups: [] }));
+  const [draft, setDraft] = useState<FeatureDraft>(() => (action === "change" ? draftOf(feature) : blankDraft()));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [attempt, setAttempt] = useState(0);
   const formRef = useFocusFirstError(attempt);
@@ -101,12 +102,14 @@ export function FeatureToggleDialog({ clusterId, feature, action, groups, onClos
             exists nothing changes. {featureEffects[feature.name].enable}
           </p>
         ) : (
-          <p>{featureEffects[feature.name][action]}</p>
+          <p>{action === "change" ? featureEffects[feature.name].change : featureEffects[feature.name][action]}</p>
         )}
 
         {action === "disable" && <ResourceList title="Removed" resources={own} />}
         {action === "disable" && <ResourceList title="Left in place: other features use them" resources={shared} />}
-        {action !== "disable" && <ResourceList title={action === "reapply" ? "Checked, and made again if missing" : "Already there"} resources={feature.resources} />}
+        {action !== "disable" && action !== "change" && (
+          <ResourceList title={action === "reapply" ? "Checked, and made again if missing" : "Already there"} resources={feature.resources} />
+        )}
 
         {action === "reapply" && feature.tieredCheckpointing && <TieredSummary settings={feature.tieredCheckpointing} />}
         {action === "reapply" && feature.karpenter && (
@@ -121,6 +124,37 @@ export function FeatureToggleDialog({ clusterId, feature, action, groups, onClos
             chosen={draft.instanceGroups}
             errors={errors[settingsPaths.instanceGroups]}
             onChange={(instanceGroups) => change({ instanceGroups }, settingsPaths.instanceGroups)}
+          />
+        )}
+
+        {asks && feature.name === "INFERENCE_OPERATOR" && (
+          <TextSetting
+            path={settingsPaths.tlsBucket}
+            label="S3 bucket for TLS certificates"
+            hint="The bucket's name, without s3://. The operator keeps its endpoints' certificates there; its role may use this bucket only."
+            errors={errors}
+            value={draft.tlsBucket}
+            onChange={(tlsBucket) => change({ tlsBucket }, settingsPaths.tlsBucket)}
+          />
+        )}
+        {asks && feature.name === "OBSERVABILITY" && (
+          <TextSetting
+            path={settingsPaths.workspaceArn}
+            label="Amazon Managed Service for Prometheus workspace ARN"
+            hint="arn:aws:aps:<region>:<account>:workspace/ws-…, in the cluster's region. Create one with aws amp create-workspace."
+            errors={errors}
+            value={draft.workspaceArn}
+            onChange={(workspaceArn) => change({ workspaceArn }, settingsPaths.workspaceArn)}
+          />
+        )}
+        {asks && feature.name === "S3_CSI_DRIVER" && (
+          <TextSetting
+            path={settingsPaths.buckets}
+            label="S3 buckets pods may mount"
+            hint="Bucket names without s3://, separated by commas or spaces. The driver's role may read and write these buckets only."
+            errors={errors}
+            value={draft.buckets}
+            onChange={(buckets) => change({ buckets }, settingsPaths.buckets)}
           />
         )}
 
@@ -207,6 +241,29 @@ export function FeatureToggleDialog({ clusterId, feature, action, groups, onClos
         </div>
       </form>
     </Dialog>
+  );
+}
+
+/** One text setting of a feature. */
+function TextSetting({
+  path,
+  label,
+  hint,
+  errors,
+  value,
+  onChange,
+}: {
+  path: string;
+  label: string;
+  hint: string;
+  errors: FieldErrors;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field path={path} label={label} errors={errors} hint={hint}>
+      {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoFocus value={value} onChange={(e) => onChange(e.target.value)} />}
+    </Field>
   );
 }
 

@@ -117,7 +117,7 @@ interface RowProps {
 }
 
 function FeatureRow({ feature: f, all, denied, onAction }: RowProps) {
-  const [toggle, ...more] = featureActions(f.status);
+  const [toggle, ...more] = featureActions(f.status, f.name);
   const on = toggle === "disable";
   const tc = f.tieredCheckpointing;
   // A feature another one needs cannot be turned off: said in the row, as
@@ -131,6 +131,32 @@ function FeatureRow({ feature: f, all, denied, onAction }: RowProps) {
         <div className="cell-note">{f.description}</div>
         {f.dependsOn.length > 0 && <div className="cell-note">Needs {f.dependsOn.map((d) => dependencyWords(d, all)).join(", ")}</div>}
         {f.karpenter && <div className="cell-note">Scales {f.karpenter.instanceGroups.join(", ") || "no instance group"}</div>}
+        {f.deepHealthChecks && f.deepHealthChecks.instanceGroups.length > 0 && (
+          <div className="cell-note">
+            {f.deepHealthChecks.checks.join(", ")} on {f.deepHealthChecks.instanceGroups.join(", ")}
+          </div>
+        )}
+        {f.inferenceOperator && (
+          <div className="cell-note">
+            TLS certificates in <code>{f.inferenceOperator.tlsCertificateBucket}</code>
+          </div>
+        )}
+        {f.observability && (
+          <div className="cell-note">
+            Writes to <code className="wrap">{f.observability.prometheusWorkspaceArn}</code>
+          </div>
+        )}
+        {f.s3CsiDriver && (
+          <div className="cell-note">
+            Mounts{" "}
+            {f.s3CsiDriver.buckets.map((b, i) => (
+              <span key={b}>
+                {i > 0 && ", "}
+                <code>{b}</code>
+              </span>
+            ))}
+          </div>
+        )}
         {tc && (
           <div className="cell-note">
             Bucket <code>{tc.bucket ?? "—"}</code> · memory {tc.memoryPercentage != null ? `${tc.memoryPercentage}%` : "HyperPod's default"} · service account{" "}

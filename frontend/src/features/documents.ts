@@ -23,6 +23,19 @@ export const FeatureRowFragment = graphql(`
     karpenter {
       instanceGroups
     }
+    deepHealthChecks {
+      instanceGroups
+      checks
+    }
+    inferenceOperator {
+      tlsCertificateBucket
+    }
+    observability {
+      prometheusWorkspaceArn
+    }
+    s3CsiDriver {
+      buckets
+    }
     lastOperation {
       ...OperationSummary
     }

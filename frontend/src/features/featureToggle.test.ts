@@ -4,6 +4,8 @@ import { generalKey } from "../ui/fieldErrors";
 import { statusTone } from "../ui/status";
 import {
   asksSettings,
+  blankDraft,
+  bucketList,
   dependencyWords,
   disableBlocked,
   featureActions,
@@ -32,7 +34,7 @@ const feature = (name: FeatureName, patch: Partial<FeatureWithSettings> = {}): F
 
 const tiered = (patch: Partial<TieredDraft> = {}): TieredDraft => ({ ...tieredDraftOf(null), bucket: "my-checkpoints", ...patch });
 
-const draft = (patch: Partial<FeatureDraft> = {}): FeatureDraft => ({ tiered: tiered(), instanceGroups: [], ...patch });
+const draft = (patch: Partial<FeatureDraft> = {}): FeatureDraft => ({ ...blankDraft(), tiered: tiered(), ...patch });
 
 describe("featureActions", () => {
   it.each<[FeatureStatus, string[]]>([
@@ -309,7 +311,54 @@ describe("inSentence", () => {
     ["Node auto-recovery", "node auto-recovery"],
     ["Managed Karpenter autoscaling", "managed Karpenter autoscaling"],
     ["EKS add-on", "EKS add-on"],
+    ["KubeRay operator", "KubeRay operator"],
+    ["KEDA", "KEDA"],
+    ["Observability", "observability"],
   ])("%s reads %s", (title, want) => {
     expect(inSentence(title)).toBe(want);
+  });
+});
+
+describe("add-on features", () => {
+  it("offers to change the settings of features that change in place", () => {
+    expect(featureActions("ENABLED", "S3_CSI_DRIVER")).toEqual(["disable", "change", "reapply"]);
+    expect(featureActions("ENABLED", "OBSERVABILITY")).toEqual(["disable", "change", "reapply"]);
+    expect(featureActions("ENABLED", "KUBERAY")).toEqual(["disable", "reapply"]);
+    expect(asksSettings("S3_CSI_DRIVER", "change")).toBe(true);
+    expect(asksSettings("KEDA", "enable")).toBe(false);
+    expect(asksSettings("DEEP_HEALTH_CHECKS", "enable")).toBe(false);
+  });
+
+  it("sends only the feature it changes", () => {
+    expect(featureInput(feature("KUBERAY"), "enable")).toEqual({ kubeRay: true });
+    expect(featureInput(feature("KEDA"), "disable")).toEqual({ keda: false });
+    expect(featureInput(feature("DEEP_HEALTH_CHECKS"), "enable")).toEqual({ deepHealthChecks: { enabled: true } });
+    expect(
+      featureInput(feature("DEEP_HEALTH_CHECKS", { deepHealthChecks: { instanceGroups: ["gpu"], checks: ["InstanceStress"] } }), "reapply"),
+    ).toEqual({ deepHealthChecks: { enabled: true, instanceGroups: ["gpu"], checks: ["InstanceStress"] } });
+    expect(featureInput(feature("INFERENCE_OPERATOR"), "enable", draft({ tlsBucket: " tls-certs " }))).toEqual({
+      inferenceOperator: { enabled: true, tlsCertificateBucket: "tls-certs" },
+    });
+    expect(featureInput(feature("S3_CSI_DRIVER", { s3CsiDriver: { buckets: ["a-bucket"] } }), "change", draft({ buckets: "a-bucket, b-bucket" }))).toEqual({
+      s3CsiDriver: { enabled: true, buckets: ["a-bucket", "b-bucket"] },
+    });
+    expect(featureInput(feature("OBSERVABILITY", { observability: { prometheusWorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1" } }), "disable")).toEqual({
+      observability: { enabled: false, prometheusWorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1" },
+    });
+  });
+
+  it("checks the settings as the server does", () => {
+    expect(bucketList(" a-bucket,b-bucket  c-bucket ")).toEqual(["a-bucket", "b-bucket", "c-bucket"]);
+    expect(validateFeatureDraft("S3_CSI_DRIVER", draft({ buckets: "" }), [])["input.s3CsiDriver.buckets"]).toHaveLength(1);
+    expect(validateFeatureDraft("S3_CSI_DRIVER", draft({ buckets: "data data Bad_Name" }), [])["input.s3CsiDriver.buckets"]).toHaveLength(2);
+    expect(validateFeatureDraft("S3_CSI_DRIVER", draft({ buckets: "data, models" }), [])).toEqual({});
+    expect(validateFeatureDraft("OBSERVABILITY", draft({ workspaceArn: "ws-1" }), [])["input.observability.prometheusWorkspaceArn"]).toHaveLength(1);
+    expect(validateFeatureDraft("OBSERVABILITY", draft({ workspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1" }), [])).toEqual({});
+    expect(validateFeatureDraft("INFERENCE_OPERATOR", draft({ tlsBucket: "s3://certs/x" }), [])["input.inferenceOperator.tlsCertificateBucket"]?.[0]).toContain("without s3://");
+    expect(featureFormKey("input.s3CsiDriver.buckets[1]")).toBe("input.s3CsiDriver.buckets");
+  });
+
+  it("says a change that finds nothing to do", () => {
+    expect(noopMessage("change")).toBe("Already set so: nothing to change.");
   });
 });

@@ -12,7 +12,10 @@ import { inSentence } from "./featureWords";
  * with its current settings, which makes whatever is missing and changes
  * nothing when all of it exists.
  */
-export type FeatureAction = "enable" | "disable" | "reapply";
+export type FeatureAction = "enable" | "disable" | "reapply" | "change";
+
+/** Features whose settings change in place while they are on (another workspace, other buckets). */
+const changeable: readonly FeatureName[] = ["OBSERVABILITY", "S3_CSI_DRIVER"];
 
 /**
  * The actions a feature in status offers, the toggle first. A feature half
@@ -20,10 +23,10 @@ export type FeatureAction = "enable" | "disable" | "reapply";
  * operation turns it on or off, the toggle shows the way back, disabled
  * until the operation ends.
  */
-export function featureActions(status: FeatureStatus): FeatureAction[] {
+export function featureActions(status: FeatureStatus, name?: FeatureName): FeatureAction[] {
   switch (status) {
     case "ENABLED":
-      return ["disable", "reapply"];
+      return name && changeable.includes(name) ? ["disable", "change", "reapply"] : ["disable", "reapply"];
     case "DISABLED":
     case "DISABLING":
       return ["enable"];
@@ -39,6 +42,7 @@ export const actionWords: Record<FeatureAction, { verb: string; doing: string }>
   enable: { verb: "Enable", doing: "Enabling" },
   disable: { verb: "Disable", doing: "Disabling" },
   reapply: { verb: "Re-apply", doing: "Re-applying" },
+  change: { verb: "Change", doing: "Changing" },
 };
 
 /**
@@ -90,11 +94,17 @@ export interface TieredDraft {
   serviceAccount: string;
 }
 
-/** What an enable asks for: tiered checkpointing's settings, or the groups Karpenter may scale. */
+/** What an enable asks for: tiered checkpointing's settings, the groups Karpenter may scale, a bucket, a workspace. */
 export interface FeatureDraft {
   tiered: TieredDraft;
   /** The instance groups Karpenter may scale, in the order they were chosen. */
   instanceGroups: string[];
+  /** The inference operator's TLS certificate bucket. */
+  tlsBucket: string;
+  /** The Prometheus workspace observability writes to. */
+  workspaceArn: string;
+  /** The buckets the S3 CSI driver may mount, as typed (separated by commas or spaces). */
+  buckets: string;
 }
 
 /** A feature with the settings the table shows for it. */
@@ -102,6 +112,10 @@ export interface FeatureWithSettings {
   name: FeatureName;
   tieredCheckpointing: TieredSettings | null;
   karpenter: { instanceGroups: readonly string[] } | null;
+  deepHealthChecks?: { instanceGroups: readonly string[]; checks: readonly string[] } | null;
+  inferenceOperator?: { tlsCertificateBucket: string } | null;
+  observability?: { prometheusWorkspaceArn: string } | null;
+  s3CsiDriver?: { buckets: readonly string[] } | null;
 }
 
 /** What the server uses for an optional setting left empty. */
@@ -114,11 +128,17 @@ export const settingsPaths = {
   namespace: "input.tieredCheckpointing.namespace",
   serviceAccount: "input.tieredCheckpointing.serviceAccount",
   instanceGroups: "input.karpenter.instanceGroups",
+  tlsBucket: "input.inferenceOperator.tlsCertificateBucket",
+  workspaceArn: "input.observability.prometheusWorkspaceArn",
+  buckets: "input.s3CsiDriver.buckets",
 } as const;
+
+/** The features an enable (or a change) asks settings of. */
+const withSettings: readonly FeatureName[] = ["TIERED_CHECKPOINTING", "KARPENTER_AUTOSCALING", "INFERENCE_OPERATOR", "OBSERVABILITY", "S3_CSI_DRIVER"];
 
 /** Whether enabling the feature asks for settings (the others take none). */
 export function asksSettings(name: FeatureName, action: FeatureAction): boolean {
-  return action === "enable" && (name === "TIERED_CHECKPOINTING" || name === "KARPENTER_AUTOSCALING");
+  return (action === "enable" || action === "change") && withSettings.includes(name);
 }
 
 /** A blank tiered checkpointing form, or the settings it has. */
@@ -133,7 +153,23 @@ export function tieredDraftOf(settings: TieredSettings | null): TieredDraft {
 
 /** The draft of a feature's current settings (blank where it has none). */
 export function draftOf(feature: FeatureWithSettings): FeatureDraft {
-  return { tiered: tieredDraftOf(feature.tieredCheckpointing), instanceGroups: [...(feature.karpenter?.instanceGroups ?? [])] };
+  return {
+    tiered: tieredDraftOf(feature.tieredCheckpointing),
+    instanceGroups: [...(feature.karpenter?.instanceGroups ?? [])],
+    tlsBucket: feature.inferenceOperator?.tlsCertificateBucket ?? "",
+    workspaceArn: feature.observability?.prometheusWorkspaceArn ?? "",
+    buckets: (feature.s3CsiDriver?.buckets ?? []).join(", "),
+  };
+}
+
+/** A blank draft. */
+export function blankDraft(): FeatureDraft {
+  return { tiered: tieredDraftOf(null), instanceGroups: [], tlsBucket: "", workspaceArn: "", buckets: "" };
+}
+
+/** The bucket names of a typed list: separated by commas or white space. */
+export function bucketList(typed: string): string[] {
+  return typed.split(/[\s,]+/).filter((b) => b !== "");
 }
 
 // The server's patterns: S3 bucket names, and Kubernetes (DNS-1123 label) names.
@@ -141,14 +177,18 @@ const bucketPattern = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const kubernetesName = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** The checks the server makes on tiered checkpointing's settings before it asks AWS anything. */
+/** Adds at path what is wrong with bucket, if anything; what names what the bucket is for. */
+function checkBucket(errors: FieldErrors, path: string, bucket: string, what: string) {
+  if (bucket === "") addError(errors, path, `Give the S3 bucket ${what} (its name, without s3://).`);
+  else if (bucket.startsWith("s3://")) addError(errors, path, `Give the bucket's name without s3:// (${bucket.slice(5).split("/")[0]}).`);
+  else if (!bucketPattern.test(bucket) || bucket.includes("..")) {
+    addError(errors, path, `"${bucket}" is not an S3 bucket name: use 3-63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit.`);
+  }
+}
+
 export function validateTieredDraft(draft: TieredDraft): FieldErrors {
   const errors: FieldErrors = {};
-  const bucket = draft.bucket.trim();
-  if (bucket === "") addError(errors, settingsPaths.bucket, "Give the S3 bucket the checkpoints go to (its name, without s3://).");
-  else if (bucket.startsWith("s3://")) addError(errors, settingsPaths.bucket, `Give the bucket's name without s3:// (${bucket.slice(5).split("/")[0]}).`);
-  else if (!bucketPattern.test(bucket) || bucket.includes("..")) {
-    addError(errors, settingsPaths.bucket, `"${bucket}" is not an S3 bucket name: use 3-63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit.`);
-  }
+  checkBucket(errors, settingsPaths.bucket, draft.bucket.trim(), "the checkpoints go to");
   const memory = draft.memoryPercentage.trim();
   if (memory !== "") {
     const n = parseWhole(memory);
@@ -176,11 +216,29 @@ export function validateKarpenterGroups(groups: readonly string[], groupNames: r
   return errors;
 }
 
+// An Amazon Managed Service for Prometheus workspace ARN, as the server checks it.
+const workspacePattern = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/ws-[a-zA-Z0-9-]+$/;
+
 /** The checks of the settings an enable of the feature asks for (none for the others). */
 export function validateFeatureDraft(name: FeatureName, draft: FeatureDraft, groupNames: readonly string[]): FieldErrors {
   if (name === "TIERED_CHECKPOINTING") return validateTieredDraft(draft.tiered);
   if (name === "KARPENTER_AUTOSCALING") return validateKarpenterGroups(draft.instanceGroups, groupNames);
-  return {};
+  const errors: FieldErrors = {};
+  if (name === "INFERENCE_OPERATOR") checkBucket(errors, settingsPaths.tlsBucket, draft.tlsBucket.trim(), "the operator keeps its endpoints' TLS certificates in");
+  if (name === "OBSERVABILITY") {
+    const arn = draft.workspaceArn.trim();
+    if (arn === "") addError(errors, settingsPaths.workspaceArn, "Give the ARN of the Amazon Managed Service for Prometheus workspace the metrics go to.");
+    else if (!workspacePattern.test(arn)) addError(errors, settingsPaths.workspaceArn, `"${arn}" is not a workspace ARN: arn:aws:aps:<region>:<account>:workspace/ws-….`);
+  }
+  if (name === "S3_CSI_DRIVER") {
+    const buckets = bucketList(draft.buckets);
+    if (buckets.length === 0) addError(errors, settingsPaths.buckets, "Name the S3 buckets pods may mount (their names, without s3://).");
+    for (const [i, b] of buckets.entries()) {
+      if (buckets.indexOf(b) !== i) addError(errors, settingsPaths.buckets, `Bucket ${b} is named twice.`);
+      else checkBucket(errors, settingsPaths.buckets, b, "to mount");
+    }
+  }
+  return errors;
 }
 
 /** The namespace and service account a draft ends up with, defaults filled in. */
@@ -201,7 +259,7 @@ export function tieredIdentity(draft: TieredDraft): { namespace: string; service
  */
 export function featureInput(feature: FeatureWithSettings, action: FeatureAction, draft?: FeatureDraft): UpdateClusterFeaturesInput {
   const enable = action !== "disable";
-  const settings = action === "enable" && draft ? draft : draftOf(feature);
+  const settings = (action === "enable" || action === "change") && draft ? draft : draftOf(feature);
   switch (feature.name) {
     case "NODE_AUTO_RECOVERY":
       return { nodeAutoRecovery: enable };
@@ -225,6 +283,31 @@ export function featureInput(feature: FeatureWithSettings, action: FeatureAction
       if (account !== "") tiered.serviceAccount = account;
       return { tieredCheckpointing: tiered };
     }
+    case "DEEP_HEALTH_CHECKS": {
+      const checks: NonNullable<UpdateClusterFeaturesInput["deepHealthChecks"]> = { enabled: enable };
+      const current = feature.deepHealthChecks;
+      if (action === "reapply" && current && current.instanceGroups.length > 0) {
+        checks.instanceGroups = [...current.instanceGroups];
+        checks.checks = [...current.checks];
+      }
+      return { deepHealthChecks: checks };
+    }
+    case "INFERENCE_OPERATOR": {
+      const bucket = settings.tlsBucket.trim();
+      return { inferenceOperator: bucket !== "" ? { enabled: enable, tlsCertificateBucket: bucket } : { enabled: enable } };
+    }
+    case "OBSERVABILITY": {
+      const arn = settings.workspaceArn.trim();
+      return { observability: arn !== "" ? { enabled: enable, prometheusWorkspaceArn: arn } : { enabled: enable } };
+    }
+    case "S3_CSI_DRIVER": {
+      const buckets = bucketList(settings.buckets);
+      return { s3CsiDriver: buckets.length > 0 ? { enabled: enable, buckets } : { enabled: enable } };
+    }
+    case "KUBERAY":
+      return { kubeRay: enable };
+    case "KEDA":
+      return { keda: enable };
   }
 }
 
@@ -246,5 +329,6 @@ export function featureServerErrors(errors: readonly ServerError[]): FieldErrors
 
 /** What a no-op result says: the feature was already as asked. */
 export function noopMessage(action: FeatureAction): string {
+  if (action === "change") return "Already set so: nothing to change.";
   return action === "disable" ? "Already disabled: nothing to change." : "Already enabled: nothing to change.";
 }

@@ -3,7 +3,7 @@
 import type { FeatureName } from "../gql/graphql";
 
 /** What turning each feature on and off does. */
-export const featureEffects: Record<FeatureName, { enable: string; disable: string }> = {
+export const featureEffects: Record<FeatureName, { enable: string; disable: string; change?: string }> = {
   NODE_AUTO_RECOVERY: {
     enable: "Sets the HyperPod cluster's NodeRecovery to Automatic: HyperPod then reboots or replaces a node whose health checks fail, with no one asking.",
     disable:
@@ -27,6 +27,36 @@ export const featureEffects: Record<FeatureName, { enable: string; disable: stri
     disable:
       "Turns off the cluster's TieredStorageConfig and removes the service account, the IAM role and the IAM policy. The bucket and the checkpoints in it stay.",
   },
+  DEEP_HEALTH_CHECKS: {
+    enable:
+      "Sets every GPU and Trainium instance group to run the InstanceStress and InstanceConnectivity deep health checks on each new node before it takes work. New nodes then take longer to join; nodes already running are not checked again.",
+    disable: "Clears the deep health checks of the instance groups they were set on: new nodes join without them.",
+  },
+  INFERENCE_OPERATOR: {
+    enable:
+      "Installs cert-manager when missing, then makes an IAM policy and an execution role trusted through the cluster's OIDC provider by the operator's service account, and installs the HyperPod inference operator add-on with that role and the TLS certificate bucket.",
+    disable: "Removes the inference operator add-on, its execution role and its IAM policy. cert-manager is left in place: other features use it too.",
+  },
+  OBSERVABILITY: {
+    enable:
+      "Installs the eks-pod-identity-agent add-on when missing, makes an IAM role allowed to write to Amazon Managed Service for Prometheus with a pod identity association for the metrics collector, and installs the HyperPod observability add-on writing to the workspace.",
+    disable: "Removes the observability add-on, the collector's pod identity association and its IAM role. The workspace and the metrics in it stay.",
+    change: "Points the observability add-on at another workspace, in place.",
+  },
+  KUBERAY: {
+    enable: "Installs the KubeRay operator's Helm chart, for RayCluster, RayJob and RayService.",
+    disable: "Uninstalls the KubeRay operator's Helm release. Ray clusters and jobs still running lose their operator.",
+  },
+  KEDA: {
+    enable: "Installs KEDA's Helm chart, for ScaledObject autoscaling on Prometheus or CloudWatch metrics.",
+    disable: "Uninstalls KEDA's Helm release: ScaledObjects stop scaling their targets.",
+  },
+  S3_CSI_DRIVER: {
+    enable:
+      "Makes an IAM policy allowing only the named buckets and a role trusted through the cluster's OIDC provider by the driver's service account, then installs the Mountpoint for S3 CSI driver add-on with that role.",
+    disable: "Removes the S3 CSI driver add-on, its IAM role and its IAM policy. Pods mounting buckets lose their volumes; the buckets stay.",
+    change: "Replaces the list of buckets the driver may mount: a new version of its IAM policy, with the driver left running.",
+  },
 };
 
 /** Resource kinds as people say them. */
@@ -35,6 +65,7 @@ export const resourceKindWords: Record<string, string> = {
   IAM_ROLE: "IAM role",
   POD_IDENTITY_ASSOCIATION: "Pod identity association",
   EKS_ADDON: "EKS add-on",
+  HELM_RELEASE: "Helm release",
   KUBERNETES_OBJECT: "Kubernetes object",
   CLUSTER_SETTING: "Cluster setting",
 };
@@ -42,7 +73,7 @@ export const resourceKindWords: Record<string, string> = {
 /** Why a resource is marked shared. */
 export const sharedWords = "A prerequisite other features use too: turning this feature off leaves it.";
 
-/** A title inside a sentence: "Training operator" reads "training operator", "Managed Karpenter" keeps its name. */
+/** A title inside a sentence: "Training operator" reads "training operator"; names ("KubeRay operator", "KEDA") keep their case. */
 export function inSentence(title: string): string {
-  return /^[A-Z][a-z]/.test(title) ? title[0]!.toLowerCase() + title.slice(1) : title;
+  return /^[A-Z][a-z]*(\s|$)/.test(title) ? title[0]!.toLowerCase() + title.slice(1) : title;
 }

@@ -2,7 +2,7 @@ import { useMemo, useState } from "react";
 import { Link } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import { nodesPage, type ClusterCompute } from "../clusters/useClusterCompute";
+import type { ClusterCompute } from "../clusters/useClusterCompute";
 import type { InstanceGroupRowFragment, NodeRowFragment } from "../gql/graphql";
 import { capacityWords } from "../instanceGroups/words";
 import { OperationStarted } from "../operations/OperationStarted";
@@ -11,10 +11,12 @@ import { GuardedButton } from "../ui/GuardedButton";
 import { StatusBadge } from "../ui/StatusBadge";
 import { formatAgo, formatTime } from "../ui/time";
 import { useNow } from "../ui/useNow";
-import { nodeActionWords, nodesCount, type NodeAction } from "./nodeActions";
+import { maxNodesPerAction, nodeActionWords, nodesCount, type NodeAction } from "./nodeActions";
 import { NodeActionDialog } from "./NodeActionDialog";
 import { NodeDiagnosisDialog } from "./NodeDiagnosisDialog";
 import { groupNodes, healthCounts, healthWords, keepPresent, type HealthCount, type NodeSection } from "./nodeGroups";
+import { listedOf, pagingNote } from "./nodePaging";
+import { useClusterNodes, type ClusterNodes } from "./useClusterNodes";
 
 interface Props {
   cluster: { id: string; name: string; status: string };
@@ -23,21 +25,26 @@ interface Props {
 
 /**
  * The cluster's nodes by instance group, live: health at a glance, each
- * node's state, and reboot, replace and delete of the selected nodes.
+ * node's state, and reboot, replace and delete of the selected nodes. It
+ * reads every node, page by page; until its first page arrives it shows
+ * the first page the cluster page holds.
  */
 export function NodesTab({ cluster, compute }: Props) {
   const { me } = useSession();
+  const all = useClusterNodes(cluster.id);
+  const nodes = all.nodes ?? compute.nodes;
+  const loaded = all.nodes !== null || compute.loaded;
   const now = useNow(true, 15_000);
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [action, setAction] = useState<NodeAction | null>(null);
   const [diagnosing, setDiagnosing] = useState<string | null>(null);
   const [started, setStarted] = useState<{ what: string; id: string } | null>(null);
 
-  const sections = useMemo(() => groupNodes(compute.groups, compute.nodes), [compute.groups, compute.nodes]);
-  const overall = useMemo(() => healthCounts(compute.nodes), [compute.nodes]);
+  const sections = useMemo(() => groupNodes(compute.groups, nodes), [compute.groups, nodes]);
+  const overall = useMemo(() => healthCounts(nodes), [nodes]);
   // A replaced or deleted node leaves the list, and the selection.
-  const selected = keepPresent(chosen, compute.nodes);
-  const selectedNodes = compute.nodes.filter((n) => selected.has(n.id));
+  const selected = keepPresent(chosen, nodes);
+  const selectedNodes = nodes.filter((n) => selected.has(n.id));
 
   const toggle = (ids: string[], on: boolean) => {
     const next = new Set(selected);
@@ -50,17 +57,26 @@ export function NodesTab({ cluster, compute }: Props) {
 
   const actDenied =
     deniedReason(me.role, "OPERATOR") ?? (cluster.status !== "ACTIVE" ? `The cluster is ${cluster.status}; its nodes can change only while it is ACTIVE.` : undefined);
+  const tooMany = selected.size > maxNodesPerAction ? `Select at most ${maxNodesPerAction} nodes: an action takes that many at a time.` : undefined;
 
+  const loadError = all.error ?? compute.error;
   let body;
-  if (compute.error && !compute.loaded) {
+  if (loadError && !loaded) {
     body = (
-      <ErrorBanner title="The nodes could not be loaded" messages={errorMessages(compute.error)}>
-        <button className="button" type="button" onClick={compute.reload}>
+      <ErrorBanner title="The nodes could not be loaded" messages={errorMessages(loadError)}>
+        <button
+          className="button"
+          type="button"
+          onClick={() => {
+            all.retry();
+            compute.reload();
+          }}
+        >
           Try again
         </button>
       </ErrorBanner>
     );
-  } else if (!compute.loaded) {
+  } else if (!loaded) {
     body = <Loading what="nodes" />;
   } else if (sections.length === 0) {
     body = (
@@ -88,27 +104,27 @@ export function NodesTab({ cluster, compute }: Props) {
     <section aria-label="Nodes">
       <div className="toolbar nodes-toolbar">
         <div>
-          <p className="strong nodes-total">{nodesCount(compute.nodes.length)}</p>
+          <p className="strong nodes-total">{nodesCount(nodes.length)}</p>
           <HealthChips counts={overall} label="Health of all nodes" />
         </div>
       </div>
-      {compute.nodesTruncated && <p className="muted">The cluster has more than {nodesPage} nodes: this lists the first {nodesPage}.</p>}
+      {loaded && <PagingStatus all={all} listed={nodes.length} />}
       {started && <OperationStarted what={started.what} operationId={started.id} onDismiss={() => setStarted(null)} />}
-      {compute.nodes.length > 0 && (
+      {nodes.length > 0 && (
         <div className="selection-bar" role="group" aria-label="Act on the selected nodes">
           <span className="muted">{selected.size === 0 ? "Select nodes to act on them" : `${nodesCount(selected.size)} selected`}</span>
           {(["reboot", "replace", "delete"] as const).map((a) => (
             <GuardedButton
               key={a}
               className={a === "reboot" ? "button" : "button button-danger"}
-              deniedReason={actDenied}
+              deniedReason={actDenied ?? tooMany}
               disabled={selected.size === 0}
               onClick={() => setAction(a)}
             >
               {nodeActionWords[a].verb}
             </GuardedButton>
           ))}
-          {actDenied && <span className="muted">{actDenied}</span>}
+          {(actDenied ?? tooMany) && <span className="muted">{actDenied ?? tooMany}</span>}
           {selected.size > 0 && (
             <button type="button" className="button button-quiet" onClick={() => setChosen(new Set())}>
               Clear selection
@@ -133,6 +149,46 @@ export function NodesTab({ cluster, compute }: Props) {
       )}
       {diagnosing && <NodeDiagnosisDialog nodeId={diagnosing} onClose={() => setDiagnosing(null)} />}
     </section>
+  );
+}
+
+/** How far reading the pages got, when not every node is listed yet; and why live updates stopped. */
+function PagingStatus({ all, listed }: { all: ClusterNodes; listed: number }) {
+  const note = pagingNote(all.paging, listed);
+  return (
+    <>
+      {all.error ? (
+        <ErrorBanner title="Not every node could be loaded" messages={errorMessages(all.error)}>
+          <p>
+            This lists {listedOf(listed, all.paging.totalCount)}, and the health counts cover only those.{" "}
+            <button className="button" type="button" onClick={all.retry}>
+              Try again
+            </button>
+          </p>
+        </ErrorBanner>
+      ) : note?.loading ? (
+        <div className="loading" role="status" aria-live="polite">
+          <span className="spinner" aria-hidden="true" />
+          {note.text}
+        </div>
+      ) : (
+        note && (
+          <p className="muted">
+            {note.text}{" "}
+            {note.canRetry && (
+              <button className="button" type="button" onClick={all.retry}>
+                Load again
+              </button>
+            )}
+          </p>
+        )
+      )}
+      {all.streamError && (
+        <p className="live live-off" role="status">
+          {all.streamError}
+        </p>
+      )}
+    </>
   );
 }
 

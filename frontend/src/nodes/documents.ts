@@ -22,6 +22,40 @@ export const NodeRowFragment = graphql(`
   }
 `);
 
+export const NodesPageQuery = graphql(`
+  query NodesPage($clusterId: ID!, $first: Int!, $after: String) {
+    nodes(clusterId: $clusterId, first: $first, after: $after) {
+      eventCursor
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          ...NodeRow
+        }
+      }
+    }
+  }
+`);
+
+export const NodeEventsSubscription = graphql(`
+  subscription NodeEvents($since: String, $filter: EventFilter) {
+    events(since: $since, filter: $filter) {
+      cursor
+      action
+      target {
+        kind
+        id
+      }
+      node {
+        ...NodeRow
+      }
+    }
+  }
+`);
+
 export const NodeDiagnosisQuery = graphql(`
   query NodeDiagnosis($id: ID!) {
     nodeDiagnosis(id: $id) {

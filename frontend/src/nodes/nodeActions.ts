@@ -8,6 +8,9 @@ export const nodeActionWords: Record<NodeAction, { verb: string; doing: string; 
   delete: { verb: "Delete", doing: "Deleting", kind: "DeleteNodes" },
 };
 
+/** The most nodes one reboot, replace or delete takes (the mutations' nodeIds). */
+export const maxNodesPerAction = 500;
+
 /** "1 node", "3 nodes". */
 export function nodesCount(n: number): string {
   return n === 1 ? "1 node" : `${n} nodes`;

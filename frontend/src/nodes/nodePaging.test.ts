@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import {
+  addPage,
+  maxListedNodes,
+  nextPage,
+  nodesPageSize,
+  listedOf,
+  pagingNote,
+  rewind,
+  startPaging,
+  type NodePaging,
+  type NodesPage,
+  type PageRequest,
+} from "./nodePaging";
+
+type N = { id: string; updatedAt: string; health: string };
+const node = (id: string, updatedAt = "2026-12-02T18:00:00Z", health = "SCHEDULABLE"): N => ({ id, updatedAt, health });
+const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `i-${String(from + i).padStart(5, "0")}`);
+
+/**
+ * A server holding the nodes, answering as the nodes query does: the page
+ * after the node whose id is the cursor, empty when that node is gone.
+ */
+function server(nodes: N[], eventCursor = "7") {
+  let cursor = Number(eventCursor);
+  const srv = {
+    nodes,
+    answer(after: string | null, first: number): NodesPage<N> {
+      const nodes = srv.nodes;
+      let start = 0;
+      if (after !== null) {
+        const at = nodes.findIndex((n) => n.id === after);
+        start = at < 0 ? nodes.length : at + 1;
+      }
+      const items = nodes.slice(start, start + first);
+      return {
+        eventCursor: String(cursor++),
+        totalCount: nodes.length,
+        pageInfo: { hasNextPage: start + first < nodes.length, endCursor: items.at(-1)?.id ?? null },
+        edges: items.map((node) => ({ node })),
+      };
+    },
+  };
+  return srv;
+}
+
+/** Pages until paging stops, letting change run before each request is answered; returns the state and the cursors asked for. */
+function pageAll(srv: ReturnType<typeof server>, p: NodePaging<N> = startPaging<N>(), change: (req: PageRequest) => void = () => {}) {
+  const asked: (string | null)[] = [];
+  for (let req = nextPage(p); req; req = nextPage(p)) {
+    change(req);
+    asked.push(req.after);
+    p = addPage(p, srv.answer(req.after, req.first));
+  }
+  return { p, asked };
+}
+
+describe("paging through the nodes", () => {
+  it("reads one page for a small cluster", () => {
+    const srv = server(ids(0, 3).map((id) => node(id)));
+    const { p, asked } = pageAll(srv);
+    expect(asked).toEqual([null]);
+    expect(p.nodes.map((n) => n.id)).toEqual(ids(0, 3));
+    expect(p).toMatchObject({ end: "complete", totalCount: 3, eventCursor: "7" });
+  });
+
+  it("is complete with no nodes", () => {
+    const { p } = pageAll(server([]));
+    expect(p).toMatchObject({ end: "complete", totalCount: 0, nodes: [] });
+  });
+
+  it("follows the cursor to the last page, and keeps the first page's event cursor", () => {
+    const srv = server(ids(0, 450).map((id) => node(id)), "100");
+    const { p, asked } = pageAll(srv);
+    expect(asked).toEqual([null, "i-00199", "i-00399"]);
+    expect(p.nodes).toHaveLength(450);
+    expect(p.end).toBe("complete");
+    // Events after the first page's cursor cover the later pages too.
+    expect(p.eventCursor).toBe("100");
+  });
+
+  it("asks for full pages", () => {
+    expect(nextPage(startPaging())).toEqual({ seq: 0, first: nodesPageSize, after: null });
+  });
+
+  it("stops at maxListedNodes and says how many there are", () => {
+    const srv = server(ids(0, maxListedNodes + 300).map((id) => node(id)));
+    const { p, asked } = pageAll(srv);
+    expect(asked).toHaveLength(maxListedNodes / nodesPageSize);
+    expect(p.nodes).toHaveLength(maxListedNodes);
+    expect(p.end).toBe("capped");
+    expect(pagingNote(p, p.nodes.length)).toEqual({
+      text: "The cluster has more nodes than the tab lists: this lists 5,000 of 5,300 nodes, and the health counts cover only those.",
+      loading: false,
+      canRetry: false,
+    });
+  });
+
+  it("steps back when the node at the cursor was deleted between pages", () => {
+    const srv = server(ids(0, 450).map((id) => node(id)));
+    const { p, asked } = pageAll(srv, undefined, ({ seq }) => {
+      // A replace deletes the last node of the first page before the second is read.
+      if (seq === 1) srv.nodes.splice(199, 1);
+    });
+    expect(asked).toEqual([null, "i-00199", "i-00198", "i-00399"]);
+    expect(p.end).toBe("complete");
+    // The deleted node stays until its DELETED event removes it; every other node is there once.
+    expect(new Set(p.nodes.map((n) => n.id))).toEqual(new Set(ids(0, 450)));
+    expect(p.nodes).toHaveLength(450);
+  });
+
+  it("steps back further, then from the start, while the nodes before the cursor are gone too", () => {
+    const srv = server(ids(0, 250).map((id) => node(id)));
+    const { p, asked } = pageAll(srv, undefined, ({ seq }) => {
+      if (seq === 1) srv.nodes.splice(0, 200); // the whole first page is replaced
+    });
+    // 199 is gone, then 198 (1 back), then 196 (2 back), … until the start.
+    expect(asked).toEqual([null, "i-00199", "i-00198", "i-00196", "i-00192", "i-00184", "i-00168", "i-00136", "i-00072", null]);
+    expect(p.end).toBe("complete");
+    expect(p.nodes.filter((n) => srv.nodes.some((s) => s.id === n.id))).toHaveLength(50);
+  });
+
+  it("keeps the newer state of a node read twice", () => {
+    const srv = server(ids(0, 201).map((id) => node(id)));
+    const { p, asked } = pageAll(srv, undefined, ({ seq }) => {
+      if (seq !== 1) return;
+      // The two nodes at the cursor go; the step back reads i-00197 again, changed since.
+      srv.nodes.splice(198, 2);
+      srv.nodes[197] = node("i-00197", "2026-12-02T18:05:00Z", "UNSCHEDULABLE");
+    });
+    expect(asked).toEqual([null, "i-00199", "i-00198", "i-00196"]);
+    expect(p.nodes.filter((n) => n.id === "i-00197")).toEqual([node("i-00197", "2026-12-02T18:05:00Z", "UNSCHEDULABLE")]);
+    expect(p.nodes).toHaveLength(201);
+  });
+
+  it("gives up when nodes keep vanishing under the cursor, and a new pass lists the rest", () => {
+    const srv = server(ids(0, 1000).map((id) => node(id)));
+    // Every request after a cursor finds that cursor's node deleted.
+    const vanish = ({ after }: PageRequest) => {
+      srv.nodes = srv.nodes.filter((n) => n.id !== after);
+    };
+    const { p } = pageAll(srv, undefined, vanish);
+    expect(p.end).toBe("gaveUp");
+    expect(pagingNote(p, p.nodes.length)?.canRetry).toBe(true);
+
+    const again = pageAll(srv, rewind(p)).p;
+    expect(again.end).toBe("complete");
+    const listed = new Set(again.nodes.map((n) => n.id));
+    expect(srv.nodes.filter((n) => !listed.has(n.id))).toEqual([]);
+  });
+});
+
+describe("pagingNote", () => {
+  it("says nothing before the first page, and when every node is listed", () => {
+    expect(pagingNote(startPaging(), 0)).toBeNull();
+    const srv = server([node("i-1")]);
+    expect(pagingNote(pageAll(srv).p, 1)).toBeNull();
+  });
+
+  it("counts the nodes loaded of all while loading", () => {
+    const srv = server(ids(0, 1234).map((id) => node(id)));
+    const p = addPage(startPaging<N>(), srv.answer(null, nodesPageSize));
+    expect(pagingNote(p, 200)).toEqual({ text: "Loading the nodes: 200 of 1,234…", loading: true, canRetry: false });
+  });
+});
+
+describe("listedOf", () => {
+  it.each([
+    [1, null, "1 node"],
+    [200, null, "200 nodes"],
+    [200, 2000, "200 of 2,000 nodes"],
+  ])("%i of %s", (listed, total, words) => {
+    expect(listedOf(listed, total)).toBe(words);
+  });
+});
