@@ -296,4 +296,15 @@ func TestKubeRayAndKEDAAreHelmReleases(t *testing.T) {
 	if got := f.feature(t, features.KubeRay); got.Status != features.Failed || !strings.Contains(got.Message, "pods not ready") {
 		t.Fatalf("after the failed install: %+v", got)
 	}
+
+	// Enabling again upgrades the failed release in place.
+	f.world.ClearFaults()
+	before = f.mutations()
+	f.update(t, features.Toggle{Name: features.KubeRay, Enable: true})
+	if got := f.made(before); !slices.Equal(got, []string{"helm.Install"}) {
+		t.Fatalf("retrying made %v", got)
+	}
+	if got := f.feature(t, features.KubeRay); got.Status != features.Enabled || !strings.Contains(got.Resources[0].Detail, "revision 2 deployed") {
+		t.Fatalf("after the retry: %+v", got)
+	}
 }

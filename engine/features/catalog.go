@@ -361,7 +361,10 @@ func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
 			return observed{}, err
 		}
 		if ls.failed != "" && broken == "" {
-			broken = ls.failed
+			broken = ls.failed + "; disable it to remove what is left, then enable it again"
+			if l.retryFailed {
+				broken = ls.failed + "; enable it again to retry, or disable it"
+			}
 		}
 		if ls.present {
 			st.resources = append(st.resources, Resource{Kind: l.kind, Ref: ls.ref, Shared: l.shared, Detail: ls.detail})
@@ -391,7 +394,7 @@ func (d *definition) observe(ctx context.Context, e *env) (observed, error) {
 		st.status, st.message = Partial, "missing: "+strings.Join(missing, ", ")+"; enable or disable it again to finish"
 	}
 	if broken != "" {
-		st.status, st.message = Failed, broken+"; disable it to remove what is left, then enable it again"
+		st.status, st.message = Failed, broken
 	}
 	return st, nil
 }

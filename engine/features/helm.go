@@ -27,7 +27,7 @@ func helmLink(e *env, chart cloud.HelmChart) link {
 		}
 		return e.p.Helm, nil
 	}
-	return link{key: "helm-" + chart.Release, title: "Helm chart " + chart.Chart + " " + chart.Version, kind: "HELM_RELEASE", timeout: 15 * time.Minute,
+	return link{key: "helm-" + chart.Release, title: "Helm chart " + chart.Chart + " " + chart.Version, kind: "HELM_RELEASE", timeout: 15 * time.Minute, retryFailed: true,
 		state: func(ctx context.Context) (linkState, error) {
 			h, err := port()
 			if err != nil {

@@ -40,11 +40,15 @@ type link struct {
 	key, title, kind string
 	// shared marks a prerequisite that other features use too: it is made
 	// when missing but never removed.
-	shared  bool
-	timeout time.Duration
-	state   func(ctx context.Context) (linkState, error)
-	create  func(ctx context.Context) error // make it, or bring it to the wanted settings
-	delete  func(ctx context.Context) error // remove it, or turn the setting off
+	shared bool
+	// retryFailed: making the link again mends it when it is broken (a
+	// failed Helm release is upgraded in place); otherwise a broken link
+	// must be removed first (a failed EKS add-on).
+	retryFailed bool
+	timeout     time.Duration
+	state       func(ctx context.Context) (linkState, error)
+	create      func(ctx context.Context) error // make it, or bring it to the wanted settings
+	delete      func(ctx context.Context) error // remove it, or turn the setting off
 }
 
 func (l link) observeMade(ctx context.Context, run *ops.Run) (ops.Observation, error) {
@@ -53,8 +57,10 @@ func (l link) observeMade(ctx context.Context, run *ops.Run) (ops.Observation, e
 		return ops.Observation{}, err
 	}
 	switch {
-	case st.failed != "":
+	case st.failed != "" && (run.Applied || !l.retryFailed):
 		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "%s: %s", l.title, st.failed)}, nil
+	case st.failed != "":
+		return ops.Observation{State: ops.Absent, Message: "broken; making it again"}, nil
 	case st.present && st.settled && st.matches:
 		return ops.Observation{State: ops.Done, Message: st.ref, Outputs: map[string]string{"ref": st.ref}}, nil
 	case st.present && !st.settled:
