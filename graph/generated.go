@@ -3450,7 +3450,7 @@ input DeepHealthChecksInput {
   enabled: Boolean!
   "The instance groups (default: every group of GPU or Trainium instances)."
   instanceGroups: [String!]
-  "The checks: InstanceStress, InstanceConnectivity (the default, both) or MultiNodeTrainingValidation (NVIDIA GPUs only)."
+  "The checks: InstanceStress and InstanceConnectivity (the default: both)."
   checks: [String!]
 }
 

@@ -33,6 +33,14 @@ func DefaultThreadsPerCore(instanceType string, trainingPlan bool) int {
 	return 1
 }
 
+// Accelerated tells whether an instance type has GPUs (the p and g
+// families) or Trainium chips (trn): the types HyperPod runs deep health
+// checks on.
+func Accelerated(instanceType string) bool {
+	t := EC2Type(instanceType)
+	return strings.HasPrefix(t, "p") || strings.HasPrefix(t, "g") || strings.HasPrefix(t, "trn")
+}
+
 // GroupShape is the part of an instance group request that can be checked
 // without asking AWS.
 type GroupShape struct {

@@ -180,7 +180,7 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 	if d == nil {
 		return nil, errs.New(errs.Precondition, "HyperPod cluster %s has no instance group %s (deleted outside InstantStart?); add it again", c.HyperPodName, g.Name).WithField("id")
 	}
-	actual := actualSpec(d)
+	actual := ActualSpec(d)
 	desired := actual
 	desired.InterfaceMode, desired.VolumeSizeGB = g.InterfaceMode, max(actual.VolumeSizeGB, g.VolumeSizeGB)
 	var changed []string
@@ -330,7 +330,7 @@ func (w *groupWork) observeUpdated(ctx context.Context, run *ops.Run) (ops.Obser
 	if d == nil {
 		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "instance group %s no longer exists in HyperPod cluster %s", w.desired.Name, w.c.HyperPodName)}, nil
 	}
-	if !matches(actualSpec(d), w.desired) {
+	if !matches(ActualSpec(d), w.desired) {
 		if run.Applied && d.Status == smtypes.InstanceGroupStatusUpdating {
 			return ops.Observation{State: ops.Pending, Message: "HyperPod is updating the group"}, nil
 		}

@@ -81,7 +81,7 @@ func sdkSpec(g *GroupSpec, executionRole, subnetID, securityGroup string) smtype
 // group and keep all the others (its placement, storage and life-cycle
 // scripts as they are).
 func RespecGroup(d *smtypes.ClusterInstanceGroupDetails, change func(*GroupSpec)) smtypes.ClusterInstanceGroupSpecification {
-	g := actualSpec(d)
+	g := ActualSpec(d)
 	change(&g)
 	spec := sdkSpec(&g, aws.ToString(d.ExecutionRole), "", "")
 	keepPlacement(&spec, d)
@@ -103,9 +103,9 @@ func optional(s string) *string {
 	return &s
 }
 
-// actualSpec reads the user-visible settings of a group as HyperPod reports
+// ActualSpec reads the user-visible settings of a group as HyperPod reports
 // them.
-func actualSpec(d *smtypes.ClusterInstanceGroupDetails) GroupSpec {
+func ActualSpec(d *smtypes.ClusterInstanceGroupDetails) GroupSpec {
 	g := GroupSpec{
 		Name:            aws.ToString(d.InstanceGroupName),
 		Count:           int(aws.ToInt32(d.TargetCount)),

@@ -254,7 +254,7 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 			byName[name] = g
 		}
 		before := *g
-		actual := actualSpec(d)
+		actual := ActualSpec(d)
 		if !known {
 			g.GroupSpec = actual
 		}

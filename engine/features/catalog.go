@@ -437,11 +437,8 @@ var (
 func checkTieredCheckpointing(ctx context.Context, e *env) error {
 	s, f := e.settings, "input.tieredCheckpointing."
 	var bad errs.List
-	switch {
-	case s.Bucket == "":
-		bad = append(bad, errs.Field(f+"bucket", "give the S3 bucket the checkpoints go to (its name, without s3://)"))
-	case !bucketPattern.MatchString(s.Bucket) || strings.Contains(s.Bucket, ".."):
-		bad = append(bad, errs.Field(f+"bucket", "%q is not an S3 bucket name: 3-63 lower-case letters, digits, dots and hyphens", s.Bucket))
+	if err := checkBucketName(f+"bucket", s.Bucket, "the checkpoints go to"); err != nil {
+		bad = append(bad, err)
 	}
 	if s.MemoryPercentage != 0 && (s.MemoryPercentage < 1 || s.MemoryPercentage > 100) {
 		bad = append(bad, errs.Field(f+"memoryPercentage", "give a share of instance memory from 1 to 100, not %d", s.MemoryPercentage))
@@ -455,8 +452,8 @@ func checkTieredCheckpointing(ctx context.Context, e *env) error {
 	if len(bad) > 0 {
 		return bad
 	}
-	if e.c.OIDCProviderArn == "" || e.c.OIDCIssuer == "" {
-		return errs.New(errs.Precondition, "cluster %s has no IAM OIDC provider, which the checkpointing role trusts; import the cluster again once its EKS cluster has one", e.c.Name).WithField(f + "bucket")
+	if err := needOIDC(e, "checkpointing", f+"bucket"); err != nil {
+		return err
 	}
 	out, err := e.describe(ctx)
 	if err != nil {

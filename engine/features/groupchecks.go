@@ -11,41 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 )
-
-// The deep health checks a feature toggle turns on by default: the stress
-// test of each instance's accelerators and the connectivity test of its
-// network. (MultiNodeTrainingValidation, which needs NVIDIA GPUs and
-// takes hours, is asked for by name.)
-var defaultChecks = []string{string(smtypes.DeepHealthCheckTypeInstanceStress), string(smtypes.DeepHealthCheckTypeInstanceConnectivity)}
-
-// accelerated tells whether HyperPod runs deep health checks on an
-// instance type: GPU (p, g) and Trainium (trn) families only.
-func accelerated(instanceType string) bool {
-	family, _, _ := strings.Cut(strings.TrimPrefix(instanceType, "ml."), ".")
-	return strings.HasPrefix(family, "p") || strings.HasPrefix(family, "g") || strings.HasPrefix(family, "trn")
-}
-
-// groupTypes lists the instance types a group runs or may run.
-func groupTypes(g *smtypes.ClusterInstanceGroupDetails) []string {
-	if r := g.InstanceRequirements; r != nil && len(r.DesiredInstanceTypes)+len(r.CurrentInstanceTypes) > 0 {
-		var out []string
-		for _, t := range append(slices.Clone(r.DesiredInstanceTypes), r.CurrentInstanceTypes...) {
-			out = append(out, string(t))
-		}
-		slices.Sort(out)
-		return slices.Compact(out)
-	}
-	return []string{string(g.InstanceType)}
-}
 
 // resolveCheckedGroups names, when the request does not, every group of
 // the cluster that runs GPU or Trainium instances, and the default checks.
 func resolveCheckedGroups(ctx context.Context, e *env) error {
 	if len(e.settings.Checks) == 0 {
-		e.settings.Checks = slices.Clone(defaultChecks)
+		e.settings.Checks = slices.Clone(capacity.DeepHealthChecks)
 	}
 	if len(e.settings.InstanceGroups) > 0 {
 		return nil
@@ -55,23 +30,20 @@ func resolveCheckedGroups(ctx context.Context, e *env) error {
 		return err
 	}
 	for _, g := range out.InstanceGroups {
-		if !slices.ContainsFunc(groupTypes(&g), func(t string) bool { return !accelerated(t) }) {
+		if !slices.ContainsFunc(compute.ActualSpec(&g).InstanceTypes, func(t string) bool { return !capacity.Accelerated(t) }) {
 			e.settings.InstanceGroups = append(e.settings.InstanceGroups, aws.ToString(g.InstanceGroupName))
 		}
 	}
 	return nil
 }
 
-// checkDeepHealthChecks refuses checks HyperPod does not know and groups
+// checkDeepHealthChecks refuses checks InstantStart does not run and groups
 // the cluster does not have or that run instances without accelerators.
 func checkDeepHealthChecks(ctx context.Context, e *env) error {
 	f := "input.deepHealthChecks."
 	var bad errs.List
-	known := smtypes.DeepHealthCheckType("").Values()
 	for i, c := range e.settings.Checks {
-		if !slices.Contains(known, smtypes.DeepHealthCheckType(c)) {
-			bad = append(bad, errs.Field(fmt.Sprintf("%schecks[%d]", f, i), "%q is not a deep health check; use one of %v", c, known))
-		}
+		bad = append(bad, capacity.CheckDeepHealthChecks([]string{c}, func(string) string { return fmt.Sprintf("%schecks[%d]", f, i) })...)
 	}
 	out, err := e.describe(ctx)
 	if err != nil {
@@ -87,15 +59,11 @@ func checkDeepHealthChecks(ctx context.Context, e *env) error {
 			bad = append(bad, errs.New(errs.Precondition, "cluster %s has no instance group %s", e.c.Name, name).WithField(field))
 			continue
 		}
-		for _, t := range groupTypes(g) {
-			if !accelerated(t) {
+		for _, t := range compute.ActualSpec(g).InstanceTypes {
+			if !capacity.Accelerated(t) {
 				bad = append(bad, errs.New(errs.Precondition, "instance group %s runs %s, which has no GPU or Trainium accelerators; HyperPod runs deep health checks only on those", name, t).WithField(field))
 				break
 			}
-		}
-		if c := string(smtypes.DeepHealthCheckTypeMultiNodeTrainingValidation); slices.Contains(e.settings.Checks, c) &&
-			slices.ContainsFunc(groupTypes(g), func(t string) bool { return strings.HasPrefix(t, "ml.trn") }) {
-			bad = append(bad, errs.New(errs.Precondition, "%s needs NVIDIA GPUs; instance group %s runs Trainium", c, name).WithField(field))
 		}
 	}
 	if len(bad) > 0 {

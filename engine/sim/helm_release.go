@@ -122,8 +122,8 @@ func (r *helmReleaseRec) out(now time.Time) (*cloud.HelmRelease, error) {
 // advanceHelm brings the Kubernetes side of every release up to the call's
 // moment: the Deployments of a revision that ended become available (unless
 // it failed), and an uninstalled release goes with its Deployments.
-// Releases go with their EKS cluster. World.begin runs it before every
-// call, so that any reader, of Helm or of Kubernetes, sees the same.
+// Releases go with their EKS cluster. Every Kubernetes and Helm call runs
+// it (through sweepKube) first, so that readers of either see the same.
 func (t *txn) advanceHelm() {
 	hs := t.st.Helm
 	for _, key := range sortedKeys(hs) {

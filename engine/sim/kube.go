@@ -157,9 +157,11 @@ func (t *txn) kubeAlive(region, name, id string) bool {
 
 // sweepKube drops the objects of the API servers whose EKS cluster is being
 // deleted or is gone, and ends their watches: the API goes with its
-// cluster. The EKS side does not know about Kubernetes, so every
-// Kubernetes call sweeps.
+// cluster. It then brings the Helm releases' workloads up to the call's
+// moment. The EKS side does not know about Kubernetes, so every Kubernetes
+// and Helm call sweeps (and no other call pays for it).
 func (t *txn) sweepKube() {
+	defer t.advanceHelm()
 	ks := t.st.Kube
 	if ks == nil {
 		return

@@ -220,8 +220,8 @@ func (t *txn) saved() {
 	}
 }
 
-// begin starts a call: it reads the clock once, drops what has finished
-// disappearing by then and brings the Helm releases up to then.
+// begin starts a call: it reads the clock once and drops what has finished
+// disappearing by then.
 func (w *World) begin(region string) *txn {
 	now := w.clock()
 	w.st.prune(now)
@@ -229,7 +229,6 @@ func (w *World) begin(region string) *txn {
 	if region != "" {
 		t.rs = w.st.regionState(region)
 	}
-	t.advanceHelm()
 	return t
 }
 

@@ -242,7 +242,7 @@ type DeepHealthChecksInput struct {
 	Enabled bool `json:"enabled"`
 	// The instance groups (default: every group of GPU or Trainium instances).
 	InstanceGroups []string `json:"instanceGroups,omitempty"`
-	// The checks: InstanceStress, InstanceConnectivity (the default, both) or MultiNodeTrainingValidation (NVIDIA GPUs only).
+	// The checks: InstanceStress and InstanceConnectivity (the default: both).
 	Checks []string `json:"checks,omitempty"`
 }
 
