@@ -13,6 +13,8 @@ import { ClusterComputeEventsSubscription, ClusterComputeQuery } from "./documen
 export interface ClusterCompute {
   groups: InstanceGroupRowFragment[];
   nodes: NodeRowFragment[];
+  /** The nodes seen in events since the first page was read, by id (null: deleted), for lists of more pages. */
+  liveNodes: ReadonlyMap<string, NodeRowFragment | null>;
   /** True when the cluster has more nodes than the first nodesPage the list holds. */
   nodesTruncated: boolean;
   /** How many nodes the cluster has: the server's count when the first page does not hold them all. */
@@ -56,6 +58,7 @@ export function useClusterCompute(clusterId: string): ClusterCompute {
   return {
     groups,
     nodes,
+    liveNodes,
     nodesTruncated: data != null && data.nodes.totalCount > data.nodes.edges.length,
     nodeCount: data != null && data.nodes.totalCount > data.nodes.edges.length ? data.nodes.totalCount : nodes.length,
     loaded: data != null,

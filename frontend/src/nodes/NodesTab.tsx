@@ -31,7 +31,7 @@ interface Props {
  */
 export function NodesTab({ cluster, compute }: Props) {
   const { me } = useSession();
-  const all = useClusterNodes(cluster.id);
+  const all = useClusterNodes(cluster.id, compute.liveNodes);
   const nodes = all.nodes ?? compute.nodes;
   const loaded = all.nodes !== null || compute.loaded;
   const now = useNow(true, 15_000);
@@ -182,11 +182,6 @@ function PagingStatus({ all, listed }: { all: ClusterNodes; listed: number }) {
             )}
           </p>
         )
-      )}
-      {all.streamError && (
-        <p className="live live-off" role="status">
-          {all.streamError}
-        </p>
       )}
     </>
   );

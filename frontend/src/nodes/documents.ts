@@ -40,22 +40,6 @@ export const NodesPageQuery = graphql(`
   }
 `);
 
-export const NodeEventsSubscription = graphql(`
-  subscription NodeEvents($since: String, $filter: EventFilter) {
-    events(since: $since, filter: $filter) {
-      cursor
-      action
-      target {
-        kind
-        id
-      }
-      node {
-        ...NodeRow
-      }
-    }
-  }
-`);
-
 export const NodeDiagnosisQuery = graphql(`
   query NodeDiagnosis($id: ID!) {
     nodeDiagnosis(id: $id) {
