@@ -57,22 +57,22 @@ func mapFeature(f *features.Feature) *model.Feature {
 	for _, r := range f.Resources {
 		m.Resources = append(m.Resources, &model.FeatureResource{Kind: r.Kind, Ref: r.Ref, Shared: r.Shared, Detail: optional(r.Detail)})
 	}
-	if s := f.Settings; s != nil && f.Name == features.KarpenterAutoscaling {
+	s := f.Settings
+	if s == nil {
+		return m
+	}
+	switch f.Name {
+	case features.KarpenterAutoscaling:
 		m.Karpenter = &model.KarpenterSettings{InstanceGroups: append([]string{}, s.InstanceGroups...)}
-	}
-	if s := f.Settings; s != nil {
-		switch f.Name {
-		case features.DeepHealthChecks:
-			m.DeepHealthChecks = &model.DeepHealthCheckSettings{InstanceGroups: append([]string{}, s.InstanceGroups...), Checks: append([]string{}, s.Checks...)}
-		case features.InferenceOperator:
-			m.InferenceOperator = &model.InferenceOperatorSettings{TLSCertificateBucket: s.Bucket}
-		case features.Observability:
-			m.Observability = &model.ObservabilitySettings{PrometheusWorkspaceArn: s.WorkspaceArn}
-		case features.S3CSIDriver:
-			m.S3CsiDriver = &model.S3CsiDriverSettings{Buckets: append([]string{}, s.Buckets...)}
-		}
-	}
-	if s := f.Settings; s != nil && f.Name == features.TieredCheckpointing {
+	case features.DeepHealthChecks:
+		m.DeepHealthChecks = &model.DeepHealthCheckSettings{InstanceGroups: append([]string{}, s.InstanceGroups...), Checks: append([]string{}, s.Checks...)}
+	case features.InferenceOperator:
+		m.InferenceOperator = &model.InferenceOperatorSettings{TLSCertificateBucket: s.Bucket}
+	case features.Observability:
+		m.Observability = &model.ObservabilitySettings{PrometheusWorkspaceArn: s.WorkspaceArn}
+	case features.S3CSIDriver:
+		m.S3CsiDriver = &model.S3CsiDriverSettings{Buckets: append([]string{}, s.Buckets...)}
+	case features.TieredCheckpointing:
 		m.TieredCheckpointing = &model.TieredCheckpointingSettings{Bucket: optional(s.Bucket), Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}
 		if s.MemoryPercentage > 0 {
 			m.TieredCheckpointing.MemoryPercentage = &s.MemoryPercentage

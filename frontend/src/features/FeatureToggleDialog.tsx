@@ -160,24 +160,14 @@ export function FeatureToggleDialog({ clusterId, feature, action, groups, onClos
 
         {asks && feature.name === "TIERED_CHECKPOINTING" && (
           <>
-            <Field
+            <TextSetting
               path={settingsPaths.bucket}
               label="S3 bucket"
-              errors={errors}
               hint="The bucket's name, without s3://: 3-63 lower-case letters, digits, dots and hyphens. The role may read and write this bucket only."
-            >
-              {(props) => (
-                <input
-                  {...props}
-                  type="text"
-                  autoComplete="off"
-                  spellCheck={false}
-                  autoFocus
-                  value={draft.tiered.bucket}
-                  onChange={(e) => changeTiered({ bucket: e.target.value }, settingsPaths.bucket)}
-                />
-              )}
-            </Field>
+              errors={errors}
+              value={draft.tiered.bucket}
+              onChange={(bucket) => changeTiered({ bucket }, settingsPaths.bucket)}
+            />
             <Field
               path={settingsPaths.memoryPercentage}
               label="Memory for checkpoints (optional)"
