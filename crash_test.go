@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +22,11 @@ import (
 // EKS control plane and during the HyperPod cluster), starts it again on the
 // same data directory, and checks that the operation finishes with each
 // create call made exactly once.
+//
+// The simulator holds each cluster in its creating state (a hold fault)
+// until the test has killed and restarted the process, so the kills land
+// while the phases wait however slow the machine is; the holds live in the
+// simulated world, which survives the restarts.
 func TestKillMidOperationAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -29,6 +36,10 @@ func TestKillMidOperationAndResume(t *testing.T) {
 	data := filepath.Join(dir, "data")
 
 	srv := startBinary(t, bin, data)
+	holds := map[string]string{ // phase -> the fault that holds its resource creating
+		"eks-cluster":      srv.injectFault(t, "hold:id=hold-eks,service=eks,operation=CreateCluster"),
+		"hyperpod-cluster": srv.injectFault(t, "hold:id=hold-hyperpod,service=sagemaker,operation=CreateCluster"),
+	}
 	var created struct {
 		CreateCluster struct{ ID string } `json:"createCluster"`
 	}
@@ -40,6 +51,10 @@ func TestKillMidOperationAndResume(t *testing.T) {
 		srv.waitPhase(t, opID, phase, "WAITING")
 		srv.kill(t)
 		srv = startBinary(t, bin, data)
+		// Resumed, the phase Observes the held cluster and waits on: its
+		// deadline does not count the time the process was down.
+		srv.waitPhase(t, opID, phase, "WAITING")
+		srv.clearFault(t, holds[phase])
 	}
 	status := srv.waitEnd(t, opID)
 	if status != "SUCCEEDED" {
@@ -160,21 +175,49 @@ func (b *binary) graphql(t *testing.T, query string, into any) {
 	}
 }
 
-func (b *binary) getJSON(t *testing.T, path string, into any) {
+// injectFault injects a simulator fault given in the --sim-fault syntax
+// and returns its id.
+func (b *binary) injectFault(t *testing.T, spec string) string {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, b.base+path, nil)
+	var f struct{ ID string }
+	b.send(t, http.MethodPost, "/sim/faults?spec="+url.QueryEscape(spec), http.StatusCreated, &f)
+	if f.ID == "" {
+		t.Fatalf("injecting %s returned no fault id", spec)
+	}
+	return f.ID
+}
+
+// clearFault clears the simulator fault id.
+func (b *binary) clearFault(t *testing.T, id string) {
+	t.Helper()
+	b.send(t, http.MethodDelete, "/sim/faults/"+url.PathEscape(id), http.StatusNoContent, nil)
+}
+
+// send makes an authenticated request without a body, checks its status
+// and decodes the answer into into, unless into is nil.
+func (b *binary) send(t *testing.T, method, path string, want int, into any) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), method, b.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+crashAdmin)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", path, resp.Status)
+	if resp.StatusCode != want {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %s %s, want %d", method, path, resp.Status, body, want)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
-		t.Fatal(err)
+	if into != nil {
+		if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+			t.Fatal(err)
+		}
 	}
+}
+
+func (b *binary) getJSON(t *testing.T, path string, into any) {
+	t.Helper()
+	b.send(t, http.MethodGet, path, http.StatusOK, into)
 }
 
 type opState struct {

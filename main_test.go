@@ -53,6 +53,14 @@ func TestServeFlags(t *testing.T) {
 	if len(f.faults) != 1 || f.faults[0].Service != "iam" {
 		t.Errorf("--sim-fault must replace INSTANTSTART_SIM_FAULT, got %+v", f.faults)
 	}
+	// A hold keeps what a test wants to catch in its creating state.
+	f, err = parseServeFlags([]string{"--sim-fault", "hold:id=hold-hp,service=sagemaker,operation=CreateCluster"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.faults) != 1 || f.faults[0].Kind != "hold" || f.faults[0].ID != "hold-hp" || f.faults[0].Operation != "CreateCluster" {
+		t.Errorf("--sim-fault hold:... = %+v", f.faults)
+	}
 }
 
 func TestBadInvocationsExitWithUsage(t *testing.T) {

@@ -23,11 +23,19 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, sim.Options{})
+}
+
+// newFixtureWith is newFixture with a simulator built from opts (its speed
+// and region are the fixture's).
+func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
+	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2"})
+	opts.Speed, opts.DefaultRegion = speed, "us-west-2"
+	world, err := sim.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

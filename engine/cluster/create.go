@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
@@ -46,7 +47,7 @@ func (s *Service) Create(ctx context.Context, caller string, in CreateInput, ide
 	if bad := normalize(&in); len(bad) > 0 {
 		return nil, bad
 	}
-	p, err := s.provider(in.Region)
+	p, err := s.checkProvider(in.Region)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func (s *Service) Create(ctx context.Context, caller string, in CreateInput, ide
 	if err := checkVpcCIDR(ctx, p, in.VpcCIDR); err != nil {
 		return nil, err
 	}
-	if err := s.checkNameFreeInAWS(ctx, p.Region, in.Name); err != nil {
+	if err := checkNameFreeInAWS(ctx, p, in.Name); err != nil {
 		return nil, err
 	}
 	id := s.ids.NewID()
@@ -89,12 +90,9 @@ func reserveName(tx *store.Tx, region, name, id string) error {
 }
 
 // checkNameFreeInAWS refuses a name an EKS or HyperPod cluster already has.
-func (s *Service) checkNameFreeInAWS(ctx context.Context, region, name string) error {
-	p, err := s.provider(region)
-	if err != nil {
-		return err
-	}
-	_, err = p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
+func checkNameFreeInAWS(ctx context.Context, p *cloud.Provider, name string) error {
+	region := p.Region
+	_, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(name)})
 	if err == nil {
 		return errs.New(errs.Precondition, "an EKS cluster named %q already exists in %s; adopt it with importCluster or choose another name", name, region).WithField("input.name")
 	}

@@ -38,7 +38,7 @@ func (s *Service) Import(ctx context.Context, caller string, in ImportInput, ide
 	if !clusterNamePattern.MatchString(in.Name) {
 		return nil, errs.Field("input.name", "name %q is not valid: use 1-40 letters, digits and single hyphens, starting with a letter; pass name to choose another", in.Name)
 	}
-	p, err := s.provider(in.Region)
+	p, err := s.checkProvider(in.Region)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ type Importable struct {
 // Importable lists the region's EKS clusters that this control plane does
 // not manage yet: candidates for Import.
 func (s *Service) Importable(ctx context.Context, region string) ([]Importable, error) {
-	p, err := s.provider(region)
+	p, err := s.checkProvider(region)
 	if err != nil {
 		return nil, err
 	}

@@ -3,15 +3,50 @@ package cluster
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/instantstart/instantstart/engine/sim"
 )
 
+// pausableClock runs with the wall clock until paused; paused, the
+// simulated world stands still, so a test can look at a state that would
+// otherwise last only a few milliseconds at the fixture's speed.
+type pausableClock struct {
+	mu     sync.Mutex
+	paused bool
+	at     time.Time
+	skew   time.Duration
+}
+
+func (c *pausableClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused {
+		return c.at
+	}
+	return time.Now().Add(c.skew)
+}
+
+func (c *pausableClock) Pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused, c.at = true, time.Now().Add(c.skew)
+}
+
+func (c *pausableClock) Resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused, c.skew = false, c.at.Sub(time.Now())
+}
+
 func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
-	f := newFixture(t)
+	clock := &pausableClock{}
+	f := newFixtureWith(t, sim.Options{Clock: clock.Now})
 	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +62,10 @@ func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
 	if n, err := f.svc.Refresh(context.Background()); err != nil || n != 0 {
 		t.Fatalf("refresh of an unchanged cluster: %d changes, %v", n, err)
 	}
-	// Someone deletes the HyperPod cluster with the AWS CLI.
+	// Someone deletes the HyperPod cluster with the AWS CLI. The simulator
+	// holds still while the refresh looks, so the deletion is seen under way
+	// however slow the machine.
+	clock.Pause()
 	p, _ := f.world.Provider("us-west-2")
 	if _, err := p.SageMaker.DeleteCluster(context.Background(), &sagemaker.DeleteClusterInput{ClusterName: aws.String("train-1")}); err != nil {
 		t.Fatal(err)
@@ -39,6 +77,7 @@ func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
 	if c.HyperPod.Status != "Deleting" {
 		t.Fatalf("HyperPod status %q", c.HyperPod.Status)
 	}
+	clock.Resume()
 	// Once it is gone, the record says so and what to do.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if _, err := f.svc.Refresh(context.Background()); err != nil {

@@ -16,8 +16,11 @@ import (
 // Options tune the cluster operations.
 type Options struct {
 	// Scale divides the phase timeouts (the simulator's speed; 1 for AWS).
-	Scale  float64
-	Logger *slog.Logger
+	Scale float64
+	// ReadRetry bounds the retries of the reads that check a request; zero
+	// means ops.DefaultReadRetry scaled by Scale.
+	ReadRetry ops.ReadRetry
+	Logger    *slog.Logger
 }
 
 // Service creates, imports, reads and deletes clusters.
@@ -35,6 +38,9 @@ type Service struct {
 func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, opts Options) *Service {
 	if opts.Scale <= 0 {
 		opts.Scale = 1
+	}
+	if opts.ReadRetry.Attempts == 0 {
+		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -109,6 +115,17 @@ func (s *Service) provider(region string) (*cloud.Provider, error) {
 		return nil, errs.Field("input.region", "%v", err)
 	}
 	return p, nil
+}
+
+// checkProvider returns the ports of region for the reads that check a
+// request: a throttled read is tried again (Options.ReadRetry) before the
+// request fails with it.
+func (s *Service) checkProvider(region string) (*cloud.Provider, error) {
+	p, err := s.provider(region)
+	if err != nil {
+		return nil, err
+	}
+	return cloud.RetryReads(p, s.opts.ReadRetry.Do), nil
 }
 
 // register adds the cluster operation kinds to the runner.

@@ -181,8 +181,11 @@ type Clusters interface {
 type Options struct {
 	// Scale divides the phase timeouts and poll intervals (the simulator's
 	// speed; 1 for AWS).
-	Scale  float64
-	Logger *slog.Logger
+	Scale float64
+	// ReadRetry bounds the retries of the reads that check a request; zero
+	// means ops.DefaultReadRetry scaled by Scale.
+	ReadRetry ops.ReadRetry
+	Logger    *slog.Logger
 }
 
 // Service manages instance groups and nodes.
@@ -201,6 +204,9 @@ type Service struct {
 func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
 	if opts.Scale <= 0 {
 		opts.Scale = 1
+	}
+	if opts.ReadRetry.Attempts == 0 {
+		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -224,6 +230,17 @@ func (s *Service) provider(region string) (*cloud.Provider, error) {
 		return nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", region, err)
 	}
 	return p, nil
+}
+
+// checkProvider returns the ports of region for the reads that check a
+// request or answer a query: a throttled read is tried again
+// (Options.ReadRetry) before the request fails with it.
+func (s *Service) checkProvider(region string) (*cloud.Provider, error) {
+	p, err := s.provider(region)
+	if err != nil {
+		return nil, err
+	}
+	return cloud.RetryReads(p, s.opts.ReadRetry.Do), nil
 }
 
 // Group returns the instance group id.

@@ -54,7 +54,7 @@ func (s *Service) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.provider(c.Region)
+	p, err := s.checkProvider(c.Region)
 	if err != nil {
 		return nil, err
 	}

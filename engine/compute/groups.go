@@ -63,7 +63,7 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.provider(c.Region)
+	p, err := s.checkProvider(c.Region)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.provider(c.Region)
+	p, err := s.checkProvider(c.Region)
 	if err != nil {
 		return nil, err
 	}

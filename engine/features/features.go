@@ -149,8 +149,12 @@ type Clusters interface {
 // Options tune the service.
 type Options struct {
 	// Scale divides the phase timeouts (the simulator's speed; 1 for AWS).
-	Scale  float64
-	Logger *slog.Logger
+	Scale float64
+	// ReadRetry bounds the retries of the reads that check a request or
+	// read the feature table; zero means ops.DefaultReadRetry scaled by
+	// Scale.
+	ReadRetry ops.ReadRetry
+	Logger    *slog.Logger
 }
 
 // Service reads and toggles features.
@@ -177,6 +181,9 @@ const (
 func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
 	if opts.Scale <= 0 {
 		opts.Scale = 1
+	}
+	if opts.ReadRetry.Attempts == 0 {
+		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -246,9 +253,20 @@ func (s *Service) context(clusterID string) (*Cluster, *cloud.Provider, error) {
 	return c, p, nil
 }
 
+// checkContext is context for the reads that check a request or answer a
+// query: a throttled AWS or Helm read is tried again (Options.ReadRetry)
+// before the request fails with it.
+func (s *Service) checkContext(clusterID string) (*Cluster, *cloud.Provider, error) {
+	c, p, err := s.context(clusterID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, cloud.RetryReads(p, s.opts.ReadRetry.Do), nil
+}
+
 // List returns the cluster's feature table, read from AWS and Kubernetes.
 func (s *Service) List(ctx context.Context, clusterID string) ([]*Feature, error) {
-	c, p, err := s.context(clusterID)
+	c, p, err := s.checkContext(clusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +374,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 	if c.Status != "ACTIVE" {
 		return nil, errs.New(errs.Precondition, "cluster %s is %s; features can change only while it is ACTIVE", c.Name, c.Status).WithField("clusterId")
 	}
-	_, p, err := s.context(clusterID)
+	_, p, err := s.checkContext(clusterID)
 	if err != nil {
 		return nil, err
 	}

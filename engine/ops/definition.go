@@ -43,8 +43,9 @@ type Step struct {
 	Name      string
 	Title     string
 	DependsOn []string
-	// Timeout bounds the phase from its start to its goal; 0 means the
-	// runner's default.
+	// Timeout bounds the phase from its start to its goal, in time the
+	// process was running (downtime does not count); 0 means the runner's
+	// default.
 	Timeout time.Duration
 	Observe func(ctx context.Context, run *Run) (Observation, error)
 	// Apply makes the change once. It may be nil for phases that only wait.

@@ -84,6 +84,11 @@ type Phase struct {
 	// process that restarts with it set re-Applies with the same attempt (and
 	// so the same client token) if Observe finds nothing.
 	Applying bool `json:"applying,omitempty"`
+	// Elapsed is how long runners have worked on the phase since it
+	// started, summed over the processes that ran it and stored with each
+	// of its changes: the time its deadline counts. Time the process was
+	// down is not in it.
+	Elapsed time.Duration `json:"elapsed,omitempty"`
 }
 
 // Operation is a stored, staged change of one target resource.

@@ -27,7 +27,9 @@ func (nopObserver) PhaseFinished(string, string, PhaseStatus, time.Duration) {}
 // Options configure a Runner.
 type Options struct {
 	Backoff Backoff
-	// PhaseTimeout is the default deadline of a phase from its (re)start.
+	// PhaseTimeout is the default deadline of a phase: how long runners
+	// may work on it from its start, not counting time the process was
+	// down (see Phase.Elapsed).
 	PhaseTimeout time.Duration
 	// ApplyTimeout bounds one Apply call. Apply is not interrupted by cancel
 	// or shutdown, so that its result is always stored.

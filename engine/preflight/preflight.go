@@ -14,14 +14,42 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
 )
 
+// Options tune the service.
+type Options struct {
+	// Scale divides the waits between retries (the simulator's speed; 1
+	// for AWS).
+	Scale float64
+	// ReadRetry bounds the retries of a throttled read; zero means
+	// ops.DefaultReadRetry scaled by Scale.
+	ReadRetry ops.ReadRetry
+}
+
 // Service answers preflight queries through the provider ports.
-type Service struct{ regions cloud.Regions }
+type Service struct {
+	regions cloud.Regions
+	opts    Options
+}
 
-// New returns a Service over regions.
-func New(regions cloud.Regions) *Service { return &Service{regions: regions} }
+// New returns a Service over regions with the default Options.
+func New(regions cloud.Regions) *Service { return NewWithOptions(regions, Options{}) }
 
+// NewWithOptions returns a Service over regions tuned by opts.
+func NewWithOptions(regions cloud.Regions, opts Options) *Service {
+	if opts.Scale <= 0 {
+		opts.Scale = 1
+	}
+	if opts.ReadRetry.Attempts == 0 {
+		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
+	}
+	return &Service{regions: regions, opts: opts}
+}
+
+// provider returns the ports of region (the default region when empty).
+// Every answer is read while a client waits, so a throttled read is tried
+// again (Options.ReadRetry) before the query fails with it.
 func (s *Service) provider(region string) (*cloud.Provider, error) {
 	if region == "" {
 		region = s.regions.DefaultRegion()
@@ -30,7 +58,7 @@ func (s *Service) provider(region string) (*cloud.Provider, error) {
 	if err != nil {
 		return nil, errs.Field("region", "%v", err)
 	}
-	return p, nil
+	return cloud.RetryReads(p, s.opts.ReadRetry.Do), nil
 }
 
 // Regions lists the regions of the account, sorted.

@@ -67,3 +67,31 @@ func TestEverySimulatedInstanceTypeIsDescribed(t *testing.T) {
 		}
 	}
 }
+
+func TestPreflightRetriesThrottledReads(t *testing.T) {
+	world, err := sim.New(sim.Options{DefaultRegion: "us-west-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewWithOptions(world, Options{Scale: 1000})
+	ctx := context.Background()
+	throttle := sim.Fault{Kind: sim.FaultThrottle, Service: "ec2", Operation: "DescribeAvailabilityZones", Count: 2}
+	if _, err := world.InjectFault(throttle); err != nil {
+		t.Fatal(err)
+	}
+	if zones, err := s.Zones(ctx, ""); err != nil || len(zones) != 4 {
+		t.Fatalf("zones after two throttled reads: %+v %v", zones, err)
+	}
+	throttle.Count = 0
+	if _, err := world.InjectFault(throttle); err != nil {
+		t.Fatal(err)
+	}
+	before := world.Calls()["ec2"]["DescribeAvailabilityZones"]
+	_, err = s.Zones(ctx, "")
+	if e := errs.As(err); e.Code != errs.Upstream || e.UpstreamCode != "RequestLimitExceeded" {
+		t.Fatalf("zones under a lasting throttle: %v", err)
+	}
+	if got := world.Calls()["ec2"]["DescribeAvailabilityZones"] - before; got != s.opts.ReadRetry.Attempts {
+		t.Fatalf("%d tries under a lasting throttle, want the bound %d", got, s.opts.ReadRetry.Attempts)
+	}
+}

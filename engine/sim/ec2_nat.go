@@ -109,6 +109,7 @@ func (a *ec2API) CreateNatGateway(ctx context.Context, in *ec2.CreateNatGatewayI
 		if msg, failed := t.failFault(svcEC2, "CreateNatGateway", "Simulated NAT gateway failure"); failed && n.FailureCode == "" {
 			n.FailureCode, n.Life.FailMessage = "InternalError", msg
 		}
+		n.Life.HeldBy = t.holdFault(svcEC2, "CreateNatGateway")
 		n.PrivateIP = s.nextIP()
 		t.rs.NATs[n.ID] = n
 		t.setTags(n.ID, tags)

@@ -152,6 +152,7 @@ func (a *eksAPI) CreateAddon(ctx context.Context, in *eks.CreateAddonInput, _ ..
 		if msg, failed := t.failFault(svcEKS, "CreateAddon", "Simulated add-on failure"); failed {
 			ad.Life.FailMessage = msg
 		}
+		ad.Life.HeldBy = t.holdFault(svcEKS, "CreateAddon")
 		c.Addons[name] = ad
 		return &eks.CreateAddonOutput{Addon: t.addonOut(c, ad)}, nil
 	})

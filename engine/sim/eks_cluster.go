@@ -233,6 +233,7 @@ func (t *txn) newEKSCluster(name string, in *eks.CreateClusterInput, vpcID, vers
 	if msg, failed := t.failFault(svcEKS, "CreateCluster", "Simulated control plane failure"); failed {
 		c.Life.FailMessage = msg
 	}
+	c.Life.HeldBy = t.holdFault(svcEKS, "CreateCluster")
 	if admin && mode != ekstypes.AuthenticationModeConfigMap {
 		e := t.newAccessEntry(c, t.callerArn(), "STANDARD", "", nil, nil)
 		e.Policies = []accessPolicyRec{{

@@ -44,6 +44,15 @@ const (
 	// FaultHealthCheck makes the next deep health check of a matching
 	// HyperPod node (by Cluster, Group, Instance, Zone, InstanceType) fail.
 	FaultHealthCheck = "healthcheck"
+	// FaultHold keeps each asynchronous resource of Service (EKS cluster
+	// or add-on, SageMaker cluster, EC2 NAT gateway, Helm release) that
+	// Operation creates (any create, if empty; Helm's is "Install") in its
+	// creating state (CREATING, Creating, pending, pending-install) for as
+	// long as the fault is active, so a test catches it there however
+	// slow the machine. Once the fault is cleared, the resource ends its
+	// creation as it would have: at once if its time has passed. It takes
+	// no count.
+	FaultHold = "hold"
 )
 
 // Fault is an injected misbehaviour of the simulated cloud. Empty selectors
@@ -69,7 +78,8 @@ type Fault struct {
 	// fault on each request it rejects (reporting the value through
 	// ListServiceQuotas does not use it up), a node fault on each node it
 	// strikes, a healthcheck fault on each check it fails. Node and
-	// healthcheck faults fire once when Count is 0.
+	// healthcheck faults fire once when Count is 0. A hold fault takes no
+	// count: it holds until it is cleared.
 	Count int
 	Value float64 // the quota value of a quota fault
 }
@@ -135,7 +145,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultHold}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -201,11 +211,14 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		if f.Kind == FaultError && f.Code == "" {
 			f.Code = "InternalFailure"
 		}
-	case FaultFail:
+	case FaultFail, FaultHold:
 		switch f.Service {
 		case svcEKS, svcSageMaker, svcEC2, svcHelm:
 		default:
-			return f, fmt.Errorf("sim: a fail fault needs service eks, sagemaker, ec2 or helm, got %q", f.Service)
+			return f, fmt.Errorf("sim: a %s fault needs service eks, sagemaker, ec2 or helm, got %q", f.Kind, f.Service)
+		}
+		if f.Kind == FaultHold && f.Count != 0 {
+			return f, fmt.Errorf("sim: a hold fault lasts until it is cleared; it takes no count, got %d", f.Count)
 		}
 	case FaultCapacity:
 		if f.Zone == "" {
@@ -266,13 +279,15 @@ func (w *World) normalizeNodeFault(f Fault) (Fault, error) {
 // instanceIDPattern is the shape of an EC2 instance id.
 var instanceIDPattern = regexp.MustCompile(`^i-[0-9a-f]{8}([0-9a-f]{9})?$`)
 
-// ClearFault removes the fault with id.
+// ClearFault removes the fault with id. What a hold fault kept in its
+// creating state goes on from now.
 func (w *World) ClearFault(id string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, f := range w.st.Faults {
 		if f.ID == id {
 			w.st.Faults = append(w.st.Faults[:i:i], w.st.Faults[i+1:]...)
+			w.st.releaseHolds(w.clock())
 			if err := w.save(); err != nil {
 				w.rollback()
 				return err
@@ -283,12 +298,14 @@ func (w *World) ClearFault(id string) error {
 	return fmt.Errorf("sim: no fault with id %q", id)
 }
 
-// ClearFaults removes every fault. Should saving fail, the faults are still
+// ClearFaults removes every fault, releasing what hold faults kept in
+// their creating state. Should saving fail, the faults are still
 // gone from memory and the change reaches Storage with the next saved call.
 func (w *World) ClearFaults() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.st.Faults = nil
+	w.st.releaseHolds(w.clock())
 	_ = w.save()
 }
 

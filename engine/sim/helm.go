@@ -224,6 +224,7 @@ func (t *txn) helmInstall(eksCluster, ns string, chart cloud.HelmChart) (*cloud.
 	if msg, failed := t.failFault(svcHelm, "Install", failure); failed {
 		r.Life.FailMessage = msg
 	}
+	r.Life.HeldBy = t.holdFault(svcHelm, "Install")
 	t.helmCluster(c).Releases[kubeObjectKey(ns, name)] = r
 	return r.out(t.now)
 }

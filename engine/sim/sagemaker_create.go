@@ -179,6 +179,7 @@ func (t *txn) hpProvision(c *hpClusterRec) {
 	if msg, failed := t.failFault(svcSageMaker, "CreateCluster", "Simulated cluster creation failure"); failed && c.Life.FailMessage == "" {
 		c.Life.FailMessage = msg
 	}
+	c.Life.HeldBy = t.holdFault(svcSageMaker, "CreateCluster")
 	t.schedule(c, hpAction{At: c.Life.ReadyAt, Kind: actClusterReady})
 }
 

@@ -169,8 +169,8 @@ func (t *txn) nextAction() (*hpClusterRec, int) {
 			c.Agenda = slices.DeleteFunc(c.Agenda, func(a hpAction) bool { return a.Kind != actClusterReady })
 		}
 		for i, a := range c.Agenda {
-			if a.At.After(t.now) {
-				continue
+			if a.At.After(t.now) || (a.Kind == actClusterReady && c.Life.HeldBy != "") {
+				continue // not due, or held in Creating by a hold fault
 			}
 			if best == nil {
 				best, bi = c, i

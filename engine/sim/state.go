@@ -242,6 +242,9 @@ type lifecycle struct {
 	FailMessage string     `json:",omitempty"` // set: creation ends failed
 	DeletingAt  *time.Time `json:",omitempty"`
 	GoneAt      *time.Time `json:",omitempty"`
+	// HeldBy is the id of the hold fault that keeps the resource creating
+	// past ReadyAt, until the fault is cleared (see FaultHold).
+	HeldBy string `json:",omitempty"`
 }
 
 func newLifecycle(now, readyAt time.Time) lifecycle {
@@ -254,7 +257,7 @@ func (l lifecycle) phase(now time.Time) phase {
 		return phaseGone
 	case l.DeletingAt != nil:
 		return phaseDeleting
-	case now.Before(l.ReadyAt):
+	case l.HeldBy != "", now.Before(l.ReadyAt):
 		return phaseCreating
 	case l.FailMessage != "":
 		return phaseFailed
