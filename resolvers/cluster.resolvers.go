@@ -48,7 +48,11 @@ func (r *clusterResolver) Operations(ctx context.Context, obj *model.Cluster, fi
 
 // CreateCluster is the resolver for the createCluster field.
 func (r *mutationResolver) CreateCluster(ctx context.Context, input model.CreateClusterInput, idempotencyKey *string) (*model.Operation, error) {
-	op, err := r.Clusters.Create(ctx, Caller(ctx), mapCreateClusterInput(input), deref(idempotencyKey))
+	in, err := mapCreateClusterInput(input)
+	if err != nil {
+		return nil, err
+	}
+	op, err := r.Clusters.Create(ctx, Caller(ctx), in, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +61,11 @@ func (r *mutationResolver) CreateCluster(ctx context.Context, input model.Create
 
 // ImportCluster is the resolver for the importCluster field.
 func (r *mutationResolver) ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error) {
-	op, err := r.Clusters.Import(ctx, Caller(ctx), mapImportClusterInput(input), deref(idempotencyKey))
+	in, err := mapImportClusterInput(input)
+	if err != nil {
+		return nil, err
+	}
+	op, err := r.Clusters.Import(ctx, Caller(ctx), in, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/instantstart/instantstart/engine/errs"
@@ -20,8 +22,11 @@ var errInternal = errs.New(errs.Internal, "internal error: the server could not 
 // ErrorPresenter is the one place where errors become GraphQL errors. An
 // *errs.Error keeps its message and carries extensions {code, field,
 // upstreamCode, retryable, details}; gqlgen's own complaints about a request
-// (parse, validation, wrong argument types, complexity, bad body) become
-// VALIDATION; anything else is logged and shown as a generic INTERNAL error.
+// (parse, validation, wrong argument types, bad body) become VALIDATION, and
+// so does a value a scalar or enum could not read (a Time that is not RFC
+// 3339, say), with the argument it was given in as the field; the
+// complexity limit's refusal becomes LIMIT; anything else is logged and
+// shown as a generic INTERNAL error.
 func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -50,12 +55,28 @@ func present(ctx context.Context, log *slog.Logger, err error) *gqlerror.Error {
 		e = list[0]
 	case errors.As(err, &e):
 	case gqlErr != nil && gqlErr.Err == nil:
-		out.Message = gqlErr.Message
-		out.Extensions = map[string]any{"code": string(errs.Validation), "retryable": false}
+		code, message := errs.Validation, gqlErr.Message
+		if gqlErr.Extensions["code"] == complexityLimitCode {
+			code, message = errs.Limit, message+": ask for fewer fields or fewer items at once"
+		}
+		out.Extensions = map[string]any{"code": string(code), "retryable": false}
+		if field := variablePath(gqlErr.Path); field != "" {
+			// gqlparser's complaints about variables ("cannot be null")
+			// do not say which variable they are about.
+			message = field + ": " + message
+			out.Extensions["field"] = field
+		}
+		out.Message = message
 		if code, ok := gqlErr.Extensions["code"]; ok {
 			out.Extensions["graphqlCode"] = code
 		}
 		return out
+	case gqlErr != nil && inputPath(ctx, gqlErr.Path) != "":
+		// gqlgen reads arguments before it calls the resolver and puts the
+		// path of the argument's value after the field's own path.
+		field := inputPath(ctx, gqlErr.Path)
+		out.Path = graphql.GetPath(ctx)
+		e = errs.Field(field, "%s: %v; correct this value and send the request again", field, gqlErr.Err)
 	default:
 		log.Error("request failed", "path", out.Path.String(), "err", err)
 		e = errInternal
@@ -72,6 +93,52 @@ func present(ctx context.Context, log *slog.Logger, err error) *gqlerror.Error {
 		out.Extensions["details"] = e.Details
 	}
 	return out
+}
+
+// complexityLimitCode is the extensions.code of gqlgen's complexity-limit
+// refusal (extension.FixedComplexityLimit), which gqlgen does not export.
+const complexityLimitCode = "COMPLEXITY_LIMIT_EXCEEDED"
+
+// inputPath is the part of an error's path below the field being resolved
+// ("input.expiresAt", "zones[1]"): the argument value gqlgen could not
+// read. It is "" for an error of the field itself.
+func inputPath(ctx context.Context, path ast.Path) string {
+	field := graphql.GetPath(ctx)
+	if len(field) == 0 || len(path) <= len(field) {
+		return ""
+	}
+	for i, el := range field {
+		if path[i] != el {
+			return ""
+		}
+	}
+	return pathText(path[len(field):])
+}
+
+// variablePath is the variable an error of gqlparser's variable checks is
+// about ("$in.zones[1]"), whose path starts with "variable"; else "".
+func variablePath(path ast.Path) string {
+	if len(path) < 2 || path[0] != ast.PathName("variable") {
+		return ""
+	}
+	return "$" + pathText(path[1:])
+}
+
+// pathText writes a path as a field of an error: "input.zones[1]".
+func pathText(path ast.Path) string {
+	var b strings.Builder
+	for _, el := range path {
+		switch el := el.(type) {
+		case ast.PathName:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(string(el))
+		case ast.PathIndex:
+			fmt.Fprintf(&b, "[%d]", int(el))
+		}
+	}
+	return b.String()
 }
 
 // RecoverFunc logs a resolver's panic with its stack and shows the client an

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/instantstart/instantstart/engine/errs"
@@ -145,5 +147,75 @@ func TestCaller(t *testing.T) {
 	ctx := WithIdentity(context.Background(), &auth.Identity{Name: "alice", Role: auth.Operator})
 	if got := Caller(ctx); got != "alice" {
 		t.Errorf("Caller = %q, want alice", got)
+	}
+}
+
+// TestErrorPresenterNamesBadInput checks the errors gqlgen raises about a
+// request's values, which carry no engine code: each must reach the client
+// as VALIDATION or LIMIT naming what to change, never INTERNAL.
+func TestErrorPresenterNamesBadInput(t *testing.T) {
+	field := graphql.WithPathContext(context.Background(), graphql.NewPathWithField("createToken"))
+	complexity := gqlerror.Errorf("operation has complexity 600, which exceeds the limit of 500")
+	complexity.Extensions = map[string]any{"code": "COMPLEXITY_LIMIT_EXCEEDED"}
+	variable := gqlerror.ErrorPathf(ast.Path{ast.PathName("variable"), ast.PathName("in"), ast.PathName("zones"), ast.PathIndex(1)}, "cannot use bool as String")
+	variable.Extensions = map[string]any{"code": "GRAPHQL_VALIDATION_FAILED"}
+	tests := []struct {
+		name  string
+		ctx   context.Context
+		err   error
+		code  string
+		field string
+		says  []string
+	}{
+		{
+			name: "a scalar that cannot read an argument's value",
+			ctx:  field,
+			err: gqlerror.WrapPath(ast.Path{ast.PathName("createToken"), ast.PathName("input"), ast.PathName("expiresAt")},
+				errors.New("time should be RFC3339Nano formatted string")),
+			code: "VALIDATION", field: "input.expiresAt", says: []string{"input.expiresAt: time should be RFC3339Nano"},
+		},
+		{
+			name: "a value in a list",
+			ctx:  field,
+			err: gqlerror.WrapPath(ast.Path{ast.PathName("createToken"), ast.PathName("zones"), ast.PathIndex(2)},
+				errors.New("not an Int")),
+			code: "VALIDATION", field: "zones[2]", says: []string{"zones[2]: not an Int"},
+		},
+		{
+			name: "the complexity limit",
+			err:  complexity,
+			code: "LIMIT", says: []string{"complexity 600", "limit of 500", "ask for fewer"},
+		},
+		{
+			name: "a variable of the wrong type",
+			err:  variable,
+			code: "VALIDATION", field: "$in.zones[1]", says: []string{"$in.zones[1]: cannot use bool as String"},
+		},
+		{
+			name: "a resolver's own uncoded error is still internal",
+			ctx:  field,
+			err:  gqlerror.WrapPath(ast.Path{ast.PathName("createToken")}, errors.New("badger: key too large")),
+			code: "INTERNAL", says: []string{"internal error"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			got := ErrorPresenter(nil)(ctx, tt.err)
+			if got.Extensions["code"] != tt.code {
+				t.Errorf("code = %v (%s), want %s", got.Extensions["code"], got.Message, tt.code)
+			}
+			if f, _ := got.Extensions["field"].(string); f != tt.field {
+				t.Errorf("field = %q, want %q", f, tt.field)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(got.Message, s) {
+					t.Errorf("message %q does not say %q", got.Message, s)
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,10 @@
 package resolvers
 
 import (
+	"strings"
+
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
@@ -118,12 +121,27 @@ func mapClusterFilter(f *model.ClusterFilter) cluster.ListFilter {
 	return out
 }
 
+// mapRegion is the region a client named in field: "" when it left the
+// field out, which the engine reads as the server's default region. An
+// empty region sent explicitly is refused rather than read as that default:
+// it is a mistake more often than a choice.
+func mapRegion(field string, region *string) (string, error) {
+	if region != nil && strings.TrimSpace(*region) == "" {
+		return "", errs.Field(field, "%s is empty; name a region (such as us-west-2), or leave %s out for the server's default region", field, field)
+	}
+	return deref(region), nil
+}
+
 // mapCreateClusterInput passes the request on as given: absent fields stay
 // zero and the engine applies the defaults the schema documents.
-func mapCreateClusterInput(in model.CreateClusterInput) cluster.CreateInput {
+func mapCreateClusterInput(in model.CreateClusterInput) (cluster.CreateInput, error) {
+	region, err := mapRegion("input.region", in.Region)
+	if err != nil {
+		return cluster.CreateInput{}, err
+	}
 	out := cluster.CreateInput{
 		Name:              in.Name,
-		Region:            deref(in.Region),
+		Region:            region,
 		KubernetesVersion: deref(in.KubernetesVersion),
 		Zones:             in.Zones,
 		VpcCIDR:           deref(in.VpcCidr),
@@ -150,14 +168,18 @@ func mapCreateClusterInput(in model.CreateClusterInput) cluster.CreateInput {
 		}
 		out.InstanceGroups = append(out.InstanceGroups, spec)
 	}
-	return out
+	return out, nil
 }
 
-func mapImportClusterInput(in model.ImportClusterInput) cluster.ImportInput {
+func mapImportClusterInput(in model.ImportClusterInput) (cluster.ImportInput, error) {
+	region, err := mapRegion("input.region", in.Region)
+	if err != nil {
+		return cluster.ImportInput{}, err
+	}
 	return cluster.ImportInput{
 		Name:                deref(in.Name),
-		Region:              deref(in.Region),
+		Region:              region,
 		EKSClusterName:      in.EksClusterName,
 		HyperPodClusterName: deref(in.HyperPodClusterName),
-	}
+	}, nil
 }

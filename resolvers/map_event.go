@@ -2,17 +2,24 @@ package resolvers
 
 import (
 	"encoding/json"
-	"github.com/instantstart/instantstart/engine/auth"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
-// mapEvent turns an entry of the event log into its GraphQL form. The
-// payload stays JSON, redacted of secrets; the Event.operation and
+type eventViewKey struct{}
+
+// mapEvent turns an entry of the event log into its GraphQL form, once per
+// event: every subscriber receives the same value, which no one changes.
+// The payload stays JSON, redacted of secrets; the Event.operation and
 // Event.cluster fields decode it when asked for.
-func mapEvent(ev store.Event) *model.Event {
+func mapEvent(ev *store.Event) *model.Event {
+	return ev.Shared(eventViewKey{}, func() any { return newEvent(ev) }).(*model.Event)
+}
+
+func newEvent(ev *store.Event) *model.Event {
 	out := &model.Event{
 		Cursor: store.Cursor(ev.Seq),
 		Time:   ev.Time,

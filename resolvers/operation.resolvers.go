@@ -103,29 +103,37 @@ func (r *queryResolver) WaitOperation(ctx context.Context, id string, timeoutSec
 
 // OperationUpdated is the resolver for the operationUpdated field.
 func (r *subscriptionResolver) OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error) {
+	if ch, ok := fed[*model.Operation](ctx); ok {
+		return ch, nil
+	}
 	since := r.Store.LastSequence() // before the read, so no change is missed
 	op, err := r.Ops.Get(id)
 	if err != nil {
 		return nil, err
 	}
 	out := make(chan *model.Operation, 1)
-	go r.followOperation(ctx, op, since, out)
+	goStream(ctx, func() { r.followOperation(ctx, op, since, out) })
 	return out, nil
 }
 
 // Events is the resolver for the events field.
 func (r *subscriptionResolver) Events(ctx context.Context, since *string, filter *model.EventFilter) (<-chan *model.Event, error) {
+	if ch, ok := fed[*model.Event](ctx); ok {
+		return ch, nil
+	}
 	seq, err := parseSince(since)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	sub := r.Store.Subscribe(ctx, seq, eventFilter(filter), subscriptionBuffer)
+	if deref(since) == "" {
+		seq = r.Store.OldestRetained() - 1 // "from the start" is from the oldest event kept
+	}
+	sub, err := r.Store.Subscribe(seq, eventFilter(filter))
+	if err != nil {
+		return nil, subscribeError(err)
+	}
 	out := make(chan *model.Event, 1)
-	go func() {
-		defer cancel() // stops the store's pump if the stream ends first
-		r.streamEvents(ctx, sub, out)
-	}()
+	goStream(ctx, func() { r.streamEvents(ctx, sub, out) })
 	return out, nil
 }
 

@@ -18,7 +18,11 @@ func (r *queryResolver) Regions(ctx context.Context) ([]string, error) {
 
 // AvailabilityZones is the resolver for the availabilityZones field.
 func (r *queryResolver) AvailabilityZones(ctx context.Context, region *string) ([]*model.AvailabilityZone, error) {
-	zones, err := r.Preflight.Zones(ctx, deref(region))
+	reg, err := mapRegion("region", region)
+	if err != nil {
+		return nil, err
+	}
+	zones, err := r.Preflight.Zones(ctx, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +35,11 @@ func (r *queryResolver) AvailabilityZones(ctx context.Context, region *string) (
 
 // InstanceTypeOfferings is the resolver for the instanceTypeOfferings field.
 func (r *queryResolver) InstanceTypeOfferings(ctx context.Context, region *string, zone string) ([]*model.InstanceTypeOffering, error) {
-	offers, err := r.Preflight.InstanceTypes(ctx, deref(region), zone)
+	reg, err := mapRegion("region", region)
+	if err != nil {
+		return nil, err
+	}
+	offers, err := r.Preflight.InstanceTypes(ctx, reg, zone)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +53,11 @@ func (r *queryResolver) InstanceTypeOfferings(ctx context.Context, region *strin
 
 // InstanceQuota is the resolver for the instanceQuota field.
 func (r *queryResolver) InstanceQuota(ctx context.Context, region *string, instanceType string) (*model.InstanceQuota, error) {
-	q, err := r.Preflight.InstanceQuota(ctx, deref(region), instanceType)
+	reg, err := mapRegion("region", region)
+	if err != nil {
+		return nil, err
+	}
+	q, err := r.Preflight.InstanceQuota(ctx, reg, instanceType)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +66,11 @@ func (r *queryResolver) InstanceQuota(ctx context.Context, region *string, insta
 
 // TrainingPlans is the resolver for the trainingPlans field.
 func (r *queryResolver) TrainingPlans(ctx context.Context, region *string) ([]*model.TrainingPlan, error) {
-	plans, err := r.Preflight.TrainingPlans(ctx, deref(region))
+	reg, err := mapRegion("region", region)
+	if err != nil {
+		return nil, err
+	}
+	plans, err := r.Preflight.TrainingPlans(ctx, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +84,11 @@ func (r *queryResolver) TrainingPlans(ctx context.Context, region *string) ([]*m
 
 // ImportableClusters is the resolver for the importableClusters field.
 func (r *queryResolver) ImportableClusters(ctx context.Context, region *string) ([]*model.ImportableCluster, error) {
-	found, err := r.Resolver.Clusters.Importable(ctx, deref(region))
+	reg, err := mapRegion("region", region)
+	if err != nil {
+		return nil, err
+	}
+	found, err := r.Resolver.Clusters.Importable(ctx, reg)
 	if err != nil {
 		return nil, err
 	}

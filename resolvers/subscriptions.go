@@ -12,11 +12,6 @@ import (
 	"github.com/instantstart/instantstart/graph/model"
 )
 
-// subscriptionBuffer bounds the live events the store holds for one
-// subscriber. A subscriber that falls further behind is ended by the store
-// with an OverflowError rather than slowing anyone else.
-const subscriptionBuffer = 256
-
 // send hands v to out unless ctx ends first.
 func send[T any](ctx context.Context, out chan<- T, v T) bool {
 	select {
@@ -33,10 +28,11 @@ func send[T any](ctx context.Context, out chan<- T, v T) bool {
 // only ever needs the newest state.
 func (r *Resolver) followOperation(ctx context.Context, op *ops.Operation, since uint64, out chan<- *model.Operation) {
 	defer close(out)
+	defer flush(ctx)
 	var sent time.Time // UpdatedAt of the last state sent
 	for {
 		if !op.UpdatedAt.Equal(sent) {
-			if !send(ctx, out, mapOperation(op)) {
+			if !deliver(ctx, out, mapOperation(op), nil) {
 				return
 			}
 			sent = op.UpdatedAt
@@ -63,37 +59,63 @@ func (r *Resolver) followOperation(ctx context.Context, op *ops.Operation, since
 	}
 }
 
+// sharedOperation is an operation event decoded and mapped once for every
+// subscriber.
+type sharedOperation struct {
+	op  *ops.Operation
+	out *model.Operation
+	err error
+}
+
+type operationViewKey struct{}
+
+func operationView(ev *store.Event) *sharedOperation {
+	return ev.Shared(operationViewKey{}, func() any {
+		var op ops.Operation
+		if err := json.Unmarshal(ev.Payload, &op); err != nil {
+			return &sharedOperation{err: err}
+		}
+		return &sharedOperation{op: &op, out: mapOperation(&op)}
+	}).(*sharedOperation)
+}
+
 // forwardOperation sends the stored changes of operation id after since to
 // out until one is terminal, ctx ends, or the store ends the subscription.
 // It returns the last state sent and whether the store ended the
 // subscription because out fell behind.
 func (r *Resolver) forwardOperation(ctx context.Context, id string, since uint64, out chan<- *model.Operation) (last *ops.Operation, overflowed bool) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops the store's pump when leaving early
-	sub := r.Store.Subscribe(ctx, since, store.Filter{Kinds: []string{ops.RecordKind}, IDs: []string{id}}, subscriptionBuffer)
-	for ev := range sub.C {
-		var next ops.Operation
-		if err := json.Unmarshal(ev.Payload, &next); err != nil {
-			r.log().Error("operationUpdated: decode operation event", "operation", id, "seq", ev.Seq, "err", err)
+	sub, err := r.Store.Subscribe(since, store.Filter{Kinds: []string{ops.RecordKind}, IDs: []string{id}})
+	if err != nil {
+		r.log().Warn("operationUpdated: subscribe", "operation", id, "err", err)
+		return nil, false
+	}
+	defer sub.Close()
+	flushOnWait(ctx, sub)
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			var overflow *store.OverflowError
+			if errors.As(err, &overflow) {
+				return last, true
+			}
+			if ctx.Err() == nil {
+				r.log().Warn("operationUpdated ended", "operation", id, "err", err)
+			}
+			return last, false
+		}
+		view := operationView(ev)
+		if view.err != nil {
+			r.log().Error("operationUpdated: decode operation event", "operation", id, "seq", ev.Seq, "err", view.err)
 			continue
 		}
-		if !send(ctx, out, mapOperation(&next)) {
+		if !deliver(ctx, out, view.out, ev) {
 			return last, false
 		}
-		last = &next
-		if next.Status.Terminal() {
+		last = view.op
+		if last.Status.Terminal() {
 			return last, false
 		}
 	}
-	var overflow *store.OverflowError
-	err := sub.Err()
-	if errors.As(err, &overflow) {
-		return last, true
-	}
-	if err != nil {
-		r.log().Warn("operationUpdated ended", "operation", id, "err", err)
-	}
-	return last, false
 }
 
 // streamEvents forwards sub to out. When the store ends sub because the
@@ -101,17 +123,24 @@ func (r *Resolver) forwardOperation(ctx context.Context, id string, since uint64
 // with no gap, then closes out.
 func (r *Resolver) streamEvents(ctx context.Context, sub *store.Subscription, out chan<- *model.Event) {
 	defer close(out)
-	for ev := range sub.C {
-		if !send(ctx, out, mapEvent(ev)) {
-			return
+	defer sub.Close()
+	defer flush(ctx)
+	flushOnWait(ctx, sub)
+	for {
+		ev, err := sub.Next(ctx)
+		var overflow *store.OverflowError
+		switch {
+		case err == nil:
+			if !deliver(ctx, out, mapEvent(ev), ev) {
+				return
+			}
+			continue
+		case errors.As(err, &overflow):
+			deliver(ctx, out, resubscribeEvent(overflow.ResumeAfter, time.Now()), nil)
+		case ctx.Err() == nil:
+			r.log().Warn("events subscription ended", "err", err)
 		}
-	}
-	var overflow *store.OverflowError
-	switch err := sub.Err(); {
-	case errors.As(err, &overflow):
-		send(ctx, out, resubscribeEvent(overflow.ResumeAfter, time.Now()))
-	case err != nil:
-		r.log().Warn("events subscription ended", "err", err)
+		return
 	}
 }
 
@@ -125,6 +154,17 @@ func eventFilter(f *model.EventFilter) store.Filter {
 		out.Kinds = append(out.Kinds, storeKind(k))
 	}
 	return out
+}
+
+// subscribeError explains why the store would not start a subscription: an
+// expired cursor gets CURSOR_EXPIRED with the cursor to resume from.
+func subscribeError(err error) error {
+	var expired *store.CursorExpiredError
+	if errors.As(err, &expired) {
+		return errs.Wrap(errs.CursorExpired, err, "%s", expired.Error()).
+			WithField("since").WithDetail("resumeFrom", store.Cursor(expired.Resume))
+	}
+	return err
 }
 
 // parseSince reads the events subscription's since cursor.

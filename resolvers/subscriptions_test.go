@@ -11,9 +11,13 @@ import (
 	"github.com/instantstart/instantstart/graph/model"
 )
 
+// testRing is the store's event ring in these tests: a subscriber further
+// behind than it is ended with a cursor to resume from.
+const testRing = 16
+
 func newTestResolver(t *testing.T) *Resolver {
 	t.Helper()
-	st, err := store.Open(t.TempDir(), store.Options{InMemory: true})
+	st, err := store.Open(t.TempDir(), store.Options{InMemory: true, EventRing: testRing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +58,7 @@ func TestEventsOverflowEndsWithResubscribeCursor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const total = 4 * subscriptionBuffer
+	const total = 4 * testRing
 	for i := range total {
 		put(t, r.Store, "widget", fmt.Sprint(i), map[string]int{"n": i})
 	}
@@ -110,7 +114,7 @@ func TestOperationUpdatedCatchesUpAfterFallingBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const updates = 4 * subscriptionBuffer
+	const updates = 4 * testRing
 	for i := 1; i <= updates; i++ {
 		op.UpdatedAt = base.Add(time.Duration(i) * time.Millisecond)
 		if i == updates {

@@ -35,29 +35,49 @@ type Options struct {
 	SessionTTL time.Duration
 	// Logger receives notices (never secrets); nil means slog.Default().
 	Logger *slog.Logger
+	// AfterFunc calls f once d has passed, like time.AfterFunc, and returns
+	// a function that cancels the call (reporting whether it did). Watch uses
+	// it to end an identity when its credential expires; nil means
+	// time.AfterFunc. Tests pass one driven by the same fake time as Clock.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Service issues and checks tokens and sessions and keeps the audit log.
-// It is safe for concurrent use.
+// It is safe for concurrent use. Revocations and sign-outs reach the
+// identities and watches of the Service that made them, so a store has one
+// Service.
 type Service struct {
-	st    *store.Store
-	clock func() time.Time
-	ttl   time.Duration
-	log   *slog.Logger
-	ids   store.IDs
+	st        *store.Store
+	clock     func() time.Time
+	afterFunc func(time.Duration, func()) func() bool
+	ttl       time.Duration
+	log       *slog.Logger
+	ids       store.IDs
+	ends      credentialEnds
 }
 
-// New returns a service over st.
+// New returns a service over st. It reads the revoked tokens of st, so that
+// Check refuses them without reading the store.
 func New(st *store.Store, opts Options) *Service {
-	s := &Service{st: st, clock: opts.Clock, ttl: opts.SessionTTL, log: opts.Logger}
+	s := &Service{st: st, clock: opts.Clock, afterFunc: opts.AfterFunc, ttl: opts.SessionTTL, log: opts.Logger}
 	if s.clock == nil {
 		s.clock = time.Now
+	}
+	if s.afterFunc == nil {
+		s.afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
 	if s.ttl <= 0 {
 		s.ttl = 12 * time.Hour
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	s.ends.init()
+	if err := s.loadRevoked(); err != nil {
+		// Authenticate and Session read the store and still refuse these
+		// tokens; only Check of an identity made elsewhere (by another
+		// Service over st, say) misses them. Logged, not fatal.
+		s.log.Error("could not read revoked tokens", "error", err.Error())
 	}
 	return s
 }

@@ -25,7 +25,8 @@ const maxSessionsPerToken = 64
 
 // Login exchanges an API token's secret for a session cookie value. The
 // session ends after the session TTL, when the token expires (whichever is
-// first), when the token is revoked, or at Logout.
+// first), when the token is revoked, at Logout, or when later logins of the
+// same token push it out (see maxSessionsPerToken).
 func (s *Service) Login(tokenSecret string) (string, *Identity, time.Time, error) {
 	t, err := s.authenticate(tokenSecret)
 	if err != nil {
@@ -41,6 +42,7 @@ func (s *Service) Login(tokenSecret string) (string, *Identity, time.Time, error
 		sess.ExpiresAt = *t.ExpiresAt
 	}
 	hash := hashSecret(cookie)
+	var pruned []session
 	err = s.st.Update(func(tx *store.Tx) error {
 		// The token may have been revoked since authenticate read it.
 		cur, err := getToken(tx, t.ID)
@@ -50,7 +52,7 @@ func (s *Service) Login(tokenSecret string) (string, *Identity, time.Time, error
 		if err := refuseInactive(cur, now); err != nil {
 			return err
 		}
-		if err := pruneSessions(tx, t.ID, now); err != nil {
+		if pruned, err = pruneSessions(tx, t.ID, now); err != nil {
 			return err
 		}
 		if err := putJSON(tx, indexSession, hash, sess); err != nil {
@@ -61,8 +63,8 @@ func (s *Service) Login(tokenSecret string) (string, *Identity, time.Time, error
 	if err != nil {
 		return "", nil, time.Time{}, err
 	}
-	id := &Identity{TokenID: t.ID, Name: t.Name, Role: t.Role, Via: "cookie", SessionID: sess.ID}
-	return cookie, id, sess.ExpiresAt, nil
+	s.ends.sessionsEnded(pruned, now)
+	return cookie, identityOf(t, &sess), sess.ExpiresAt, nil
 }
 
 // Session returns the identity of a session cookie value.
@@ -83,7 +85,7 @@ func (s *Service) Session(cookieValue string) (*Identity, error) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) || errs.CodeOf(err) == errs.NotFound {
-		return nil, errs.New(errs.Unauthenticated, "your session has ended or is unknown to this server: log in again with your token")
+		return nil, sessionUnknownError()
 	}
 	if err != nil {
 		return nil, err
@@ -92,23 +94,39 @@ func (s *Service) Session(cookieValue string) (*Identity, error) {
 		if err := s.Logout(cookieValue); err != nil {
 			s.log.Warn("could not remove an expired session", "session_id", sess.ID, "error", err.Error())
 		}
-		return nil, errs.New(errs.Unauthenticated, "your session expired at %s: log in again with your token", sess.ExpiresAt.Format(time.RFC3339))
+		return nil, sessionExpiredError(sess.ExpiresAt)
 	}
 	if err := refuseInactive(t, now); err != nil {
-		return nil, errs.New(errs.Unauthenticated, "this session has ended: %s", err.Error())
+		return nil, sessionTokenEndedError(err)
 	}
 	s.touch(t, now)
-	return &Identity{TokenID: t.ID, Name: t.Name, Role: t.Role, Via: "cookie", SessionID: sess.ID}, nil
+	return identityOf(t, &sess), nil
 }
 
-// Logout ends the session of a cookie value. Ending an unknown, ended or
-// malformed session is not an error.
+func sessionUnknownError() error {
+	return errs.New(errs.Unauthenticated, "your session has ended or is unknown to this server: log in again with your token")
+}
+
+func sessionExpiredError(at time.Time) error {
+	return errs.New(errs.Unauthenticated, "your session expired at %s: log in again with your token", at.Format(time.RFC3339))
+}
+
+// sessionTokenEndedError refuses a session whose token was revoked or
+// expired; tokenErr says which.
+func sessionTokenEndedError(tokenErr error) error {
+	return errs.New(errs.Unauthenticated, "this session has ended: %s", tokenErr.Error())
+}
+
+// Logout ends the session of a cookie value, and every watch of its
+// identity. Ending an unknown, ended or malformed session is not an error.
 func (s *Service) Logout(cookieValue string) error {
 	if !isIssued(cookieValue, sessionPrefix) {
 		return nil
 	}
 	hash := hashSecret(cookieValue)
-	return s.st.Update(func(tx *store.Tx) error {
+	var ended []session
+	err := s.st.Update(func(tx *store.Tx) error {
+		ended = nil
 		var sess session
 		err := getJSON(tx, indexSession, hash, &sess)
 		if errors.Is(err, store.ErrNotFound) {
@@ -117,8 +135,14 @@ func (s *Service) Logout(cookieValue string) error {
 		if err != nil {
 			return err
 		}
+		ended = append(ended, sess)
 		return deleteSession(tx, sess.TokenID, hash)
 	})
+	if err != nil {
+		return err
+	}
+	s.ends.sessionsEnded(ended, s.now())
+	return nil
 }
 
 func deleteSession(tx *store.Tx, tokenID, hash string) error {
@@ -138,51 +162,68 @@ func tokenSessions(tx *store.Tx, tokenID string) ([]string, error) {
 	return hashes, err
 }
 
-// endSessions ends every session of a token.
-func endSessions(tx *store.Tx, tokenID string) error {
+// endSessions ends every session of a token and returns them, so that the
+// caller can end their watches once the transaction commits.
+func endSessions(tx *store.Tx, tokenID string) ([]session, error) {
 	hashes, err := tokenSessions(tx, tokenID)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var ended []session
 	for _, h := range hashes {
+		var sess session
+		switch err := getJSON(tx, indexSession, h, &sess); {
+		case err == nil:
+			ended = append(ended, sess)
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
 		if err := deleteSession(tx, tokenID, h); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return ended, nil
 }
 
 // pruneSessions ends a token's expired sessions and, past
-// maxSessionsPerToken, its oldest ones, leaving room for one more.
-func pruneSessions(tx *store.Tx, tokenID string, now time.Time) error {
+// maxSessionsPerToken, its oldest ones, leaving room for one more. It
+// returns the sessions it ended, so that the caller can end their watches
+// once the transaction commits.
+func pruneSessions(tx *store.Tx, tokenID string, now time.Time) ([]session, error) {
 	hashes, err := tokenSessions(tx, tokenID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	type live struct {
-		id, hash string
+		sess session
+		hash string
 	}
 	var alive []live
+	var ended []session
 	for _, h := range hashes {
 		var sess session
 		err := getJSON(tx, indexSession, h, &sess)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
+			return nil, err
 		}
 		if err == nil && now.Before(sess.ExpiresAt) {
-			alive = append(alive, live{sess.ID, h})
+			alive = append(alive, live{sess, h})
 			continue
 		}
+		if err == nil {
+			ended = append(ended, sess)
+		}
 		if err := deleteSession(tx, tokenID, h); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	slices.SortFunc(alive, func(a, b live) int { return strings.Compare(a.id, b.id) })
+	slices.SortFunc(alive, func(a, b live) int { return strings.Compare(a.sess.ID, b.sess.ID) })
 	for len(alive) >= maxSessionsPerToken {
 		if err := deleteSession(tx, tokenID, alive[0].hash); err != nil {
-			return err
+			return nil, err
 		}
+		ended = append(ended, alive[0].sess)
 		alive = alive[1:]
 	}
-	return nil
+	return ended, nil
 }

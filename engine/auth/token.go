@@ -30,6 +30,8 @@ func (t *Token) Active(now time.Time) bool {
 }
 
 // Identity is who is calling: the token behind the request and how it came.
+// It is a snapshot taken when the credential was checked: Service.Check and
+// Service.Watch say whether the credential has ended since.
 type Identity struct {
 	TokenID string
 	Name    string
@@ -38,6 +40,35 @@ type Identity struct {
 	Via string
 	// SessionID identifies the browser session when Via is "cookie".
 	SessionID string
+	// ExpiresAt is when the token expires; zero for a token that does not.
+	ExpiresAt time.Time
+	// SessionExpiresAt is when the browser session expires; zero when Via
+	// is not "cookie".
+	SessionExpiresAt time.Time
+}
+
+// EndsAt returns when the identity's credential expires: the earlier of the
+// token's and the session's expiry, or zero when neither expires. Revocation
+// and sign-out can end it sooner.
+func (id *Identity) EndsAt() time.Time {
+	end := id.ExpiresAt
+	if s := id.SessionExpiresAt; !s.IsZero() && (end.IsZero() || s.Before(end)) {
+		end = s
+	}
+	return end
+}
+
+// identityOf returns the identity of token t, used directly (sess nil) or
+// through browser session sess.
+func identityOf(t *Token, sess *session) *Identity {
+	id := &Identity{TokenID: t.ID, Name: t.Name, Role: t.Role, Via: "bearer"}
+	if t.ExpiresAt != nil {
+		id.ExpiresAt = *t.ExpiresAt
+	}
+	if sess != nil {
+		id.Via, id.SessionID, id.SessionExpiresAt = "cookie", sess.ID, sess.ExpiresAt
+	}
+	return id
 }
 
 // lastUsedEvery bounds how often authentication writes LastUsedAt, so a busy
@@ -146,13 +177,16 @@ func (s *Service) List() ([]*Token, error) {
 	return out, err
 }
 
-// Revoke ends a token and its browser sessions. Revoking a revoked token
-// returns it unchanged. The last active admin token cannot be revoked, so
-// that someone can always manage tokens.
+// Revoke ends a token and its browser sessions, and with them every watch
+// of their identities. Revoking a revoked token returns it unchanged. The
+// last active admin token cannot be revoked, so that someone can always
+// manage tokens.
 func (s *Service) Revoke(id string) (*Token, error) {
 	var t *Token
+	var ended []session
 	err := s.st.Update(func(tx *store.Tx) error {
 		var err error
+		ended = nil
 		if t, err = getToken(tx, id); err != nil || t.RevokedAt != nil {
 			return err
 		}
@@ -176,11 +210,13 @@ func (s *Service) Revoke(id string) (*Token, error) {
 		if err := putJSON(tx, indexToken, t.ID, t); err != nil {
 			return err
 		}
-		return endSessions(tx, t.ID)
+		ended, err = endSessions(tx, t.ID)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.ends.tokenRevoked(t, ended, s.now())
 	s.log.Info("token revoked", "token_id", t.ID, "token_name", t.Name)
 	return t, nil
 }
@@ -191,7 +227,7 @@ func (s *Service) Authenticate(secret string) (*Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Identity{TokenID: t.ID, Name: t.Name, Role: t.Role, Via: "bearer"}, nil
+	return identityOf(t, nil), nil
 }
 
 // authenticate returns the active token of secret and records its use.
@@ -221,11 +257,19 @@ func (s *Service) authenticate(secret string) (*Token, error) {
 func refuseInactive(t *Token, now time.Time) error {
 	switch {
 	case t.RevokedAt != nil:
-		return errs.New(errs.Unauthenticated, "token %q was revoked at %s: ask an admin for a new token", t.Name, t.RevokedAt.Format(time.RFC3339))
+		return tokenRevokedError(t.Name, *t.RevokedAt)
 	case !t.Active(now):
-		return errs.New(errs.Unauthenticated, "token %q expired at %s: ask an admin for a new token", t.Name, t.ExpiresAt.Format(time.RFC3339))
+		return tokenExpiredError(t.Name, *t.ExpiresAt)
 	}
 	return nil
+}
+
+func tokenRevokedError(name string, at time.Time) error {
+	return errs.New(errs.Unauthenticated, "token %q was revoked at %s: ask an admin for a new token", name, at.Format(time.RFC3339))
+}
+
+func tokenExpiredError(name string, at time.Time) error {
+	return errs.New(errs.Unauthenticated, "token %q expired at %s: ask an admin for a new token", name, at.Format(time.RFC3339))
 }
 
 // touch records that t was used at now, at most once per lastUsedEvery. A

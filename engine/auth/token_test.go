@@ -232,7 +232,7 @@ func TestSecretsStayOutOfEventsAndRecords(t *testing.T) {
 	if n := f.st.LastSequence(); n != 0 {
 		t.Errorf("auth appended %d events to the public log", n)
 	}
-	err = f.st.History(0, f.st.LastSequence(), store.Filter{}, func(ev store.Event) (bool, error) {
+	err = f.st.History(0, f.st.LastSequence(), store.Filter{}, func(ev *store.Event) (bool, error) {
 		raw, _ := json.Marshal(ev)
 		for _, s := range forbidden {
 			if strings.Contains(string(raw), s) {

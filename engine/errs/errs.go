@@ -28,6 +28,10 @@ const (
 	Forbidden Code = "FORBIDDEN"
 	// Limit: the request exceeds a size, depth, rate or count limit.
 	Limit Code = "LIMIT"
+	// CursorExpired: an event cursor older than the retained event log. The
+	// client re-reads the state it follows, then resubscribes from the
+	// cursor the error gives (details.resumeFrom).
+	CursorExpired Code = "CURSOR_EXPIRED"
 )
 
 // Error is an error with a code, an optional field it concerns, and for

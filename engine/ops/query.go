@@ -94,8 +94,20 @@ func (r *Runner) Wait(ctx context.Context, id string, timeout time.Duration) (*O
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sub := r.store.Subscribe(ctx, since, store.Filter{Kinds: []string{recordKind}, IDs: []string{id}}, 64)
-	for ev := range sub.C {
+	sub, err := r.store.Subscribe(since, store.Filter{Kinds: []string{recordKind}, IDs: []string{id}})
+	if err != nil {
+		return r.Get(id) // the log moved past since: the operation now is the answer
+	}
+	defer sub.Close()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			var overflow *store.OverflowError
+			if ctx.Err() == nil && !errors.As(err, &overflow) {
+				return nil, errs.Wrap(errs.Unavailable, err, "waiting for operation %s stopped: %v", id, err)
+			}
+			return r.Get(id)
+		}
 		var next Operation
 		if err := json.Unmarshal(ev.Payload, &next); err != nil {
 			return nil, err
@@ -104,11 +116,6 @@ func (r *Runner) Wait(ctx context.Context, id string, timeout time.Duration) (*O
 			return &next, nil
 		}
 	}
-	var overflow *store.OverflowError
-	if err := sub.Err(); err != nil && !errors.As(err, &overflow) {
-		return nil, errs.Wrap(errs.Unavailable, err, "waiting for operation %s stopped: %v", id, err)
-	}
-	return r.Get(id)
 }
 
 // changed reports whether next differs from prev in status or in any

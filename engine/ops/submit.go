@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/store"
@@ -41,10 +43,35 @@ type Request struct {
 	Prepare func(tx *store.Tx, op *Operation) error
 }
 
+// maxIdempotencyKeyLength bounds an idempotency key, in characters. A key
+// is part of a store key, and the store bounds those; a UUID or a ULID fits
+// with room to spare.
+const maxIdempotencyKeyLength = 256
+
+// checkIdempotencyKey refuses a key that is too long or holds characters
+// that are not printable: a VALIDATION error on the field idempotencyKey.
+func checkIdempotencyKey(key string) error {
+	if !utf8.ValidString(key) {
+		return errs.Field("idempotencyKey", "the idempotency key is not valid UTF-8; use printable characters, such as a UUID")
+	}
+	if n := utf8.RuneCountInString(key); n > maxIdempotencyKeyLength {
+		return errs.Field("idempotencyKey", "the idempotency key is %d characters long; the most allowed is %d: use a shorter key, such as a UUID", n, maxIdempotencyKeyLength)
+	}
+	for i, c := range []rune(key) {
+		if !unicode.IsPrint(c) {
+			return errs.Field("idempotencyKey", "character %d of the idempotency key is %U, which is not printable; use printable characters only, such as a UUID", i+1, c)
+		}
+	}
+	return nil
+}
+
 // Submit stores a new operation and starts it, returning at once. The same
 // idempotency key from the same caller returns the first operation; a second
 // operation on a target that has one running is a CONFLICT naming it.
 func (r *Runner) Submit(req Request) (*Operation, error) {
+	if err := checkIdempotencyKey(req.IdempotencyKey); err != nil {
+		return nil, err
+	}
 	if err := r.acceptingWork(); err != nil {
 		return nil, err
 	}
@@ -230,6 +257,9 @@ func requestHash(req Request) (string, error) {
 func (r *Runner) Replay(req Request) (*Operation, error) {
 	if req.IdempotencyKey == "" {
 		return nil, nil
+	}
+	if err := checkIdempotencyKey(req.IdempotencyKey); err != nil {
+		return nil, err
 	}
 	hash, err := requestHash(req)
 	if err != nil {

@@ -35,12 +35,22 @@ type Options struct {
 	Logger     *slog.Logger
 	// Clock stamps events; nil means time.Now.
 	Clock func() time.Time
+	// EventRing is how many of the newest events are kept in memory for
+	// live subscribers, and so how far one may lag before it is ended with
+	// a cursor to resume from; 0 means DefaultEventRing.
+	EventRing int
+	// EventRetention bounds the event log by age and count; the zero value
+	// keeps 7 days and at most 1,000,000 events (see retention.go).
+	EventRetention EventRetention
 }
 
 // Store is the Badger-backed record store. It is safe for concurrent use.
 type Store struct {
 	db    *badger.DB
 	clock func() time.Time
+
+	// retention prunes the event log (retention.go).
+	retention retention
 
 	// mu serialises writers so that event sequence numbers commit in order
 	// and reach subscribers in order.
@@ -61,12 +71,18 @@ var (
 // Open opens (creating if needed) the store in dir. A second process on the
 // same directory gets an error that says so.
 func Open(dir string, opts Options) (*Store, error) {
+	// Sized for a control plane's records (megabytes, not gigabytes):
+	// Badger's defaults (a 256 MiB block cache, five 64 MiB memtables) are a
+	// database server's.
 	bo := badger.DefaultOptions(filepath.Join(dir, "badger")).
 		WithLogger(nil).
 		WithSyncWrites(opts.SyncWrites).
 		WithNumVersionsToKeep(1).
 		WithValueLogFileSize(64 << 20).
-		WithMemTableSize(16 << 20)
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(16 << 20).
+		WithIndexCacheSize(8 << 20)
 	if opts.InMemory {
 		bo = bo.WithInMemory(true).WithDir("").WithValueDir("")
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -83,7 +99,6 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	s.hub.init()
 	err = db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(keySeq)
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -101,6 +116,11 @@ func Open(dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("read event sequence: %w", err)
 	}
+	s.hub.init(opts.EventRing, s.seq)
+	if err := s.startRetention(opts); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -114,6 +134,7 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.hub.closeAll()
 	s.mu.Unlock()
+	s.stopRetention()
 	return s.db.Close()
 }
 

@@ -15,7 +15,12 @@ type rec struct {
 
 func openMem(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open("", Options{InMemory: true})
+	return openStore(t, Options{InMemory: true})
+}
+
+func openStore(t testing.TB, opts Options) *Store {
+	t.Helper()
+	s, err := Open("", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +44,7 @@ func TestPutAppendsEventsOnlyForChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var actions []Action
-	if err := s.History(0, s.LastSequence(), Filter{}, func(ev Event) (bool, error) {
+	if err := s.History(0, s.LastSequence(), Filter{}, func(ev *Event) (bool, error) {
 		actions = append(actions, ev.Action)
 		return true, nil
 	}); err != nil {
@@ -70,21 +75,44 @@ func TestFailedTransactionLeavesNoEventAndNoGap(t *testing.T) {
 	}
 	put(t, s, "c", 1)
 	var seqs []uint64
-	s.History(0, 100, Filter{}, func(ev Event) (bool, error) { seqs = append(seqs, ev.Seq); return true, nil })
+	s.History(0, 100, Filter{}, func(ev *Event) (bool, error) { seqs = append(seqs, ev.Seq); return true, nil })
 	if len(seqs) != 2 || seqs[0] != 1 || seqs[1] != 2 {
 		t.Fatalf("sequence numbers %v, want [1 2]", seqs)
 	}
 }
 
+// subscribe starts a subscription that the test closes.
+func subscribe(t testing.TB, s *Store, since uint64, f Filter) *Subscription {
+	t.Helper()
+	sub, err := s.Subscribe(since, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sub.Close)
+	return sub
+}
+
+// nextEvent returns the subscription's next event, failing the test on an
+// error or after 10 s.
+func nextEvent(t testing.TB, sub *Subscription) *Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ev, err := sub.Next(ctx)
+	if err != nil {
+		t.Fatalf("next event: %v", err)
+	}
+	return ev
+}
+
 func TestSubscribeReplaysThenFollowsLiveWithNoGapOrDuplicate(t *testing.T) {
-	s := openMem(t)
+	s := openStore(t, Options{InMemory: true, EventRing: 16})
 	for i := 0; i < 50; i++ {
 		put(t, s, "a", i)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sub := s.Subscribe(ctx, 10, Filter{}, 1000)
-	// Writes race with the replay on purpose.
+	sub := subscribe(t, s, 10, Filter{})
+	// Writes race with the replay on purpose, and the ring is smaller than
+	// the history: the reader crosses from the stored log to the ring.
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -92,65 +120,97 @@ func TestSubscribeReplaysThenFollowsLiveWithNoGapOrDuplicate(t *testing.T) {
 			put(t, s, "a", i)
 		}
 	}()
-	want := uint64(11)
-	for ev := range sub.C {
-		if ev.Seq != want {
+	for want := uint64(11); want <= 150; want++ {
+		if ev := nextEvent(t, sub); ev.Seq != want {
 			t.Fatalf("got event %d, want %d", ev.Seq, want)
 		}
-		if want == 150 {
-			break
-		}
-		want++
 	}
 	<-done
 }
 
 func TestSubscribeFiltersByKindAndID(t *testing.T) {
 	s := openMem(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sub := s.Subscribe(ctx, 0, Filter{IDs: []string{"b"}}, 10)
+	sub := subscribe(t, s, 0, Filter{IDs: []string{"b"}})
 	put(t, s, "a", 1)
 	put(t, s, "b", 1)
-	ev := <-sub.C
-	if ev.ID != "b" {
+	if ev := nextEvent(t, sub); ev.ID != "b" {
 		t.Fatalf("got event for %s", ev.ID)
 	}
 }
 
-func TestSlowSubscriberIsClosedWithResumeCursorWithoutBlockingWriters(t *testing.T) {
+func TestLiveSubscribersShareOneEventValue(t *testing.T) {
 	s := openMem(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	slow := s.Subscribe(ctx, 0, Filter{}, 4)
-	fast := s.Subscribe(ctx, 0, Filter{}, 1000)
+	a := subscribe(t, s, s.LastSequence(), Filter{})
+	b := subscribe(t, s, s.LastSequence(), Filter{})
+	put(t, s, "a", 1)
+	evA, evB := nextEvent(t, a), nextEvent(t, b)
+	if evA != evB {
+		t.Fatal("live subscribers received different copies of one event")
+	}
+	calls := 0
+	for range 3 {
+		if got := evA.Shared("key", func() any { calls++; return "derived" }); got != "derived" {
+			t.Fatalf("Shared = %v", got)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("the shared value was derived %d times, want once", calls)
+	}
+}
+
+func TestSlowSubscriberIsEndedWithResumeCursorWithoutBlockingWriters(t *testing.T) {
+	s := openStore(t, Options{InMemory: true, EventRing: 8})
+	slow := subscribe(t, s, 0, Filter{})
+	fast := subscribe(t, s, 0, Filter{})
 	put(t, s, "a", -1)
-	first := <-slow.C // the slow reader takes one event, then stops reading
+	first := nextEvent(t, slow) // the slow reader takes one event, then stops reading
 	for i := 0; i < 100; i++ {
 		put(t, s, "a", i) // must not block on the slow reader
 	}
-	var last uint64
-	for ev := range slow.C {
-		last = ev.Seq
-	}
-	if last == 0 {
-		last = first.Seq
-	}
+	_, err := slow.Next(context.Background())
 	var of *OverflowError
-	if !errors.As(slow.Err(), &of) || of.ResumeAfter != last {
-		t.Fatalf("slow subscriber ended with %v, want overflow resuming after %d", slow.Err(), last)
+	if !errors.As(err, &of) || of.ResumeAfter != first.Seq {
+		t.Fatalf("slow subscriber ended with %v, want overflow resuming after %d", err, first.Seq)
 	}
-	// Resuming from the cursor continues with the next event.
-	resumed := s.Subscribe(ctx, of.ResumeAfter, Filter{}, 1000)
-	if ev := <-resumed.C; ev.Seq != last+1 {
-		t.Fatalf("resumed at %d, want %d", ev.Seq, last+1)
-	}
-	n := 0
-	for range fast.C {
-		n++
-		if n == 101 {
-			break
+	// Resuming from the cursor replays the rest from the stored log.
+	resumed := subscribe(t, s, of.ResumeAfter, Filter{})
+	for want := first.Seq + 1; want <= s.LastSequence(); want++ {
+		if ev := nextEvent(t, resumed); ev.Seq != want {
+			t.Fatalf("resumed at %d, want %d", ev.Seq, want)
 		}
+	}
+	// A reader that keeps up is never ended.
+	for i := 0; i < 101; i++ {
+		nextEvent(t, fast)
+	}
+}
+
+func TestSubscriptionEndsWhenTheStoreCloses(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := subscribe(t, s, 0, Filter{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := sub.Next(context.Background())
+		errc <- err
+	}()
+	s.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("Next after Close = %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next still waiting after Close")
+	}
+	if n := s.Subscribers(); n != 1 {
+		t.Fatalf("subscribers = %d before the subscription is closed", n)
+	}
+	sub.Close()
+	if n := s.Subscribers(); n != 0 {
+		t.Fatalf("subscribers = %d after Close", n)
 	}
 }
 
@@ -202,19 +262,20 @@ func BenchmarkPersistedTransitions(b *testing.B) {
 
 func BenchmarkFanOutTo1000Subscribers(b *testing.B) {
 	s := openMem(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	const n = 1000
 	subs := make([]*Subscription, n)
 	for i := range subs {
-		subs[i] = s.Subscribe(ctx, s.LastSequence(), Filter{}, 16)
+		subs[i] = subscribe(b, s, s.LastSequence(), Filter{})
 	}
+	ctx := context.Background()
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
 		put(b, s, "a", i)
 		for _, sub := range subs {
-			<-sub.C
+			if _, err := sub.Next(ctx); err != nil {
+				b.Fatal(err)
+			}
 		}
 		total += time.Since(start)
 	}

@@ -16,7 +16,7 @@ type Tx struct {
 	txn    *badger.Txn
 	write  bool
 	now    time.Time
-	events []Event
+	events []*Event
 }
 
 // Now is the transaction's timestamp (one per transaction).
@@ -158,7 +158,7 @@ func (tx *Tx) ScanIndex(index, prefix string, fn func(key, value string) (bool, 
 // emit appends an event in the transaction. Update restores the sequence
 // counter if the transaction does not commit.
 func (tx *Tx) emit(action Action, kind, id string, payload []byte) error {
-	ev := Event{Seq: tx.s.seq + 1, Time: tx.now, Action: action, Kind: kind, ID: id, Payload: payload}
+	ev := &Event{Seq: tx.s.seq + 1, Time: tx.now, Action: action, Kind: kind, ID: id, Payload: payload}
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)

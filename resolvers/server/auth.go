@@ -12,6 +12,7 @@ import (
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/resolvers"
+	"github.com/instantstart/instantstart/resolvers/server/wsapi"
 )
 
 // credential finds the caller of r: a bearer token, else a browser session
@@ -161,20 +162,58 @@ func (s *Server) tls() bool { return s.cfg.TLSCert != "" }
 // wsInit authenticates a WebSocket connection: by the credential of its
 // upgrade request, else by the token in its connection_init payload
 // ({"authorization": "Bearer <token>"} or {"token": "<token>"}). It also
-// applies the per-token connection limit.
-func (s *Server) wsInit(ctx context.Context, payload map[string]any) (context.Context, error) {
+// applies the per-token connection limit, which the returned release undoes.
+func (s *Server) wsInit(ctx context.Context, payload map[string]any) (context.Context, func(), error) {
 	id := resolvers.IdentityOf(ctx)
 	if id == nil {
 		secret, err := payloadToken(payload)
 		if err != nil {
-			return ctx, err
+			return ctx, nil, err
 		}
 		if id, err = s.auth.Authenticate(secret); err != nil {
-			return ctx, err
+			return ctx, nil, err
 		}
 		ctx = resolvers.WithIdentity(ctx, id)
+	} else if err := s.auth.Check(id); err != nil {
+		return ctx, nil, err // ended between the upgrade and connection_init
 	}
-	return s.limits.openConnection(ctx, id)
+	ctx, err := s.limits.openConnection(ctx, id)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return ctx, func() { closeConnection(ctx) }, nil
+}
+
+// watchCredential calls end when the credential of a connection ends: its
+// token revoked or expired, its browser session signed out or expired.
+func (s *Server) watchCredential(ctx context.Context, end func(error)) func() {
+	id := resolvers.IdentityOf(ctx)
+	if id == nil {
+		return func() {}
+	}
+	return s.auth.OnEnd(id, end)
+}
+
+// wsRefusal is the close code and reason of a refused or ended credential:
+// 4429 for a limit, else 4403, with the refusal's message.
+func wsRefusal(err error) (int, string) {
+	e := errs.As(err)
+	if e.Code == errs.Limit {
+		return wsapi.CloseTooManyRequests, e.Message
+	}
+	return wsapi.CloseForbidden, e.Message
+}
+
+// wsShare lets WebSocket subscribers of one role share their renderings: a
+// shared rendering runs as that role, under no one's token, so one
+// subscriber's credential ending never touches another's stream.
+func wsShare(ctx context.Context) (string, context.Context) {
+	role := auth.Role("")
+	if id := resolvers.IdentityOf(ctx); id != nil {
+		role = id.Role
+	}
+	shared := resolvers.WithIdentity(context.Background(), &auth.Identity{Name: "shared subscription", Role: role, Via: "shared"})
+	return string(role), shared
 }
 
 func payloadToken(payload map[string]any) (string, error) {

@@ -357,7 +357,7 @@ func TestMutationsAreAuditedOnceAndSecretsNeverLeak(t *testing.T) {
 func eventLog(t *testing.T, srv *server.Server) string {
 	t.Helper()
 	var b strings.Builder
-	if err := srv.Store().History(0, srv.Store().LastSequence(), store.Filter{}, func(ev store.Event) (bool, error) {
+	if err := srv.Store().History(0, srv.Store().LastSequence(), store.Filter{}, func(ev *store.Event) (bool, error) {
 		b.Write(ev.Payload)
 		return true, nil
 	}); err != nil {

@@ -83,7 +83,7 @@ func TestClusterLifecycleEndToEnd(t *testing.T) {
 	}
 	// No gap, no duplicate: exactly the stored events of the operation.
 	var stored []uint64
-	if err := srv.Store().History(0, cursors[len(cursors)-1], store.Filter{IDs: []string{op.ID}}, func(ev store.Event) (bool, error) {
+	if err := srv.Store().History(0, cursors[len(cursors)-1], store.Filter{IDs: []string{op.ID}}, func(ev *store.Event) (bool, error) {
 		stored = append(stored, ev.Seq)
 		return true, nil
 	}); err != nil {

@@ -16,7 +16,8 @@ import (
 
 // Limits bound what one client may hold or send.
 type Limits struct {
-	// MaxDepth bounds the nesting of a query's selections.
+	// MaxDepth bounds the nesting of a query's fields, counting through
+	// fragments; documentBounds checks it before validation.
 	MaxDepth int
 	// MaxSubscriptionsPerConnection bounds live subscriptions on one WebSocket.
 	MaxSubscriptionsPerConnection int
@@ -125,8 +126,9 @@ func limitError(format string, args ...any) *gqlerror.Error {
 	return e
 }
 
-// aroundOperations enforces depth, introspection rate and subscriptions
-// per connection before an operation runs.
+// aroundOperations enforces the introspection rate and subscriptions per
+// connection before an operation runs. Depth is bounded earlier, before the
+// document is validated (documentBounds).
 func (l *limiter) aroundOperations(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
 	refuse := func(e *gqlerror.Error) graphql.ResponseHandler {
@@ -134,9 +136,6 @@ func (l *limiter) aroundOperations(ctx context.Context, next graphql.OperationHa
 	}
 	if oc.Operation == nil {
 		return next(ctx)
-	}
-	if d := depth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); d > l.cfg.MaxDepth {
-		return refuse(limitError("the query is nested %d levels deep; the most allowed is %d: ask for less at once", d, l.cfg.MaxDepth))
 	}
 	id := resolvers.IdentityOf(ctx)
 	if id != nil && introspects(oc.Operation.SelectionSet) && !l.allowIntrospection(id.TokenID) {
@@ -168,33 +167,6 @@ func (l *limiter) aroundOperations(ctx context.Context, next graphql.OperationHa
 		}
 		return res
 	}
-}
-
-// depth is the deepest nesting of a selection set, following fragments.
-func depth(set ast.SelectionSet, fragments ast.FragmentDefinitionList, level int) int {
-	if level > 100 {
-		return level // a fragment cycle; validation rejects it anyway
-	}
-	deepest := level
-	for _, sel := range set {
-		var d int
-		switch s := sel.(type) {
-		case *ast.Field:
-			if len(s.SelectionSet) == 0 {
-				d = level + 1
-			} else {
-				d = depth(s.SelectionSet, fragments, level+1)
-			}
-		case *ast.InlineFragment:
-			d = depth(s.SelectionSet, fragments, level)
-		case *ast.FragmentSpread:
-			if f := fragments.ForName(s.Name); f != nil {
-				d = depth(f.SelectionSet, fragments, level)
-			}
-		}
-		deepest = max(deepest, d)
-	}
-	return deepest
 }
 
 // introspects reports whether a root selection asks for the schema.

@@ -1,14 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	coderws "github.com/coder/websocket"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
@@ -22,6 +22,7 @@ import (
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/mcp"
 	"github.com/instantstart/instantstart/resolvers"
+	"github.com/instantstart/instantstart/resolvers/server/wsapi"
 )
 
 // Limits of what a client may send.
@@ -78,30 +79,35 @@ func (s *Server) routes() (http.Handler, error) {
 }
 
 // graphql is the GraphQL executor over HTTP (POST, GET, OPTIONS) and
-// WebSocket (graphql-transport-ws and the legacy graphql-ws).
+// WebSocket (graphql-transport-ws and the legacy graphql-ws, served by
+// wsapi).
 func (s *Server) graphql() http.Handler {
-	readLimit := int64(maxBodyBytes)
 	srv := handler.New(s.schema)
-	srv.AddTransport(transport.Websocket{
-		// A browser's upgrade is accepted only from the server's own origin
-		// or an allowed one, whatever credential it carries; clients that
-		// send no Origin are not browsers.
-		Implementation: transport.CoderWebsocketImplementation{AcceptOptions: coderws.AcceptOptions{OriginPatterns: s.originPatterns()}},
-		InitFunc: func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-			ctx, err := s.wsInit(ctx, payload)
-			return ctx, nil, err
-		},
-		CloseFunc:             func(ctx context.Context, _ int) { closeConnection(ctx) },
-		KeepAlivePingInterval: keepAlive, // graphql-ws "ka"
-		PingPongInterval:      keepAlive, // graphql-transport-ws ping, expecting pong
-		InitTimeout:           wsInitTimeout,
-		PayloadReadLimit:      &readLimit,
-	})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	s.configure(srv)
-	return srv
+	exec := executor.New(s.schema)
+	s.configure(exec)
+	s.ws = wsapi.New(wsapi.Config{
+		Exec:        exec,
+		Init:        s.wsInit,
+		Watch:       s.watchCredential,
+		Refusal:     wsRefusal,
+		Share:       wsShare,
+		CheckOrigin: s.checkWebSocketOrigin,
+		ReadLimit:   maxBodyBytes,
+		KeepAlive:   keepAlive,
+		InitTimeout: wsInitTimeout,
+		Logger:      s.log,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isWebSocket(r) {
+			s.ws.ServeHTTP(w, r)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	})
 }
 
 // gqlExecutor is what handler.Server and executor.Executor share.
@@ -115,9 +121,13 @@ type gqlExecutor interface {
 }
 
 // configure gives an executor the extensions every surface shares: limits,
-// error mapping, and the one role check and audit (resolvers.Guard).
+// error mapping, and the one role check and audit (resolvers.Guard). The
+// document bounds share the executor's query cache, so that a document
+// already validated is not measured again.
 func (s *Server) configure(e gqlExecutor) {
-	e.SetQueryCache(lru.New[*ast.QueryDocument](queryCacheSize))
+	cache := lru.New[*ast.QueryDocument](queryCacheSize)
+	e.SetQueryCache(cache)
+	e.Use(documentBounds{cache: cache, maxDepth: s.limits.cfg.MaxDepth, maxFields: maxComplexity})
 	e.Use(extension.Introspection{})
 	e.Use(extension.FixedComplexityLimit(maxComplexity))
 	e.SetErrorPresenter(resolvers.ErrorPresenter(s.log))
@@ -153,16 +163,27 @@ func (x inProcess) Execute(ctx context.Context, query string, vars map[string]an
 	return h(ctx)
 }
 
-// originPatterns are the hosts of the allowed origins, as the WebSocket
-// library matches them against a browser's Origin.
-func (s *Server) originPatterns() []string {
-	var hosts []string
+// checkWebSocketOrigin accepts a browser's upgrade only from the server's
+// own origin or an allowed one, whatever credential it carries; clients
+// that send no Origin are not browsers.
+func (s *Server) checkWebSocketOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
 	for _, o := range s.cfg.AllowedOrigins {
-		if u, err := url.Parse(o); err == nil {
-			hosts = append(hosts, u.Host)
+		if a, err := url.Parse(o); err == nil && strings.EqualFold(a.Host, u.Host) && a.Scheme == u.Scheme {
+			return true
 		}
 	}
-	return hosts
+	return false
 }
 
 // Per-request deadlines of plain HTTP requests: reading the request, and
@@ -186,16 +207,30 @@ func deadlines(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody refuses request bodies over maxBodyBytes: at once with 413 and
-// the LIMIT code when the declared length is too large, else by cutting the
-// read short.
+// limitBody refuses request bodies over maxBodyBytes with 413 and the LIMIT
+// code: at once when the declared length is too large, else once reading
+// passes the limit (a chunked body declares none). A body within the limit
+// is read whole and handed on, so a handler never sees one cut short.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > maxBodyBytes {
-			writeGraphQLError(w, errs.New(errs.Limit, "the request body is %d bytes; the most allowed is %d", r.ContentLength, maxBodyBytes))
+			writeGraphQLError(w, errs.New(errs.Limit, "the request body is %d bytes; the most allowed is %d: send less in one request", r.ContentLength, maxBodyBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+		if err != nil {
+			writeGraphQLError(w, errs.New(errs.Validation, "the request body could not be read (%v); send the request again", err))
+			return
+		}
+		if len(body) > maxBodyBytes {
+			writeGraphQLError(w, errs.New(errs.Limit, "the request body is over %d bytes; the most allowed is %d: send less in one request", maxBodyBytes, maxBodyBytes))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
 }

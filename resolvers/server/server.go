@@ -31,6 +31,7 @@ import (
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/resolvers"
+	"github.com/instantstart/instantstart/resolvers/server/wsapi"
 )
 
 // The providers Config.Provider names.
@@ -78,6 +79,9 @@ type Config struct {
 	// Limits bound what one client may send or hold; zero fields take
 	// DefaultLimits.
 	Limits Limits
+	// EventRetention bounds the event log by age and count; zero fields
+	// take the store's defaults (7 days, 1,000,000 events).
+	EventRetention store.EventRetention
 }
 
 // Server is a built InstantStart, listening and ready for Run.
@@ -95,6 +99,7 @@ type Server struct {
 	limits   *limiter
 	schema   graphql.ExecutableSchema
 	metrics  *metrics
+	ws       *wsapi.Server
 
 	listener     net.Listener
 	http         *http.Server
@@ -151,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 // build makes each part in order: the store first, so that its directory
 // lock also guards the simulator's world file.
 func (s *Server) build() error {
-	st, err := store.Open(s.cfg.DataDir, store.Options{SyncWrites: true, Logger: s.log})
+	st, err := store.Open(s.cfg.DataDir, store.Options{SyncWrites: true, Logger: s.log, EventRetention: s.cfg.EventRetention})
 	if err != nil {
 		return err
 	}
@@ -249,6 +254,9 @@ func (s *Server) closeBuilt() {
 	if s.listener != nil {
 		s.listener.Close()
 	}
+	if s.ws != nil {
+		s.ws.Close()
+	}
 	if s.runner != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		defer cancel()
@@ -328,6 +336,14 @@ func (s *Server) scaled(d time.Duration) time.Duration {
 	return max(time.Duration(float64(d)/s.cfg.SimSpeed), 10*time.Millisecond)
 }
 
+// simScale is how much faster than real AWS the provider answers.
+func (s *Server) simScale() float64 {
+	if s.world == nil {
+		return 1
+	}
+	return s.cfg.SimSpeed
+}
+
 func (s *Server) simSpeed() any {
 	if s.world == nil {
 		return "n/a"
@@ -345,6 +361,7 @@ func (s *Server) shutdown() error {
 		s.http.Close()
 	}
 	s.stopRequests()
+	s.ws.Close()
 	if err := s.waitHandlers(ctx); err != nil {
 		errs = append(errs, err)
 	}
@@ -374,5 +391,5 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
 	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Compute: s.compute, Features: s.features, Auth: s.auth,
-		Preflight: preflight.New(s.regions), Log: s.log}
+		Preflight: preflight.NewWithOptions(s.regions, preflight.Options{Scale: s.simScale()}), Log: s.log}
 }

@@ -24,7 +24,7 @@ func bearer(secret string) http.Header { return http.Header{"Authorization": {"B
 // startServer builds and runs a server on a free loopback port with a fresh
 // data directory and a fast simulator; it is shut down when the test ends,
 // and the test fails if shutdown does not go cleanly.
-func startServer(t *testing.T, cfg server.Config) *server.Server {
+func startServer(t testing.TB, cfg server.Config) *server.Server {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
@@ -256,7 +256,7 @@ func TestSecondServerOnTheSameDataDirFails(t *testing.T) {
 
 // putRecord writes a record straight into the server's store, which appends
 // its event as any engine change would.
-func putRecord(t *testing.T, srv *server.Server, kind, id string, v any) {
+func putRecord(t testing.TB, srv *server.Server, kind, id string, v any) {
 	t.Helper()
 	if err := srv.Store().Update(func(tx *store.Tx) error { return tx.Put(kind, id, v) }); err != nil {
 		t.Fatal(err)

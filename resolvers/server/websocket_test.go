@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -335,5 +336,49 @@ func TestShutdownEndsSubscriptions(t *testing.T) {
 		t.Fatal("Run did not return after cancel")
 	}
 	for range ch { // closed when the server drops the connection
+	}
+}
+
+func TestAnExpiredCursorGetsCursorExpiredAndWhereToResume(t *testing.T) {
+	srv := startServer(t, server.Config{EventRetention: store.EventRetention{MaxCount: 5}})
+	for i := range 20 {
+		putRecord(t, srv, "cluster", fmt.Sprintf("c-%d", i), map[string]any{"id": fmt.Sprintf("c-%d", i), "name": "n"})
+	}
+	if _, err := srv.Store().PruneEvents(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, srv)
+	ch, err := c.Subscribe(testContext(t), eventsQuery, map[string]any{"since": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := next(t, ch)
+	if len(res.Errors) != 1 || res.Errors[0].Code() != "CURSOR_EXPIRED" {
+		t.Fatalf("errors = %+v, want CURSOR_EXPIRED", res.Errors)
+	}
+	details, _ := res.Errors[0].Extensions["details"].(map[string]any)
+	resume, _ := details["resumeFrom"].(string)
+	if resume != store.Cursor(srv.Store().LastSequence()) || !strings.Contains(res.Errors[0].Message, "re-read") {
+		t.Fatalf("CURSOR_EXPIRED = %q with resumeFrom %q, want the last cursor %d and what to do", res.Errors[0].Message, resume, srv.Store().LastSequence())
+	}
+	ended(t, ch)
+
+	// Resubscribing from the given cursor continues with the next event.
+	ch, err = c.Subscribe(testContext(t), eventsQuery, map[string]any{"since": resume})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putRecord(t, srv, "cluster", "c-new", map[string]any{"id": "c-new", "name": "new"})
+	if ev := nextEvent(t, ch); ev.Target.ID != "c-new" || cursor(t, ev.Cursor) != cursor(t, resume)+1 {
+		t.Fatalf("after resuming: %+v", ev)
+	}
+
+	// No cursor means from the oldest event kept.
+	ch, err = c.Subscribe(testContext(t), eventsQuery, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, ch); cursor(t, ev.Cursor) != srv.Store().OldestRetained() {
+		t.Fatalf("without a cursor the first event is %s, want the oldest kept, %d", ev.Cursor, srv.Store().OldestRetained())
 	}
 }
