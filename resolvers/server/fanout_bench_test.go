@@ -77,6 +77,7 @@ func benchmarkFanout(b *testing.B, n int) {
 	}
 	perSubscriber := float64(serverMemory()-heapBefore) / float64(n)
 
+	writes0, messages0 := srv.WebSocketWrites()
 	var lat []time.Duration
 	var delivered int
 	var elapsed time.Duration
@@ -100,6 +101,8 @@ func benchmarkFanout(b *testing.B, n int) {
 			b.Fatalf("round %d delivered %d of %d messages", round, res.Messages, n*eventsPerRound)
 		}
 	}
+	writes, messages := srv.WebSocketWrites()
+	b.ReportMetric(float64(messages-messages0)/float64(writes-writes0), "msgs/write")
 	slices.Sort(lat)
 	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))]) / float64(time.Millisecond) }
 	b.ReportMetric(q(0.5), "p50-ms")

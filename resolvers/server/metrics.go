@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/resolvers/server/wsapi"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of their own.
@@ -50,6 +51,35 @@ func newMetrics(subscribers func() int) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// watchWebSockets adds the WebSocket server's figures: open connections,
+// documents whose subscribers share one rendering, and writes against the
+// messages they carried (a subscriber that is behind gets several messages
+// in one write).
+func (m *metrics) watchWebSockets(ws *wsapi.Server) {
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "instantstart_websocket_connections",
+			Help: "Open GraphQL WebSocket connections.",
+		}, func() float64 { return float64(ws.Connections()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "instantstart_websocket_shared_documents",
+			Help: "Subscription documents with live subscribers; each is rendered once per event for all of them.",
+		}, func() float64 { return float64(ws.Groups()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "instantstart_websocket_renders_total",
+			Help: "Executions of a subscription document on an event: one per event and document, however many subscribe.",
+		}, func() float64 { return float64(ws.Renders()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "instantstart_websocket_writes_total",
+			Help: "Writes to WebSocket connections.",
+		}, func() float64 { w, _ := ws.Written(); return float64(w) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "instantstart_websocket_messages_total",
+			Help: "Messages written to WebSocket connections.",
+		}, func() float64 { _, n := ws.Written(); return float64(n) }),
+	)
 }
 
 // OperationStatus counts an operation entering status.

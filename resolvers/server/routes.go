@@ -101,6 +101,7 @@ func (s *Server) graphql() http.Handler {
 		InitTimeout: wsInitTimeout,
 		Logger:      s.log,
 	})
+	s.metrics.watchWebSockets(s.ws)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isWebSocket(r) {
 			s.ws.ServeHTTP(w, r)

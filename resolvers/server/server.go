@@ -286,6 +286,10 @@ func (s *Server) URL() string {
 // process).
 func (s *Server) Store() *store.Store { return s.store }
 
+// WebSocketWrites returns how many writes the server made to WebSocket
+// connections and how many messages they held.
+func (s *Server) WebSocketWrites() (writes, messages uint64) { return s.ws.Written() }
+
 // Sim is the simulated AWS account, or nil when the provider is AWS.
 func (s *Server) Sim() *sim.World { return s.world }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -380,5 +381,71 @@ func TestAnExpiredCursorGetsCursorExpiredAndWhereToResume(t *testing.T) {
 	}
 	if ev := nextEvent(t, ch); cursor(t, ev.Cursor) != srv.Store().OldestRetained() {
 		t.Fatalf("without a cursor the first event is %s, want the oldest kept, %d", ev.Cursor, srv.Store().OldestRetained())
+	}
+}
+
+// metric reads one unlabelled figure from /metrics.
+func metric(t *testing.T, srv *server.Server, name string) float64 {
+	t.Helper()
+	_, body := get(t, srv.URL()+"/metrics")
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("/metrics has no %s", name)
+	return 0
+}
+
+func TestSubscribersOfOneDocumentShareOneRenderingPerEvent(t *testing.T) {
+	srv := startServer(t, server.Config{})
+	since := store.Cursor(srv.Store().LastSequence())
+	const subscribers = 3
+	var chans []<-chan gqltest.Response
+	for range subscribers {
+		ch, err := dial(t, srv).Subscribe(testContext(t), eventsQuery, map[string]any{"since": since})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+	}
+	// Another document is rendered on its own.
+	other, err := dial(t, srv).Subscribe(testContext(t), `subscription($since: String) { events(since: $since) { cursor } }`, map[string]any{"since": since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.Store().Subscribers() < subscribers+1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the subscriptions never reached the store")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := metric(t, srv, "instantstart_websocket_shared_documents"); got != 2 {
+		t.Fatalf("shared documents = %v, want 2", got)
+	}
+	before := metric(t, srv, "instantstart_websocket_renders_total")
+	putRecord(t, srv, "cluster", "c-1", map[string]any{"id": "c-1", "name": "shared"})
+	var first string
+	for _, ch := range chans {
+		ev := nextEvent(t, ch)
+		if ev.Target.ID != "c-1" || ev.Cluster == nil || ev.Cluster.Name != "shared" {
+			t.Fatalf("event = %+v", ev)
+		}
+		if first == "" {
+			first = ev.Cursor
+		} else if ev.Cursor != first {
+			t.Fatalf("subscribers saw different cursors %s and %s", first, ev.Cursor)
+		}
+	}
+	if res := next(t, other); !strings.Contains(string(res.Data), first) {
+		t.Fatalf("other document: %s", res.Data)
+	}
+	if got := metric(t, srv, "instantstart_websocket_renders_total") - before; got != 2 {
+		t.Fatalf("one event to %d subscribers of one document and 1 of another was rendered %v times, want 2", subscribers, got)
 	}
 }

@@ -43,6 +43,7 @@ type conn struct {
 	cancel    context.CancelFunc
 	ready     atomic.Bool   // connection_init accepted
 	lastRead  atomic.Int64  // unix nanoseconds of the last message read
+	writing   atomic.Int64  // unix nanoseconds the write in progress began; 0 when none
 	nc        net.Conn      // written directly: frames are built here
 	wsem      chan struct{} // one writer at a time (a lock with a timeout)
 	closeOnce sync.Once
@@ -345,13 +346,24 @@ func appendResult(dst, prefix, payload []byte) []byte {
 // writeRaw writes whole frames with one write. A connection that cannot be
 // written to within the write timeout is dropped.
 func (c *conn) writeRaw(frames []byte) bool {
+	return c.writeFrames(frames, 1)
+}
+
+// writeFrames writes n whole frames with one write.
+func (c *conn) writeFrames(frames []byte, n int) bool {
+	c.s.writes.Add(1)
+	c.s.messages.Add(uint64(n))
 	if !c.lock(c.s.cfg.WriteTimeout) {
 		c.closeNow()
 		return false
 	}
 	defer c.unlock()
-	c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
-	if _, err := c.nc.Write(frames); err != nil {
+	// No deadline is set per write (a timer per write costs more than the
+	// write); the keep-alive loop drops a connection stuck in one instead.
+	c.writing.Store(time.Now().UnixNano())
+	_, err := c.nc.Write(frames)
+	c.writing.Store(0)
+	if err != nil {
 		c.closeNow()
 		return false
 	}
@@ -409,6 +421,10 @@ func appendFrame(dst []byte, opcode byte, parts ...[]byte) []byte {
 // keepAlive pings the connection, or closes it when it has been silent for
 // longer than silent. It never blocks the caller.
 func (c *conn) keepAlive(now time.Time, silent time.Duration) {
+	if began := c.writing.Load(); began != 0 && now.Sub(time.Unix(0, began)) > c.s.cfg.WriteTimeout {
+		c.closeNow() // the client stopped reading: the write cannot finish
+		return
+	}
 	if !c.ready.Load() {
 		return // the init timeout covers connections not yet initialised
 	}

@@ -55,6 +55,7 @@ type member struct {
 	prefix  []byte
 	once    sync.Once
 	pending []byte // frames delivered and not yet written
+	held    int    // how many frames pending holds
 	failed  bool   // a write failed: the connection is gone
 	stream  func() // the subscription's stream, run by execute
 }
@@ -108,6 +109,7 @@ func (m *member) Deliver(v any, ev *store.Event) bool {
 		return false
 	}
 	m.pending = appendResult(m.pending, m.prefix, m.g.payload(v, ev))
+	m.held++
 	if len(m.pending) >= flushAt {
 		return m.Flush()
 	}
@@ -119,7 +121,8 @@ func (m *member) Flush() bool {
 	if m.failed || len(m.pending) == 0 {
 		return !m.failed
 	}
-	m.failed = !m.c.writeRaw(m.pending)
+	m.failed = !m.c.writeFrames(m.pending, m.held)
+	m.held = 0
 	if cap(m.pending) > 2*flushAt {
 		m.pending = nil // an idle subscriber keeps no large buffer
 	} else {
@@ -150,6 +153,7 @@ func (g *group) payload(v any, ev *store.Event) []byte {
 func (g *group) render(v any) []byte {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.gs.s.renders.Add(1)
 	err := g.start()
 	if err == nil {
 		if !g.feed.Push(v) {

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -90,6 +91,10 @@ type Server struct {
 	groups   groups
 	log      *slog.Logger
 
+	renders  atomic.Uint64 // executions of a document on a value
+	writes   atomic.Uint64 // writes to connections
+	messages atomic.Uint64 // messages in them
+
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
 	closed bool
@@ -153,6 +158,17 @@ func (s *Server) Close() {
 		c.close(closeGoingAway, "the server is shutting down")
 	}
 }
+
+// Written returns how many writes the server made to its connections and
+// how many messages they held: a subscriber that is behind gets several
+// messages in one write.
+func (s *Server) Written() (writes, messages uint64) {
+	return s.writes.Load(), s.messages.Load()
+}
+
+// Renders returns how many times a subscription document was executed on
+// a value: once per event and document, however many subscribe to it.
+func (s *Server) Renders() uint64 { return s.renders.Load() }
 
 // Connections returns the number of open connections.
 func (s *Server) Connections() int {
