@@ -173,4 +173,24 @@ func TestRefusedConnectionsCloseWithACodeAndAReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.closedWith(4429, "Too many initialisation requests")
+	c = dialRaw(t, srv, nil, bearerInit(adminSecret)).acked()
+	c.send(strings.Repeat("i", 200), `subscription { events { cursor } }`)
+	c.closedWith(4400, "id of 1 to 128 bytes")
+	c = dialRaw(t, srv, nil, bearerInit(adminSecret)).acked()
+	if err := c.c.WriteMessage(websocket.TextMessage, []byte("not json")); err != nil {
+		t.Fatal(err)
+	}
+	c.closedWith(4400, "JSON object")
+	dialRaw(t, srv, nil, map[string]any{"type": "subscribe"}).closedWith(4403, "no credential")
+
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	early, _, err := d.DialContext(testContext(t), wsURL(srv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	if err := early.WriteJSON(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{"query": "{ version }"}}); err != nil {
+		t.Fatal(err)
+	}
+	(&rawConn{t: t, c: early}).closedWith(4401, "send connection_init first")
 }

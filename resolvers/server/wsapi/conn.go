@@ -21,8 +21,12 @@ import (
 )
 
 // maxOperations bounds the operations (queries, mutations and
-// subscriptions) running at once on one connection.
-const maxOperations = 64
+// subscriptions) running at once on one connection; maxIDBytes bounds an
+// operation's id, which every result message repeats.
+const (
+	maxOperations = 64
+	maxIDBytes    = 128
+)
 
 // message is one protocol message, in either protocol.
 type message struct {
@@ -88,6 +92,10 @@ func (c *conn) serve() {
 	defer stop()
 	for {
 		m, err := c.read()
+		if errors.Is(err, errBadMessage) {
+			c.close(CloseBadRequest, err.Error())
+			return
+		}
 		if err != nil {
 			return
 		}
@@ -216,8 +224,8 @@ func (c *conn) handle(m message) bool {
 
 // subscribe starts an operation under its id.
 func (c *conn) subscribe(id string, payload json.RawMessage) bool {
-	if id == "" {
-		c.close(CloseBadRequest, "a subscribe message needs an id")
+	if id == "" || len(id) > maxIDBytes {
+		c.close(CloseBadRequest, fmt.Sprintf("a subscribe message needs an id of 1 to %d bytes", maxIDBytes))
 		return false
 	}
 	c.mu.Lock()
