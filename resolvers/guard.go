@@ -46,12 +46,14 @@ func Guard(audit *auth.Service, log *slog.Logger) graphql.FieldMiddleware {
 		switch {
 		case id == nil:
 			refusal = errs.New(errs.Unauthenticated, "no credential: send Authorization: Bearer <token>, or sign in")
-		case audit.Check(id) != nil:
-			// The credential ended while a connection that carries it
-			// stayed open (a WebSocket): it is refused from then on.
+		default:
+			// The credential may have ended while a connection that
+			// carries it stayed open (a WebSocket): it is refused from
+			// then on.
 			refusal = audit.Check(id)
-		case !id.Role.Allows(need):
-			refusal = errs.New(errs.Forbidden, "%s needs the %s role; the token %q has %s: ask an admin for a token with that role", fc.Field.Name, need, id.Name, id.Role)
+			if refusal == nil && !id.Role.Allows(need) {
+				refusal = errs.New(errs.Forbidden, "%s needs the %s role; the token %q has %s: ask an admin for a token with that role", fc.Field.Name, need, id.Name, id.Role)
+			}
 		}
 		if fc.Object != "Mutation" {
 			if refusal != nil {

@@ -36,7 +36,7 @@ type Options struct {
 	// Logger receives notices (never secrets); nil means slog.Default().
 	Logger *slog.Logger
 	// AfterFunc calls f once d has passed, like time.AfterFunc, and returns
-	// a function that cancels the call (reporting whether it did). Watch uses
+	// a function that cancels the call (reporting whether it did). OnEnd uses
 	// it to end an identity when its credential expires; nil means
 	// time.AfterFunc. Tests pass one driven by the same fake time as Clock.
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)

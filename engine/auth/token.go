@@ -31,7 +31,7 @@ func (t *Token) Active(now time.Time) bool {
 
 // Identity is who is calling: the token behind the request and how it came.
 // It is a snapshot taken when the credential was checked: Service.Check and
-// Service.Watch say whether the credential has ended since.
+// Service.OnEnd say whether the credential has ended since.
 type Identity struct {
 	TokenID string
 	Name    string

@@ -9,7 +9,7 @@ import (
 )
 
 // A credential is checked for as long as a connection lives: Check answers
-// per request (or per field) without reading the store, and Watch tells a
+// per request (or per field) without reading the store, and OnEnd tells a
 // long-lived connection the moment its credential ends. Both read
 // credentialEnds, which Revoke, Logout and session pruning update once
 // their transaction commits; expiry is a comparison with the clock.
@@ -37,15 +37,14 @@ type credentialEnds struct {
 // Sweeps run when the map doubles, so their cost per entry is constant.
 const minSweep = 1024
 
-// watch is one Watch of an identity.
+// watch is one OnEnd of an identity.
 type watch struct {
-	id   Identity
-	done chan struct{}
+	id Identity
 	// The fields below are guarded by credentialEnds.mu.
-	err         error       // why done was closed
+	err         error       // why the credential ended; nil while it holds
 	live        bool        // indexed in byToken (and bySession)
 	cancelTimer func() bool // cancels the expiry timer; nil without one
-	onEnd       func(error) // called once when done is closed; nil after stop
+	onEnd       func(error) // called once when the credential ends; nil after stop
 }
 
 func (e *credentialEnds) init() {
@@ -120,32 +119,16 @@ func throughSession(id *Identity, tokenErr error) error {
 	return sessionTokenEndedError(tokenErr)
 }
 
-// Watch follows id's credential for a long-lived connection. ended is
-// closed when the credential ends, whatever the cause: its token is revoked
-// or expires, or (for a browser session) the session is signed out, ended
-// with its token, pushed out by newer sessions, or expires. reason then
-// returns the error Check would (nil while ended is open). stop releases
-// the watch when the connection closes first; it does not close ended, and
-// may be called more than once and after ended is closed.
+// OnEnd follows id's credential for a long-lived connection: fn runs once,
+// on its own goroutine, with the error Check would return, when the
+// credential ends, whatever the cause: its token is revoked or expires, or
+// (for a browser session) the session is signed out, ended with its token,
+// pushed out by newer sessions, or expires. An identity whose credential
+// has already ended gets fn at once. A connection that closes first calls
+// stop (once or more); no call of fn starts after stop returns.
 //
-// An identity whose credential has already ended gets a closed channel.
 // A watch costs two map entries and at most one timer (at the identity's
-// expiry), and nothing runs for it until its credential ends.
-func (s *Service) Watch(id *Identity) (ended <-chan struct{}, reason func() error, stop func()) {
-	w := s.watch(id, nil)
-	reason = func() error {
-		s.ends.mu.RLock()
-		defer s.ends.mu.RUnlock()
-		return w.err
-	}
-	return w.done, reason, func() { s.stopWatch(w) }
-}
-
-// OnEnd is Watch for a caller that would rather be called than wait: fn
-// runs once, on its own goroutine, with the reason when id's credential
-// ends (at once when it has already ended). A connection that closes first
-// calls stop; no call of fn starts after stop returns. Nothing runs and no
-// goroutine waits until the credential ends.
+// expiry); nothing runs and no goroutine waits until the credential ends.
 func (s *Service) OnEnd(id *Identity, fn func(reason error)) (stop func()) {
 	w := s.watch(id, fn)
 	return func() { s.stopWatch(w) }
@@ -158,10 +141,10 @@ func (s *Service) stopWatch(w *watch) {
 	s.ends.release(w)
 }
 
-// watch registers a watch of id that calls onEnd (if not nil) when done is
-// closed.
+// watch registers a watch of id that calls onEnd (if not nil) when the
+// credential ends.
 func (s *Service) watch(id *Identity, onEnd func(error)) *watch {
-	w := &watch{done: make(chan struct{}), onEnd: onEnd}
+	w := &watch{onEnd: onEnd}
 	if id != nil {
 		w.id = *id
 	}
@@ -247,7 +230,6 @@ func (e *credentialEnds) finish(w *watch, err error) {
 	}
 	e.release(w)
 	w.err = err
-	close(w.done)
 	if fn := w.onEnd; fn != nil {
 		w.onEnd = nil
 		go fn(err) // not under e.mu: fn may close a connection

@@ -80,16 +80,24 @@ func newWatchFixture(t testing.TB) (*fixture, *fakeTimers) {
 	return f, timers
 }
 
+// watched is a watch as the tests look at it: whether it ended and why,
+// read from the service's own record of it at the moment of asking.
 type watched struct {
 	id     *Identity
-	ended  <-chan struct{}
 	reason func() error
 	stop   func()
 }
 
+func (w watched) ended() bool { return w.reason() != nil }
+
 func (f *fixture) watch(id *Identity) watched {
-	ended, reason, stop := f.svc.Watch(id)
-	return watched{id, ended, reason, stop}
+	w := f.svc.watch(id, nil)
+	reason := func() error {
+		f.svc.ends.mu.RLock()
+		defer f.svc.ends.mu.RUnlock()
+		return w.err
+	}
+	return watched{id, reason, func() { f.svc.stopWatch(w) }}
 }
 
 func (f *fixture) login(t testing.TB, secret string) (string, *Identity) {
@@ -110,20 +118,11 @@ func (f *fixture) authenticate(t testing.TB, secret string) *Identity {
 	return id
 }
 
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-// wantLive fails unless w's credential is still in force, for Watch and
+// wantLive fails unless w's credential is still in force, for OnEnd and
 // Check alike.
 func (f *fixture) wantLive(t testing.TB, name string, w watched) {
 	t.Helper()
-	if closed(w.ended) || w.reason() != nil {
+	if w.ended() || w.reason() != nil {
 		t.Fatalf("%s: watch ended (%v), want it live", name, w.reason())
 	}
 	if err := f.svc.Check(w.id); err != nil {
@@ -135,7 +134,7 @@ func (f *fixture) wantLive(t testing.TB, name string, w watched) {
 // says, and Check gives the same error.
 func (f *fixture) wantEnded(t testing.TB, name string, w watched, says string) {
 	t.Helper()
-	if !closed(w.ended) {
+	if !w.ended() {
 		t.Fatalf("%s: watch still open, want it ended", name)
 	}
 	err := w.reason()
@@ -144,7 +143,7 @@ func (f *fixture) wantEnded(t testing.TB, name string, w watched, says string) {
 		t.Fatalf("%s: reason %q does not say %q", name, err, says)
 	}
 	if cerr := f.svc.Check(w.id); cerr == nil || cerr.Error() != err.Error() {
-		t.Fatalf("%s: Check says %v, Watch says %v", name, cerr, err)
+		t.Fatalf("%s: Check says %v, the watch says %v", name, cerr, err)
 	}
 }
 
@@ -313,8 +312,8 @@ func TestWatchOfAnEndedCredentialEndsAtOnce(t *testing.T) {
 	f.wantEnded(t, "revoked bearer", f.watch(bearer), "was revoked at")
 
 	w := f.watch(nil)
-	if !closed(w.ended) || errs.CodeOf(w.reason()) != errs.Unauthenticated {
-		t.Fatalf("watch of no identity: ended %v, reason %v", closed(w.ended), w.reason())
+	if !w.ended() || errs.CodeOf(w.reason()) != errs.Unauthenticated {
+		t.Fatalf("watch of no identity: ended %v, reason %v", w.ended(), w.reason())
 	}
 	f.wantReleased(t, timers)
 }
@@ -336,7 +335,7 @@ func TestStopReleasesWatches(t *testing.T) {
 	for _, w := range ws {
 		w.stop()
 		w.stop()
-		if closed(w.ended) || w.reason() != nil {
+		if w.ended() || w.reason() != nil {
 			t.Fatalf("stop ended the watch: %v", w.reason())
 		}
 	}
@@ -406,13 +405,11 @@ func BenchmarkWatch(b *testing.B) {
 	secret, _ := f.create(b, "many", Viewer, ptr(f.clock.Now().Add(time.Hour)))
 	id := f.authenticate(b, secret)
 	for range 10_000 {
-		_, _, stop := f.svc.Watch(id)
-		defer stop()
+		defer f.svc.OnEnd(id, func(error) {})()
 	}
 	b.ResetTimer()
 	for range b.N {
-		_, _, stop := f.svc.Watch(id)
-		stop()
+		f.svc.OnEnd(id, func(error) {})()
 	}
 }
 
@@ -429,4 +426,35 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		}
 	})
+}
+
+// OnEnd calls its function once, with the reason, when the credential ends;
+// a stopped watch is never called.
+func TestOnEndCallsOnceWithTheReason(t *testing.T) {
+	f, _ := newWatchFixture(t)
+	secret, tok := f.create(t, "deployer", Operator, nil)
+	id := f.authenticate(t, secret)
+	reasons := make(chan error, 2)
+	defer f.svc.OnEnd(id, func(err error) { reasons <- err })()
+	stopped := f.svc.OnEnd(id, func(err error) { t.Errorf("a stopped watch was called with %v", err) })
+	stopped()
+	if _, err := f.svc.Revoke(tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-reasons:
+		if errs.CodeOf(err) != errs.Unauthenticated || !strings.Contains(err.Error(), `token "deployer" was revoked at`) {
+			t.Fatalf("OnEnd reason = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnEnd was not called after the token was revoked")
+	}
+	if _, err := f.svc.Revoke(tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-reasons:
+		t.Fatalf("OnEnd called a second time with %v", err)
+	default:
+	}
 }
