@@ -430,7 +430,7 @@ func TestNodeActionsInBatches(t *testing.T) {
 // p5Plan returns the simulator's training plan of ml.p5.48xlarge.
 func (f *fixture) p5Plan(t *testing.T) preflight.Plan {
 	t.Helper()
-	plans, err := preflight.New(f.world).TrainingPlans(context.Background(), "us-west-2")
+	plans, err := preflight.New(f.world, preflight.Options{}).TrainingPlans(context.Background(), "us-west-2")
 	if err != nil {
 		t.Fatal(err)
 	}

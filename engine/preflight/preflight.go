@@ -33,11 +33,9 @@ type Service struct {
 	opts    Options
 }
 
-// New returns a Service over regions with the default Options.
-func New(regions cloud.Regions) *Service { return NewWithOptions(regions, Options{}) }
-
-// NewWithOptions returns a Service over regions tuned by opts.
-func NewWithOptions(regions cloud.Regions, opts Options) *Service {
+// New returns a Service over regions tuned by opts; the zero Options suit
+// AWS.
+func New(regions cloud.Regions, opts Options) *Service {
 	if opts.Scale <= 0 {
 		opts.Scale = 1
 	}

@@ -13,7 +13,7 @@ func TestPreflightAnswersFromTheProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(world)
+	s := New(world, Options{})
 	ctx := context.Background()
 	regions, err := s.Regions(ctx)
 	if err != nil || len(regions) != len(sim.DefaultCatalog()) {
@@ -58,7 +58,7 @@ func TestEverySimulatedInstanceTypeIsDescribed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(world)
+	s := New(world, Options{})
 	for _, r := range sim.DefaultCatalog() {
 		for _, z := range r.Zones {
 			if _, err := s.InstanceTypes(context.Background(), r.Name, z.Name); err != nil {
@@ -73,7 +73,7 @@ func TestPreflightRetriesThrottledReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewWithOptions(world, Options{Scale: 1000})
+	s := New(world, Options{Scale: 1000})
 	ctx := context.Background()
 	throttle := sim.Fault{Kind: sim.FaultThrottle, Service: "ec2", Operation: "DescribeAvailabilityZones", Count: 2}
 	if _, err := world.InjectFault(throttle); err != nil {

@@ -115,10 +115,6 @@ func (sub *Subscription) Close() {
 	}
 }
 
-// Cursor is the sequence of the last event the subscription delivered or
-// passed over: subscribing again from it continues with no gap.
-func (sub *Subscription) Cursor() uint64 { return sub.pos }
-
 // Next returns the next matching event, waiting for one until ctx ends. It
 // returns ctx's error when ctx ends, ErrClosed when the store closes, and an
 // *OverflowError when the reader fell further behind than the ring holds.

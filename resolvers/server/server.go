@@ -100,6 +100,7 @@ type Server struct {
 	schema   graphql.ExecutableSchema
 	metrics  *metrics
 	ws       *wsapi.Server
+	scale    float64 // how much faster than AWS the provider answers: the simulator's speed, or 1
 
 	listener     net.Listener
 	http         *http.Server
@@ -167,16 +168,16 @@ func (s *Server) build() error {
 		return fmt.Errorf("create the first admin token: %w", err)
 	}
 
-	scale := 1.0
+	s.scale = 1
 	backoff, phaseTimeout := ops.DefaultBackoff, 2*time.Hour
 	switch s.cfg.Provider {
 	case ProviderSim:
 		if err := s.buildSim(); err != nil {
 			return err
 		}
-		scale = s.cfg.SimSpeed
-		backoff = backoff.Scaled(scale)
-		phaseTimeout = max(time.Duration(float64(phaseTimeout)/scale), 2*time.Second)
+		s.scale = s.cfg.SimSpeed
+		backoff = backoff.Scaled(s.scale)
+		phaseTimeout = max(time.Duration(float64(phaseTimeout)/s.scale), 2*time.Second)
 	case ProviderAWS:
 		regions, err := awscloud.New(context.Background(), awscloud.Options{DefaultRegion: s.cfg.Region})
 		if err != nil {
@@ -189,9 +190,9 @@ func (s *Server) build() error {
 	s.runner = ops.NewRunner(s.store, ops.Options{
 		Backoff: backoff, PhaseTimeout: phaseTimeout, Logger: s.log, Observer: s.metrics,
 	})
-	s.clusters = cluster.New(s.store, s.runner, s.regions, cluster.Options{Scale: scale, Logger: s.log})
-	s.compute = compute.New(s.store, s.runner, s.regions, cluster.ComputeView{Service: s.clusters}, compute.Options{Scale: scale, Logger: s.log})
-	s.features = features.New(s.store, s.runner, s.regions, cluster.FeaturesView{Service: s.clusters}, features.Options{Scale: scale, Logger: s.log})
+	s.clusters = cluster.New(s.store, s.runner, s.regions, cluster.Options{Scale: s.scale, Logger: s.log})
+	s.compute = compute.New(s.store, s.runner, s.regions, cluster.ComputeView{Service: s.clusters}, compute.Options{Scale: s.scale, Logger: s.log})
+	s.features = features.New(s.store, s.runner, s.regions, cluster.FeaturesView{Service: s.clusters}, features.Options{Scale: s.scale, Logger: s.log})
 	if err := s.runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)
 	}
@@ -337,15 +338,7 @@ func (s *Server) scaled(d time.Duration) time.Duration {
 	if s.world == nil {
 		return d
 	}
-	return max(time.Duration(float64(d)/s.cfg.SimSpeed), 10*time.Millisecond)
-}
-
-// simScale is how much faster than real AWS the provider answers.
-func (s *Server) simScale() float64 {
-	if s.world == nil {
-		return 1
-	}
-	return s.cfg.SimSpeed
+	return max(time.Duration(float64(d)/s.scale), 10*time.Millisecond)
 }
 
 func (s *Server) simSpeed() any {
@@ -395,5 +388,5 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
 	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Compute: s.compute, Features: s.features, Auth: s.auth,
-		Preflight: preflight.NewWithOptions(s.regions, preflight.Options{Scale: s.simScale()}), Log: s.log}
+		Preflight: preflight.New(s.regions, preflight.Options{Scale: s.scale}), Log: s.log}
 }

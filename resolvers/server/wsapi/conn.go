@@ -426,9 +426,10 @@ func appendFrame(dst []byte, opcode byte, parts ...[]byte) []byte {
 	return dst
 }
 
-// keepAlive pings the connection, or closes it when it has been silent for
-// longer than silent. It never blocks the caller.
-func (c *conn) keepAlive(now time.Time, silent time.Duration) {
+// keepAlive pings the connection (the frame ping, or ka for graphql-ws),
+// or closes it when it has been silent for longer than silent. It never
+// blocks the caller.
+func (c *conn) keepAlive(now time.Time, silent time.Duration, ping, ka []byte) {
 	if began := c.writing.Load(); began != 0 && now.Sub(time.Unix(0, began)) > c.s.cfg.WriteTimeout {
 		c.closeNow() // the client stopped reading: the write cannot finish
 		return
@@ -440,11 +441,10 @@ func (c *conn) keepAlive(now time.Time, silent time.Duration) {
 		c.close(CloseInitTimeout, fmt.Sprintf("no message or pong for %s: answer the server's pings", silent))
 		return
 	}
-	typ := "ping"
+	frame := ping
 	if c.legacy {
-		typ = "ka"
+		frame = ka
 	}
-	frame := appendFrame(nil, opText, fmt.Appendf(nil, `{"type":%q}`, typ))
 	go func() {
 		select {
 		case c.wsem <- struct{}{}:

@@ -215,6 +215,8 @@ func (s *Server) keepAlive() {
 	defer close(s.done)
 	t := time.NewTicker(s.cfg.KeepAlive)
 	defer t.Stop()
+	ping := appendFrame(nil, opText, []byte(`{"type":"ping"}`))
+	ka := appendFrame(nil, opText, []byte(`{"type":"ka"}`))
 	for {
 		select {
 		case <-s.stop:
@@ -227,7 +229,7 @@ func (s *Server) keepAlive() {
 			}
 			s.mu.Unlock()
 			for _, c := range conns {
-				c.keepAlive(now, 2*s.cfg.KeepAlive)
+				c.keepAlive(now, 2*s.cfg.KeepAlive, ping, ka)
 			}
 		}
 	}
