@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,41 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simtest"
 )
 
-// pausableClock runs with the wall clock until paused; paused, the
-// simulated world stands still, so a test can look at a state that would
-// otherwise last only a few milliseconds at the fixture's speed.
-type pausableClock struct {
-	mu     sync.Mutex
-	paused bool
-	at     time.Time
-	skew   time.Duration
-}
-
-func (c *pausableClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.paused {
-		return c.at
-	}
-	return time.Now().Add(c.skew)
-}
-
-func (c *pausableClock) Pause() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.paused, c.at = true, time.Now().Add(c.skew)
-}
-
-func (c *pausableClock) Resume() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.paused, c.skew = false, c.at.Sub(time.Now())
-}
-
 func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
-	clock := &pausableClock{}
+	clock := &simtest.PausableClock{}
 	f := newFixtureWith(t, sim.Options{Clock: clock.Now})
 	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
 	if err != nil {

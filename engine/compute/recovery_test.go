@@ -3,7 +3,6 @@ package compute_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,46 +12,8 @@ import (
 
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simtest"
 )
-
-// pausableClock runs with the wall clock until paused; then time moves
-// only when the test steps it, so that every transition of the simulated
-// cloud can be seen. Resumed, it runs on from where it was.
-type pausableClock struct {
-	mu     sync.Mutex
-	paused bool
-	at     time.Time
-	skew   time.Duration
-}
-
-func (c *pausableClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.paused {
-		return c.at
-	}
-	return time.Now().Add(c.skew)
-}
-
-func (c *pausableClock) Pause() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.paused, c.at = true, time.Now().Add(c.skew)
-}
-
-func (c *pausableClock) Resume() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.paused, c.skew = false, c.at.Sub(time.Now())
-}
-
-// Step moves a paused clock by d of real-world time, as the simulator
-// (which divides its latencies by speed) counts it.
-func (c *pausableClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.at = c.at.Add(time.Duration(float64(d) / speed))
-}
 
 // observed is one look at a node: its status and health.
 type observed struct{ status, health string }
@@ -60,7 +21,7 @@ type observed struct{ status, health string }
 // watchNode steps the paused clock a simulated minute at a time for up to
 // minutes, syncing and recording each change of the node, until done
 // accepts it. It reports what it saw and whether done accepted the node.
-func watchNode(t *testing.T, f *fixture, clock *pausableClock, id string, minutes int, done func(*compute.Node) bool) ([]observed, bool) {
+func watchNode(t *testing.T, f *fixture, clock *simtest.PausableClock, id string, minutes int, done func(*compute.Node) bool) ([]observed, bool) {
 	t.Helper()
 	var seen []observed
 	for range minutes {
@@ -75,7 +36,7 @@ func watchNode(t *testing.T, f *fixture, clock *pausableClock, id string, minute
 		if done(n) {
 			return seen, true
 		}
-		clock.Step(time.Minute)
+		clock.Step(time.Duration(float64(time.Minute) / speed)) // a minute of real-world time, as the simulator counts it
 	}
 	return seen, false
 }
@@ -88,7 +49,7 @@ func injectNodeFault(t *testing.T, f *fixture) {
 }
 
 func TestNodeFaultWithAutoRecoveryReturnsTheNodeToService(t *testing.T) {
-	clock := &pausableClock{}
+	clock := &simtest.PausableClock{}
 	f := newFixtureWith(t, sim.Options{Clock: clock.Now})
 	node := f.onlyNode(t)
 	clock.Pause()
@@ -113,7 +74,7 @@ func TestNodeFaultWithAutoRecoveryReturnsTheNodeToService(t *testing.T) {
 }
 
 func TestNodeFaultWithoutAutoRecoveryStaysUntilRebooted(t *testing.T) {
-	clock := &pausableClock{}
+	clock := &simtest.PausableClock{}
 	f := newFixtureWith(t, sim.Options{Clock: clock.Now})
 	ctx := context.Background()
 	p, err := f.world.Provider("us-west-2")

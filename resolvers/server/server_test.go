@@ -228,7 +228,8 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 	if status != http.StatusRequestEntityTooLarge || len(res.Errors) != 1 || res.Errors[0].Code() != "LIMIT" || !strings.Contains(res.Errors[0].Message, "most allowed") {
 		t.Errorf("a 2 MiB body gave %d %+v, want 413 with a LIMIT error", status, res.Errors)
 	}
-	// A body that does not declare its length is cut short at the limit.
+	// A body that does not declare its length is cut short at the limit,
+	// and refused the same way.
 	req, _ := http.NewRequestWithContext(testContext(t), http.MethodPost, srv.URL()+"/graphql", io.MultiReader(strings.NewReader(big)))
 	req.Header = bearer(adminSecret)
 	req.Header.Set("Content-Type", "application/json")
@@ -239,9 +240,14 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	var out gqltest.Response
-	_ = json.NewDecoder(resp.Body).Decode(&out)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
 	if len(out.Errors) == 0 {
 		t.Errorf("a 2 MiB chunked body was accepted (%s)", resp.Status)
+	}
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || len(out.Errors) != 1 || out.Errors[0].Code() != "LIMIT" || !strings.Contains(out.Errors[0].Message, "most allowed") {
+		t.Errorf("a 2 MiB chunked body gave %s %+v, want 413 with a LIMIT error", resp.Status, out.Errors)
 	}
 }
 
