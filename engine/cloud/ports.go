@@ -161,6 +161,10 @@ type Provider struct {
 	ServiceQuotas ServiceQuotas
 	Kubernetes    Kubernetes
 	Helm          Helm
+	// SDKRetries says that the AWS ports retry throttled calls themselves
+	// (the aws-sdk-go-v2 clients' standard retryer), so RetryReads leaves
+	// them as they are rather than retrying each of the SDK's retries.
+	SDKRetries bool
 }
 
 // Regions hands out the ports for each region the control plane works in.

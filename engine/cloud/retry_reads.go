@@ -20,10 +20,17 @@ type RetryFunc func(ctx context.Context, read func(context.Context) error) error
 // call, and Helm's Release) go through retry, for the reads a request
 // makes while it is checked: one throttled read must not fail the request.
 // Calls that change something pass straight through, once each, as do the
-// Kubernetes clients. Phases need no such wrapper: the runner already
+// Kubernetes clients, and the AWS ports of a provider whose SDK clients
+// retry on their own (Provider.SDKRetries). Phases need no such wrapper: the runner already
 // polls Observe again after a retryable error.
 func RetryReads(p *Provider, retry RetryFunc) *Provider {
 	out := *p
+	if p.Helm != nil {
+		out.Helm = retryingHelm{p.Helm, retry}
+	}
+	if p.SDKRetries {
+		return &out
+	}
 	// A port the provider lacks stays nil.
 	if p.SageMaker != nil {
 		out.SageMaker = retryingSageMaker{p.SageMaker, retry}
@@ -42,9 +49,6 @@ func RetryReads(p *Provider, retry RetryFunc) *Provider {
 	}
 	if p.ServiceQuotas != nil {
 		out.ServiceQuotas = retryingServiceQuotas{p.ServiceQuotas, retry}
-	}
-	if p.Helm != nil {
-		out.Helm = retryingHelm{p.Helm, retry}
 	}
 	return &out
 }

@@ -87,3 +87,25 @@ func TestRetryReadsKeepsMissingPortsNil(t *testing.T) {
 		t.Fatalf("a port the provider lacks became a wrapper of nil: %+v", p)
 	}
 }
+
+// The real AWS clients retry throttling themselves: their reads are not
+// retried again on top; Helm's are.
+func TestRetryReadsLeavesRetryingSDKClientsAlone(t *testing.T) {
+	world, err := sim.New(sim.Options{DefaultRegion: "us-west-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := world.Provider("us-west-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := *p
+	sdk.SDKRetries = true
+	rp := cloud.RetryReads(&sdk, ops.ReadRetry{}.Do)
+	if rp.SageMaker != p.SageMaker || rp.EKS != p.EKS || rp.EC2 != p.EC2 || rp.IAM != p.IAM || rp.STS != p.STS || rp.ServiceQuotas != p.ServiceQuotas {
+		t.Fatal("the ports of a provider whose SDK retries were wrapped again")
+	}
+	if rp.Helm == p.Helm {
+		t.Fatal("Helm's reads, which no SDK retries, were left unwrapped")
+	}
+}

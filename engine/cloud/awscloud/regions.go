@@ -115,6 +115,7 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		ServiceQuotas: servicequotas.NewFromConfig(cfg),
 		Kubernetes:    kube,
 		Helm:          newHelm(kube),
+		SDKRetries:    true, // LoadDefaultConfig's standard retryer
 	}
 	r.providers[region] = p
 	return p, nil
