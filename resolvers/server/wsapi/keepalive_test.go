@@ -15,7 +15,9 @@ import (
 // that stops answering is closed with 4408.
 func TestKeepAlivePingsAndClosesSilentClients(t *testing.T) {
 	s := New(Config{
-		Init:      func(ctx context.Context, _ map[string]any) (context.Context, func(), error) { return ctx, func() {}, nil },
+		Init: func(ctx context.Context, _ map[string]any) (context.Context, func(), error) {
+			return ctx, func() {}, nil
+		},
 		KeepAlive: time.Second,
 	})
 	defer s.Close()
