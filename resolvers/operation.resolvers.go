@@ -94,9 +94,22 @@ func (r *queryResolver) WaitOperation(ctx context.Context, id string, timeoutSec
 	if seconds < 0 || seconds > 300 {
 		return nil, errs.Field("timeoutSeconds", "timeoutSeconds must be between 0 and 300, got %d; call waitOperation again to wait longer", seconds)
 	}
+	// The wait may last minutes: a credential that ends meanwhile ends it,
+	// and gets no answer.
+	if caller := IdentityOf(ctx); caller != nil && r.Auth != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer r.Auth.OnEnd(caller, func(error) { cancel() })()
+	}
 	op, err := r.Ops.Wait(ctx, id, time.Duration(seconds)*time.Second)
 	if err != nil {
 		return nil, err
+	}
+	if caller := IdentityOf(ctx); caller != nil && r.Auth != nil {
+		if err := r.Auth.Check(caller); err != nil {
+			return nil, err
+		}
 	}
 	return mapOperation(op), nil
 }

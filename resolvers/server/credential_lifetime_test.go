@@ -10,7 +10,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/resolvers/server"
+	"github.com/instantstart/instantstart/resolvers/server/gqltest"
 )
 
 // rawConn is a graphql-transport-ws connection read message by message, so
@@ -193,4 +195,34 @@ func TestRefusedConnectionsCloseWithACodeAndAReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	(&rawConn{t: t, c: early}).closedWith(4401, "send connection_init first")
+}
+
+// A long waitOperation over plain HTTP ends when its token is revoked, and
+// answers UNAUTHENTICATED rather than the operation.
+func TestRevokingATokenEndsItsLongWait(t *testing.T) {
+	srv := startServer(t, server.Config{})
+	id, secret := newToken(t, srv, "waiter", "VIEWER", nil)
+	putRecord(t, srv, ops.RecordKind, "op-wait", ops.Operation{ID: "op-wait", Kind: "Build", Status: ops.Running, UpdatedAt: time.Now()})
+	answer := make(chan *gqltest.Response, 1)
+	go func() {
+		answer <- queryAs(t, srv, secret, `{ waitOperation(id: "op-wait", timeoutSeconds: 300) { id status } }`, nil)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.Store().Subscribers() == 0 { // the wait follows the operation
+		if time.Now().After(deadline) {
+			t.Fatal("the wait never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := query(t, srv, `mutation($id: ID!) { revokeToken(id: $id) { id } }`, map[string]any{"id": id}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-answer:
+		if code(res) != "UNAUTHENTICATED" || !strings.Contains(res.Errors[0].Message, "revoked") {
+			t.Fatalf("the wait answered %s %+v, want UNAUTHENTICATED", res.Data, res.Errors)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the wait went on after its token was revoked")
+	}
 }
