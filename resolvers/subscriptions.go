@@ -157,12 +157,16 @@ func eventFilter(f *model.EventFilter) store.Filter {
 }
 
 // subscribeError explains why the store would not start a subscription: an
-// expired cursor gets CURSOR_EXPIRED with the cursor to resume from.
+// expired cursor gets CURSOR_EXPIRED with the cursor to resume from, a
+// closing store UNAVAILABLE.
 func subscribeError(err error) error {
 	var expired *store.CursorExpiredError
-	if errors.As(err, &expired) {
+	switch {
+	case errors.As(err, &expired):
 		return errs.Wrap(errs.CursorExpired, err, "%s", expired.Error()).
 			WithField("since").WithDetail("resumeFrom", store.Cursor(expired.Resume))
+	case errors.Is(err, store.ErrClosed):
+		return errs.Wrap(errs.Unavailable, err, "the server is shutting down: subscribe again once it is back")
 	}
 	return err
 }

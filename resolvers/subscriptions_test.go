@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
@@ -147,5 +148,13 @@ func TestOperationUpdatedOfEndedOperationSendsItOnce(t *testing.T) {
 	}
 	if got := drain(t, ch); len(got) != 1 || got[0].Status != model.OperationStatusFailed {
 		t.Fatalf("got %+v, want the FAILED operation once", got)
+	}
+}
+
+func TestEventsOnAClosedStoreIsUnavailable(t *testing.T) {
+	r := newTestResolver(t)
+	r.Store.Close()
+	if _, err := r.Subscription().Events(context.Background(), nil, nil); errs.CodeOf(err) != errs.Unavailable {
+		t.Fatalf("events on a closed store: %v, want UNAVAILABLE", err)
 	}
 }
