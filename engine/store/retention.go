@@ -248,15 +248,8 @@ func (s *Store) checkCursor(since uint64) error {
 	if since >= oldest-1 {
 		return nil
 	}
-	var resume uint64
-	err := s.db.View(func(txn *badger.Txn) (err error) {
-		resume, err = committedSequence(txn)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("read the event sequence: %w", err)
-	}
-	return &CursorExpiredError{Since: since, Oldest: oldest, Resume: resume}
+	// The newest published event: every change up to it is committed.
+	return &CursorExpiredError{Since: since, Oldest: oldest, Resume: s.hub.last.Load()}
 }
 
 // committedSequence returns the newest committed event sequence as txn sees
