@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -96,22 +95,14 @@ func (s *Store) startRetention(opts Options) error {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	oldest := uint64(1)
+	var oldest uint64
 	err := s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(keyOldestEvent)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
+		n, found, err := metaCounter(txn, keyOldestEvent)
+		oldest = n
+		if !found {
+			oldest = 1 // nothing pruned yet
 		}
-		if err != nil {
-			return err
-		}
-		return item.Value(func(v []byte) error {
-			if len(v) != 8 {
-				return fmt.Errorf("%s holds %d bytes, not 8", keyOldestEvent, len(v))
-			}
-			oldest = binary.BigEndian.Uint64(v)
-			return nil
-		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("read the oldest retained event: %w", err)
@@ -255,20 +246,6 @@ func (s *Store) checkCursor(since uint64) error {
 // committedSequence returns the newest committed event sequence as txn sees
 // it.
 func committedSequence(txn *badger.Txn) (uint64, error) {
-	item, err := txn.Get(keySeq)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	var seq uint64
-	err = item.Value(func(v []byte) error {
-		if len(v) != 8 {
-			return fmt.Errorf("%s holds %d bytes, not 8", keySeq, len(v))
-		}
-		seq = binary.BigEndian.Uint64(v)
-		return nil
-	})
+	seq, _, err := metaCounter(txn, keySeq)
 	return seq, err
 }

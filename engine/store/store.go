@@ -99,18 +99,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	err = db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(keySeq)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return item.Value(func(v []byte) error {
-			s.seq = binary.BigEndian.Uint64(v)
-			return nil
-		})
+	err = db.View(func(txn *badger.Txn) (err error) {
+		s.seq, _, err = metaCounter(txn, keySeq)
+		return err
 	})
 	if err != nil {
 		db.Close()
@@ -191,6 +182,26 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 	return s.db.View(func(txn *badger.Txn) error {
 		return fn(&Tx{s: s, txn: txn, now: s.clock().UTC()})
 	})
+}
+
+// metaCounter reads the big-endian counter kept at key (the event
+// sequence, the oldest retained event); found is false when there is none.
+func metaCounter(txn *badger.Txn, key []byte) (n uint64, found bool, err error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	err = item.Value(func(v []byte) error {
+		if len(v) != 8 {
+			return fmt.Errorf("%s holds %d bytes, not 8", key, len(v))
+		}
+		n = binary.BigEndian.Uint64(v)
+		return nil
+	})
+	return n, err == nil, err
 }
 
 func recordKey(kind, id string) []byte  { return []byte(prefixRecord + kind + "/" + id) }
