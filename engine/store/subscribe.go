@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -25,15 +27,38 @@ func (e *OverflowError) Error() string {
 }
 
 // hub is the ring of the newest events. Writers publish into it under the
-// store's write lock; readers never take a lock: they read the ring's slots
-// and wait on wake, which every publish closes and replaces. A publisher
-// never waits on a reader.
+// store's write lock; readers read the ring's slots without a lock. A
+// publisher never waits on a reader.
+//
+// Readers that have caught up wait in one queue, in the order they caught
+// up. A publish does not wake them all at once: with thousands of readers
+// that would make thousands of goroutines runnable together, and the
+// goroutines that make the next event would wait behind all of them, so a
+// burst of events would go out in as many rounds as it has events. Instead
+// a publish wakes a few readers (relays), and each woken reader wakes the
+// next before it reads. The scheduler runs the next one once the reader
+// before it has written and parked, so the wake-ups follow the pace of the
+// work they cause, the engine keeps its share of the processor, and a
+// reader woken late takes every event that came meanwhile in one go.
 type hub struct {
 	ring        []atomic.Pointer[Event] // event seq lives at ring[seq % len(ring)]
 	last        atomic.Uint64           // the newest published sequence
-	wake        atomic.Pointer[chan struct{}]
 	closed      atomic.Bool
+	done        chan struct{} // closed when the store closes
 	subscribers atomic.Int64
+
+	mu        sync.Mutex
+	queue     []*waiter // readers waiting, oldest first; queue[head:] is live
+	head      int
+	relays    int // wake-up chains running
+	maxRelays int
+}
+
+// A waiter is a caught-up reader's place in the queue.
+type waiter struct {
+	ready     chan struct{} // receives the wake-up, which it passes on
+	pos       uint64        // the newest sequence it had read when it queued
+	abandoned bool          // stopped waiting: skip it
 }
 
 func (h *hub) init(size int, last uint64) {
@@ -42,12 +67,12 @@ func (h *hub) init(size int, last uint64) {
 	}
 	h.ring = make([]atomic.Pointer[Event], size)
 	h.last.Store(last)
-	ch := make(chan struct{})
-	h.wake.Store(&ch)
+	h.done = make(chan struct{})
+	h.maxRelays = max(2, runtime.GOMAXPROCS(0))
 }
 
-// publish puts events (consecutive, in order) into the ring and wakes every
-// waiting reader.
+// publish puts events (consecutive, in order) into the ring and wakes the
+// first waiting readers.
 func (h *hub) publish(events []*Event) {
 	if len(events) == 0 {
 		return
@@ -56,17 +81,62 @@ func (h *hub) publish(events []*Event) {
 		h.ring[ev.Seq%uint64(len(h.ring))].Store(ev)
 	}
 	h.last.Store(events[len(events)-1].Seq)
-	h.wakeAll()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.relays < h.maxRelays {
+		w := h.behind()
+		if w == nil {
+			break
+		}
+		h.relays++
+		w.ready <- struct{}{}
+	}
 }
 
-func (h *hub) wakeAll() {
-	ch := make(chan struct{})
-	close(*h.wake.Swap(&ch))
+// relay passes a wake-up on to the next reader that is behind, or ends the
+// chain when every waiting reader has caught up.
+func (h *hub) relay() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w := h.behind(); w != nil {
+		w.ready <- struct{}{}
+		return
+	}
+	h.relays--
+}
+
+// behind takes the first waiting reader that has events to read out of the
+// queue, or returns nil when there is none. Readers queue in the order they
+// caught up, so the ones that are behind are at the front. h.mu is held.
+func (h *hub) behind() *waiter {
+	last := h.last.Load()
+	var found *waiter
+	for h.head < len(h.queue) {
+		w := h.queue[h.head]
+		if !w.abandoned && w.pos >= last {
+			break
+		}
+		h.queue[h.head] = nil
+		h.head++
+		if !w.abandoned {
+			found = w
+			break
+		}
+	}
+	switch {
+	case h.head == len(h.queue):
+		h.queue, h.head = h.queue[:0], 0
+	case h.head > 1024 && h.head > len(h.queue)/2:
+		n := copy(h.queue, h.queue[h.head:])
+		clear(h.queue[n:])
+		h.queue, h.head = h.queue[:n], 0
+	}
+	return found
 }
 
 func (h *hub) closeAll() {
 	h.closed.Store(true)
-	h.wakeAll()
+	close(h.done)
 }
 
 // Subscribers returns the number of open subscriptions.
@@ -85,6 +155,7 @@ type Subscription struct {
 	bEnd   uint64   // the last sequence the replayed batch covers
 	closed bool
 	idle   func() // called before Next waits
+	w      *waiter
 }
 
 // BeforeWait sets a function that Next calls each time before it waits for
@@ -133,18 +204,15 @@ func (sub *Subscription) Next(ctx context.Context) (*Event, error) {
 		if sub.closed || h.closed.Load() {
 			return nil, ErrClosed
 		}
-		wake := h.wake.Load() // before reading last, so no publish is missed
 		last := h.last.Load()
 		if sub.pos >= last {
 			if sub.idle != nil {
 				sub.idle()
 			}
-			select {
-			case <-*wake:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			if err := sub.wait(ctx); err != nil {
+				return nil, err
 			}
+			continue
 		}
 		want := sub.pos + 1
 		if ev := h.ring[want%uint64(len(h.ring))].Load(); ev != nil && ev.Seq == want {
@@ -167,6 +235,43 @@ func (sub *Subscription) Next(ctx context.Context) (*Event, error) {
 			return nil, err
 		}
 	}
+}
+
+// wait queues the reader, unless events came since it last looked, and
+// waits for its wake-up, which it passes on at once.
+func (sub *Subscription) wait(ctx context.Context) error {
+	h := &sub.s.hub
+	if sub.w == nil {
+		sub.w = &waiter{ready: make(chan struct{}, 1)}
+	}
+	w := sub.w
+	h.mu.Lock()
+	if h.last.Load() > sub.pos { // under h.mu: a publish after this sees w queued
+		h.mu.Unlock()
+		return nil
+	}
+	w.pos = sub.pos
+	h.queue = append(h.queue, w)
+	h.mu.Unlock()
+	select {
+	case <-w.ready:
+		h.relay()
+		return nil
+	case <-h.done:
+		return ErrClosed
+	case <-ctx.Done():
+	}
+	h.mu.Lock()
+	select {
+	case <-w.ready: // woken meanwhile: the wake-up is passed on all the same
+		h.mu.Unlock()
+		h.relay()
+	default:
+		w.abandoned = true // left in the queue; the next pass drops it
+		sub.w = nil
+		h.mu.Unlock()
+	}
+	return ctx.Err()
 }
 
 // replay reads the next stored events, up to last, into the batch.
