@@ -56,9 +56,10 @@ type retention struct {
 	// events below it are deleted, never after.
 	oldest atomic.Uint64
 	// mu lets one prune run at a time.
-	mu   sync.Mutex
-	stop context.CancelFunc
-	done chan struct{}
+	mu        sync.Mutex
+	stop      context.CancelFunc
+	done      chan struct{}
+	firstPass chan struct{} // closed once the prune at Open has run
 }
 
 // CursorExpiredError refuses a cursor whose next event was pruned from the
@@ -109,7 +110,7 @@ func (s *Store) startRetention(opts Options) error {
 	}
 	r.oldest.Store(oldest)
 	ctx, cancel := context.WithCancel(context.Background())
-	r.stop, r.done = cancel, make(chan struct{})
+	r.stop, r.done, r.firstPass = cancel, make(chan struct{}), make(chan struct{})
 	go s.pruneLoop(ctx)
 	return nil
 }
@@ -125,9 +126,14 @@ func (s *Store) pruneLoop(ctx context.Context) {
 	defer close(s.retention.done)
 	tick := time.NewTicker(pruneEvery)
 	defer tick.Stop()
+	first := s.retention.firstPass
 	for {
 		if n, err := s.prune(ctx, s.clock()); err != nil && ctx.Err() == nil {
 			s.retention.log.Warn("could not prune the event log; will retry", "pruned", n, "retry_in", pruneEvery, "error", err.Error())
+		}
+		if first != nil {
+			close(first)
+			first = nil
 		}
 		select {
 		case <-ctx.Done():

@@ -112,17 +112,30 @@ func TestSubscribeReplaysThenFollowsLiveWithNoGapOrDuplicate(t *testing.T) {
 	}
 	sub := subscribe(t, s, 10, Filter{})
 	// Writes race with the replay on purpose, and the ring is smaller than
-	// the history: the reader crosses from the stored log to the ring.
+	// the history: the reader crosses from the stored log to the ring. The
+	// writer keeps at most 8 events ahead of what the reader has taken, so
+	// a slow reader is never overrun (that is another test).
+	credit := make(chan struct{}, 8)
+	for range cap(credit) {
+		credit <- struct{}{}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 50; i < 150; i++ {
+			<-credit
 			put(t, s, "a", i)
 		}
 	}()
 	for want := uint64(11); want <= 150; want++ {
 		if ev := nextEvent(t, sub); ev.Seq != want {
 			t.Fatalf("got event %d, want %d", ev.Seq, want)
+		}
+		if want > 50 {
+			select {
+			case credit <- struct{}{}:
+			default:
+			}
 		}
 	}
 	<-done
