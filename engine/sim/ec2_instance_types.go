@@ -67,6 +67,7 @@ func instanceTypeInfo(name string, s instanceSpec) ec2types.InstanceTypeInfo {
 		InstanceType: ec2types.InstanceType(name),
 		VCpuInfo:     &ec2types.VCpuInfo{DefaultVCpus: aws.Int32(int32(s.vcpus))},
 		MemoryInfo:   &ec2types.MemoryInfo{SizeInMiB: aws.Int64(int64(s.memoryGiB) * 1024)},
+		NetworkInfo:  networkInfo(networkOf(name)),
 	}
 	if s.accelerators == 0 {
 		return info
@@ -83,6 +84,17 @@ func instanceTypeInfo(name string, s instanceSpec) ec2types.InstanceTypeInfo {
 		Count: aws.Int32(int32(s.accelerators)), Manufacturer: aws.String(s.maker), Name: aws.String(s.name),
 		MemoryInfo: &ec2types.GpuDeviceMemoryInfo{SizeInMiB: aws.Int32(mib)}}},
 		TotalGpuMemoryInMiB: aws.Int32(mib * int32(s.accelerators))}
+	return info
+}
+
+func networkInfo(n instanceNetwork) *ec2types.NetworkInfo {
+	info := &ec2types.NetworkInfo{
+		MaximumNetworkInterfaces: aws.Int32(int32(n.maxENIs)), Ipv4AddressesPerInterface: aws.Int32(int32(n.ipv4PerENI)),
+		EfaSupported: aws.Bool(n.efas > 0),
+	}
+	if n.efas > 0 {
+		info.EfaInfo = &ec2types.EfaInfo{MaximumEfaInterfaces: aws.Int32(int32(n.efas))}
+	}
 	return info
 }
 

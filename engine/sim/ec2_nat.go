@@ -110,7 +110,11 @@ func (a *ec2API) CreateNatGateway(ctx context.Context, in *ec2.CreateNatGatewayI
 			n.FailureCode, n.Life.FailMessage = "InternalError", msg
 		}
 		n.Life.HeldBy = t.holdFault(svcEC2, "CreateNatGateway")
-		n.PrivateIP = s.nextIP()
+		if ip, ok := t.leaseAddress(s.ID); ok {
+			n.PrivateIP = ip
+		} else if n.FailureCode == "" {
+			n.FailureCode, n.Life.FailMessage = "InsufficientFreeAddressesInSubnet", "Subnet has insufficient free addresses to create this NAT gateway"
+		}
 		t.rs.NATs[n.ID] = n
 		t.setTags(n.ID, tags)
 		return &ec2.CreateNatGatewayOutput{ClientToken: in.ClientToken, NatGateway: t.natOut(n)}, nil

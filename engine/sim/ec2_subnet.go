@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -19,7 +18,6 @@ type subnetRec struct {
 	CIDR   string
 	Zone   string
 	ZoneID string
-	IPs    int // private addresses handed out so far (NAT gateways, nodes)
 }
 
 // CreateSubnet creates a subnet whose CIDR block lies inside its VPC's,
@@ -91,8 +89,6 @@ func (t *txn) subnetZone(name, id *string) (Zone, error) {
 }
 
 func (t *txn) subnetOut(s *subnetRec) *ec2types.Subnet {
-	p := netip.MustParsePrefix(s.CIDR)
-	free := 1<<(32-p.Bits()) - 5 - s.IPs
 	return &ec2types.Subnet{
 		SubnetId:                aws.String(s.ID),
 		SubnetArn:               aws.String(fmt.Sprintf("arn:aws:ec2:%s:%s:subnet/%s", t.region, t.account(), s.ID)),
@@ -100,7 +96,7 @@ func (t *txn) subnetOut(s *subnetRec) *ec2types.Subnet {
 		CidrBlock:               aws.String(s.CIDR),
 		AvailabilityZone:        aws.String(s.Zone),
 		AvailabilityZoneId:      aws.String(s.ZoneID),
-		AvailableIpAddressCount: aws.Int32(int32(max(free, 0))),
+		AvailableIpAddressCount: aws.Int32(int32(t.freeAddresses(s.ID))),
 		State:                   ec2types.SubnetStateAvailable,
 		DefaultForAz:            aws.Bool(false),
 		MapPublicIpOnLaunch:     aws.Bool(false),
@@ -116,19 +112,6 @@ func (t *txn) subnet(id *string) (*subnetRec, error) {
 		return nil, ec2Error("InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", aws.ToString(id))
 	}
 	return s, nil
-}
-
-// nextIP hands out the next private address of s. AWS reserves the first
-// four addresses of a subnet and the last one.
-func (s *subnetRec) nextIP() string {
-	p := netip.MustParsePrefix(s.CIDR)
-	size := 1<<(32-p.Bits()) - 5
-	base := p.Addr().As4()
-	n := binary.BigEndian.Uint32(base[:]) + 4 + uint32(s.IPs%size)
-	s.IPs++
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], n)
-	return netip.AddrFrom4(b).String()
 }
 
 // DescribeSubnets lists subnets by id and filters (vpc-id, subnet-id,

@@ -65,7 +65,7 @@ func TestDescribeSubnetsFilters(t *testing.T) {
 		t.Errorf("tag: %d subnets", got)
 	}
 	s := ok(f.p.EC2.DescribeSubnets(f.ctx, &ec2.DescribeSubnetsInput{SubnetIds: n.subnets[:1]})).must(t).Subnets[0]
-	if *s.AvailableIpAddressCount != 251 || *s.AvailabilityZoneId != "usw2-az1" {
+	if *s.AvailableIpAddressCount != 4091 || *s.AvailabilityZoneId != "usw2-az1" {
 		t.Errorf("subnet = %d free IPs, zone id %s", *s.AvailableIpAddressCount, *s.AvailabilityZoneId)
 	}
 }

@@ -20,7 +20,7 @@ func TestAddonLifecycle(t *testing.T) {
 	if _, err := f.p.EKS.CreateAddon(f.ctx, &eks.CreateAddonInput{ClusterName: aws.String("hp"), AddonName: aws.String("vpc-cni")}); !errors.As(err, &invalid) {
 		t.Errorf("add-on on a CREATING cluster: %v", err)
 	}
-	f.clock.Advance(scaled(eksCreateTime))
+	f.clock.Advance(eksActiveAfter)
 
 	ad := ok(f.p.EKS.CreateAddon(f.ctx, &eks.CreateAddonInput{ClusterName: aws.String("hp"), AddonName: aws.String("vpc-cni")})).must(t).Addon
 	if ad.Status != ekstypes.AddonStatusCreating || *ad.AddonVersion != "v1.19.2-eksbuild.1" {

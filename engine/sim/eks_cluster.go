@@ -24,9 +24,11 @@ type eksAPI struct {
 
 var _ cloud.EKS = (*eksAPI)(nil)
 
-// Real EKS control plane latencies, divided by the world's speed.
+// Real EKS control plane latencies, divided by the world's speed. Creation
+// takes from eksCreateMin to eksCreateMax, drawn for each cluster.
 const (
-	eksCreateTime = 10 * time.Minute
+	eksCreateMin  = 8 * time.Minute
+	eksCreateMax  = 12 * time.Minute
 	eksDeleteTime = 6 * time.Minute
 )
 
@@ -119,8 +121,9 @@ func (t *txn) uuid() string {
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, (a>>16)&0xffff, 0x4000|a&0x0fff, 0x8000|(b>>48)&0x3fff, b&0xffffffffffff)
 }
 
-// CreateCluster starts creating a control plane: CREATING for about ten
-// minutes (divided by the speed), then ACTIVE. A repeat with the same
+// CreateCluster starts creating a control plane: CREATING for eight to
+// twelve minutes (drawn from the world's seed, divided by the speed), then
+// ACTIVE. A repeat with the same
 // ClientRequestToken returns the cluster instead of ResourceInUseException.
 func (a *eksAPI) CreateCluster(ctx context.Context, in *eks.CreateClusterInput, _ ...func(*eks.Options)) (*eks.CreateClusterOutput, error) {
 	return call(ctx, a.w, svcEKS, a.region, "CreateCluster", func(t *txn) (*eks.CreateClusterOutput, error) {
@@ -214,7 +217,7 @@ func (t *txn) newEKSCluster(name string, in *eks.CreateClusterInput, vpcID, vers
 		ServiceCIDR:        "172.20.0.0/16",
 		DeletionProtection: aws.ToBool(in.DeletionProtection),
 		Tags:               maps.Clone(in.Tags),
-		Life:               newLifecycle(t.now, t.after(eksCreateTime)),
+		Life:               newLifecycle(t.now, t.after(t.draw(eksCreateMin, eksCreateMax))),
 	}
 	if len(c.PublicAccessCidrs) == 0 && c.EndpointPublic {
 		c.PublicAccessCidrs = []string{"0.0.0.0/0"}

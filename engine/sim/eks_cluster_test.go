@@ -86,15 +86,16 @@ func TestEKSClusterLifecycle(t *testing.T) {
 		t.Errorf("delete while CREATING: %v", err)
 	}
 
-	// At the default speed of 25, ten minutes take 24 seconds.
+	// At the default speed of 25, eight to twelve minutes take 19.2 to
+	// 28.8 seconds.
 	status := func() ekstypes.ClusterStatus {
 		return ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("hp")})).must(t).Cluster.Status
 	}
-	f.clock.Advance(24*time.Second - time.Millisecond)
+	f.clock.Advance(19200*time.Millisecond - time.Millisecond)
 	if got := status(); got != ekstypes.ClusterStatusCreating {
-		t.Fatalf("just before 24s: %s", got)
+		t.Fatalf("just before 19.2s: %s", got)
 	}
-	f.clock.Advance(time.Millisecond)
+	f.clock.Advance(9600 * time.Millisecond)
 	c := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("hp")})).must(t).Cluster
 	if c.Status != ekstypes.ClusterStatusActive || !regexp.MustCompile(`^https://[0-9A-F]{32}\.gr7\.us-west-2\.eks\.amazonaws\.com$`).MatchString(aws.ToString(c.Endpoint)) ||
 		aws.ToString(c.CertificateAuthority.Data) == "" {
@@ -168,14 +169,53 @@ func TestEKSSpeedScalesLatency(t *testing.T) {
 		ok(f.p.EKS.CreateCluster(f.ctx, &eks.CreateClusterInput{
 			Name: aws.String("c"), RoleArn: aws.String(f.role("r")), ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: n.subnets},
 		})).must(t)
-		ready := time.Duration(float64(eksCreateTime) / speed)
-		clock.Advance(ready - time.Millisecond)
+		earliest, latest := time.Duration(float64(eksCreateMin)/speed), time.Duration(float64(eksCreateMax)/speed)
+		clock.Advance(earliest - time.Millisecond)
 		if s := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("c")})).must(t).Cluster.Status; s != ekstypes.ClusterStatusCreating {
-			t.Errorf("speed %v: %s before %v", speed, s, ready)
+			t.Errorf("speed %v: %s before %v", speed, s, earliest)
 		}
-		clock.Advance(time.Millisecond)
+		clock.Advance(latest - earliest + time.Millisecond)
 		if s := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("c")})).must(t).Cluster.Status; s != ekstypes.ClusterStatusActive {
-			t.Errorf("speed %v: %s at %v", speed, s, ready)
+			t.Errorf("speed %v: %s at %v", speed, s, latest)
 		}
+	}
+}
+
+// eksCreationTime creates an EKS cluster in a world of seed, at speed 1,
+// and returns how long it stayed CREATING, to the second, as DescribeCluster
+// shows it.
+func eksCreationTime(t *testing.T, seed uint64) time.Duration {
+	t.Helper()
+	clock := newTestClock()
+	w := ok(New(Options{Speed: 1, Clock: clock.Now, Seed: seed})).must(t)
+	f := &fixture{t: t, ctx: t.Context(), clock: clock, w: w, p: ok(w.Provider("us-west-2")).must(t)}
+	n := f.network("10.0.0.0/16", "us-west-2a", "us-west-2b")
+	ok(f.p.EKS.CreateCluster(f.ctx, &eks.CreateClusterInput{
+		Name: aws.String("c"), RoleArn: aws.String(f.role("r")), ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: n.subnets},
+	})).must(t)
+	for elapsed := time.Duration(0); elapsed <= eksCreateMax+time.Minute; elapsed += time.Second {
+		if s := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("c")})).must(t).Cluster.Status; s == ekstypes.ClusterStatusActive {
+			return elapsed
+		}
+		clock.Advance(time.Second)
+	}
+	t.Fatalf("seed %d: the cluster is not ACTIVE after %v", seed, eksCreateMax+time.Minute)
+	return 0
+}
+
+func TestEKSCreationTimeIsDrawnFromTheSeed(t *testing.T) {
+	seen := map[time.Duration]bool{}
+	for seed := uint64(1); seed <= 6; seed++ {
+		d := eksCreationTime(t, seed)
+		if d < eksCreateMin || d > eksCreateMax {
+			t.Errorf("seed %d: CREATING for %v, want %v to %v", seed, d, eksCreateMin, eksCreateMax)
+		}
+		if again := eksCreationTime(t, seed); again != d {
+			t.Errorf("seed %d: CREATING for %v, then %v in a world with the same seed", seed, d, again)
+		}
+		seen[d] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("six seeds drew one creation time %v; the time is not drawn", seen)
 	}
 }

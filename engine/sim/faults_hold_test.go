@@ -52,7 +52,7 @@ func TestHoldFaultKeepsResourcesCreatingUntilCleared(t *testing.T) {
 	eksStatus := func() ekstypes.ClusterStatus {
 		return ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("held")})).must(t).Cluster.Status
 	}
-	f.clock.Advance(10 * scaled(hpCreateTime+eksCreateTime))
+	f.clock.Advance(10 * scaled(hpCreateTime+eksCreateMax))
 	if s := f.hpStatus("hp").ClusterStatus; s != smtypes.ClusterStatusCreating {
 		t.Fatalf("held HyperPod cluster is %s long after its time", s)
 	}

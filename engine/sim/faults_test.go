@@ -235,7 +235,7 @@ func TestFailFault(t *testing.T) {
 		Name: aws.String("broken"), RoleArn: aws.String("arn:aws:iam::123456789012:role/eks-eks-role"),
 		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: h.net.subnets},
 	})).must(t)
-	f.clock.Advance(scaled(eksCreateTime))
+	f.clock.Advance(eksActiveAfter)
 	c := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("broken")})).must(t).Cluster
 	if c.Status != ekstypes.ClusterStatusFailed {
 		t.Errorf("EKS cluster = %s", c.Status)

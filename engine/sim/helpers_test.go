@@ -102,6 +102,11 @@ func (f *fixture) world() *World {
 // scaled is how long a real duration d takes at the default speed.
 func scaled(d time.Duration) time.Duration { return d / DefaultSpeed }
 
+// eksActiveAfter is when, at the default speed, every EKS cluster is
+// ACTIVE however long its creation drew: a whole number of seconds, as
+// Kubernetes timestamps keep.
+var eksActiveAfter = (scaled(eksCreateMax) + time.Second - 1).Truncate(time.Second)
+
 // errorCode returns the API error code of err, or "" for nil.
 func errorCode(t *testing.T, err error) string {
 	t.Helper()
@@ -148,7 +153,7 @@ func (f *fixture) network(cidr string, zones ...string) network {
 	for i, z := range zones {
 		var a, b, c, d, bits int
 		fmt.Sscanf(*base, "%d.%d.%d.%d/%d", &a, &b, &c, &d, &bits)
-		sub := fmt.Sprintf("%d.%d.%d.0/24", a, b, i)
+		sub := fmt.Sprintf("%d.%d.%d.0/20", a, b, 16*i) // a /20 each, as HyperPod's nodes need on EKS
 		s := ok(ec.CreateSubnet(f.ctx, &ec2.CreateSubnetInput{VpcId: vpc.VpcId, CidrBlock: aws.String(sub), AvailabilityZone: aws.String(z)})).must(f.t).Subnet
 		n.subnets = append(n.subnets, *s.SubnetId)
 	}
@@ -180,7 +185,7 @@ func (f *fixture) eksCluster(name string, n network) *ekstypes.Cluster {
 		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: n.subnets},
 		AccessConfig:       &ekstypes.CreateAccessConfigRequest{AuthenticationMode: ekstypes.AuthenticationModeApi},
 	})).must(f.t)
-	f.clock.Advance(scaled(eksCreateTime))
+	f.clock.Advance(eksActiveAfter)
 	c := ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String(name)})).must(f.t).Cluster
 	if c.Status != ekstypes.ClusterStatusActive {
 		f.t.Fatalf("EKS cluster %s is %s, want ACTIVE", name, c.Status)

@@ -144,7 +144,7 @@ func (a *iamAPI) CreateRole(ctx context.Context, in *iam.CreateRoleInput, _ ...f
 		if !strings.HasPrefix(path, "/") || !strings.HasSuffix(path, "/") || len(path) > 512 {
 			return nil, apiError("ValidationError", "The specified value for path is invalid. It must begin and end with / and contain only alphanumeric characters and/or / characters.")
 		}
-		if err := checkPolicyDocument(*in.AssumeRolePolicyDocument); err != nil {
+		if err := t.checkTrustPolicy(*in.AssumeRolePolicyDocument); err != nil {
 			return nil, err
 		}
 		session := aws.ToInt32(in.MaxSessionDuration)
@@ -208,4 +208,69 @@ func (a *iamAPI) DeleteRole(ctx context.Context, in *iam.DeleteRoleInput, _ ...f
 // URL-encoded, spaces as %20.
 func urlEncodeDocument(doc string) string {
 	return strings.ReplaceAll(url.QueryEscape(doc), "+", "%20")
+}
+
+// checkTrustPolicy rejects a role trust policy IAM would not accept: one
+// that is not a policy, or that trusts an OIDC provider of the account
+// that does not exist (IAM resolves principals when it stores a policy).
+func (t *txn) checkTrustPolicy(doc string) error {
+	if err := checkPolicyDocument(doc); err != nil {
+		return err
+	}
+	var v struct {
+		Statement json.RawMessage
+	}
+	_ = json.Unmarshal([]byte(doc), &v) // checkPolicyDocument parsed it
+	type statement struct{ Principal json.RawMessage }
+	var statements []statement
+	if json.Unmarshal(v.Statement, &statements) != nil {
+		var one statement
+		if json.Unmarshal(v.Statement, &one) != nil {
+			return &iamtypes.MalformedPolicyDocumentException{Message: aws.String("Syntax errors in policy: Statement is an object or a list of objects.")}
+		}
+		statements = []statement{one}
+	}
+	prefix := fmt.Sprintf("arn:aws:iam::%s:oidc-provider/", t.account())
+	for _, st := range statements {
+		var principal map[string]json.RawMessage
+		if json.Unmarshal(st.Principal, &principal) != nil {
+			continue // "*", or no principal
+		}
+		for _, arn := range principalValues(principal["Federated"]) {
+			if strings.HasPrefix(arn, prefix) && t.st.OIDC[arn] == nil {
+				return &iamtypes.MalformedPolicyDocumentException{Message: aws.String(fmt.Sprintf("Invalid principal in policy: \"Federated\":\"%s\"", arn))}
+			}
+		}
+	}
+	return nil
+}
+
+// principalValues reads a principal's value: one string or a list of them.
+func principalValues(raw json.RawMessage) []string {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}
+	}
+	var many []string
+	_ = json.Unmarshal(raw, &many)
+	return many
+}
+
+// UpdateAssumeRolePolicy replaces a role's trust policy.
+func (a *iamAPI) UpdateAssumeRolePolicy(ctx context.Context, in *iam.UpdateAssumeRolePolicyInput, _ ...func(*iam.Options)) (*iam.UpdateAssumeRolePolicyOutput, error) {
+	return call(ctx, a.w, svcIAM, "", "UpdateAssumeRolePolicy", func(t *txn) (*iam.UpdateAssumeRolePolicyOutput, error) {
+		in := orZero(in)
+		if err := need("UpdateAssumeRolePolicyInput", param{"PolicyDocument", in.PolicyDocument != nil}, param{"RoleName", in.RoleName != nil}); err != nil {
+			return nil, err
+		}
+		r, err := t.role(in.RoleName)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.checkTrustPolicy(*in.PolicyDocument); err != nil {
+			return nil, err
+		}
+		r.AssumeDoc = *in.PolicyDocument
+		return &iam.UpdateAssumeRolePolicyOutput{}, nil
+	})
 }

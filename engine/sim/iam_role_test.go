@@ -88,3 +88,36 @@ func TestIAMIsGlobal(t *testing.T) {
 		t.Errorf("a role made through us-west-2 is not visible from us-east-1: %v", err)
 	}
 }
+
+func TestTrustPolicyNeedsAnExistingOIDCProvider(t *testing.T) {
+	f := newFixture(t)
+	im := f.p.IAM.(*iamAPI)
+	provider := "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/0123456789ABCDEF0123456789ABCDEF"
+	irsa := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"` + provider +
+		`"},"Action":"sts:AssumeRoleWithWebIdentity"}]}`
+	wantInvalid := func(what string, err error) {
+		t.Helper()
+		var malformed *iamtypes.MalformedPolicyDocumentException
+		if !errors.As(err, &malformed) || aws.ToString(malformed.Message) != `Invalid principal in policy: "Federated":"`+provider+`"` {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+
+	_, err := im.CreateRole(f.ctx, &iam.CreateRoleInput{RoleName: aws.String("irsa"), AssumeRolePolicyDocument: aws.String(irsa)})
+	wantInvalid("CreateRole before the provider exists", err)
+	ok(im.CreateRole(f.ctx, &iam.CreateRoleInput{RoleName: aws.String("irsa"), AssumeRolePolicyDocument: aws.String(trustPolicy)})).must(t)
+	_, err = im.UpdateAssumeRolePolicy(f.ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String("irsa"), PolicyDocument: aws.String(irsa)})
+	wantInvalid("UpdateAssumeRolePolicy before the provider exists", err)
+	if doc := *ok(im.GetRole(f.ctx, &iam.GetRoleInput{RoleName: aws.String("irsa")})).must(t).Role.AssumeRolePolicyDocument; doc != urlEncodeDocument(trustPolicy) {
+		t.Errorf("a refused update changed the trust policy to %s", doc)
+	}
+
+	ok(im.CreateOpenIDConnectProvider(f.ctx, &iam.CreateOpenIDConnectProviderInput{
+		Url: aws.String("https://oidc.eks.us-west-2.amazonaws.com/id/0123456789ABCDEF0123456789ABCDEF"), ClientIDList: []string{"sts.amazonaws.com"},
+	})).must(t)
+	ok(im.UpdateAssumeRolePolicy(f.ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String("irsa"), PolicyDocument: aws.String(irsa)})).must(t)
+	ok(im.CreateRole(f.ctx, &iam.CreateRoleInput{RoleName: aws.String("irsa2"), AssumeRolePolicyDocument: aws.String(irsa)})).must(t)
+	if doc := *ok(im.GetRole(f.ctx, &iam.GetRoleInput{RoleName: aws.String("irsa")})).must(t).Role.AssumeRolePolicyDocument; doc != urlEncodeDocument(irsa) {
+		t.Errorf("trust policy after the update: %s", doc)
+	}
+}

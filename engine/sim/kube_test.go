@@ -63,7 +63,7 @@ func TestKubeClientsNeedAnActiveEKSCluster(t *testing.T) {
 	if _, err := f.p.Kubernetes.Clients(f.ctx, "eks"); err == nil || !strings.Contains(err.Error(), "CREATING") {
 		t.Errorf("creating cluster: %v", err)
 	}
-	f.clock.Advance(scaled(eksCreateTime))
+	f.clock.Advance(eksActiveAfter)
 	kc := f.kubeClients("eks")
 	other, err := f.w.Provider("us-west-2")
 	if err != nil {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -59,19 +60,50 @@ func (t *txn) roomFor(g *hpGroupRec, fire bool) bool {
 	return t.room(g, 1, fire) == 1
 }
 
-// room is how many of want new nodes of g can launch now (see roomFor).
+// room is how many of want new nodes of g can launch now (see roomFor):
+// no more than its subnet has free addresses for, either.
 func (t *txn) room(g *hpGroupRec, want int, fire bool) int {
-	if g.TrainingPlanArn != "" || want <= 0 {
+	if want <= 0 {
 		return want
 	}
-	zone, _ := t.w.catalog.zone(t.region, g.Zone)
-	if i := t.capacityFaultIndex(zone, g.InstanceType); i >= 0 {
-		if fire {
-			t.st.fire(i)
+	if g.TrainingPlanArn == "" {
+		zone, _ := t.w.catalog.zone(t.region, g.Zone)
+		if i := t.capacityFaultIndex(zone, g.InstanceType); i >= 0 {
+			if fire {
+				t.st.fire(i)
+			}
+			return 0
 		}
-		return 0
+		want = min(want, t.capacityLeft(g.Zone, g.InstanceType))
 	}
-	return max(0, min(want, t.capacityLeft(g.Zone, g.InstanceType)))
+	return max(0, min(want, t.addressRoom(g)))
+}
+
+// addressRoom is how many more nodes of g the free addresses of its
+// subnet can take.
+func (t *txn) addressRoom(g *hpGroupRec) int {
+	if t.rs.Subnets[g.SubnetID] == nil {
+		return math.MaxInt
+	}
+	return t.freeAddresses(g.SubnetID) / nodeAddresses(g.InstanceType, g.NetworkInterface)
+}
+
+// waitMessage tells why want more nodes of g can not launch: their subnet
+// has too few free addresses, or their zone too little capacity.
+func (t *txn) waitMessage(g *hpGroupRec, want int) string {
+	if t.addressRoom(g) < want {
+		return t.addressesMessage(g)
+	}
+	return t.capacityMessage(g)
+}
+
+// addressesMessage is how HyperPod reports EC2's refusal to launch a node
+// of g in a subnet without enough free addresses.
+func (t *txn) addressesMessage(g *hpGroupRec) string {
+	per := nodeAddresses(g.InstanceType, g.NetworkInterface)
+	return fmt.Sprintf("InsufficientFreeAddressesInSubnet: There are not enough free addresses in subnet '%s' to satisfy the requested number of instances: "+
+		"it has %d free, and each %s node takes %d on EKS. Use a larger subnet (a /20 has 4091 usable addresses) or fewer nodes. (instance group %s)",
+		g.SubnetID, t.freeAddresses(g.SubnetID), g.InstanceType, per, g.Name)
 }
 
 // addNodes adds count nodes to g: the first launched of them launch now,
@@ -81,15 +113,17 @@ func (t *txn) addNodes(c *hpClusterRec, g *hpGroupRec, count, launched int, boot
 	for i := 0; i < count; i++ {
 		n := t.newNode(g)
 		if i < launched {
-			t.launch(c, g, n, t.now, bootAt)
+			if !t.launch(c, g, n, t.now, bootAt) {
+				launched = i
+			}
 		} else {
-			n.wait(t.capacityMessage(g))
+			n.wait(t.waitMessage(g, 1))
 		}
 		nodes = append(nodes, n)
 	}
 	if launched < count {
-		t.groupEvent(c, g, t.now, smtypes.ClusterEventLevelWarn, "%d of %d new nodes of instance group %s wait for capacity: %s",
-			count-launched, count, g.Name, t.capacityMessage(g))
+		t.groupEvent(c, g, t.now, smtypes.ClusterEventLevelWarn, "%d of %d new nodes of instance group %s wait to launch: %s",
+			count-launched, count, g.Name, t.waitMessage(g, 1))
 	}
 	return nodes
 }

@@ -195,7 +195,7 @@ func (t *txn) hpCreateRoom(c *hpClusterRec, g *hpGroupRec, count int) int {
 	}
 	launched := t.room(g, count, false)
 	if !c.continuous() && g.MinCount != nil && launched < int(*g.MinCount) {
-		c.Life.FailMessage = t.capacityMessage(g)
+		c.Life.FailMessage = t.waitMessage(g, int(*g.MinCount))
 		return count
 	}
 	return launched

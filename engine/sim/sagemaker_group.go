@@ -29,8 +29,12 @@ type hpGroupRec struct {
 	Zone             string
 	// Capacity is the CapacityRequirements asked for: Spot, OnDemand, or
 	// empty (On-Demand, or the training plan's reserved capacity).
-	Capacity         string         `json:",omitempty"`
-	TrainingPlanArn  string         `json:",omitempty"`
+	Capacity        string `json:",omitempty"`
+	TrainingPlanArn string `json:",omitempty"`
+	// NetworkInterface is the interface type of the group's EFA
+	// interfaces, "efa" or "efa-only", as asked for (empty if not): it is
+	// fixed for the group's life.
+	NetworkInterface string         `json:",omitempty"`
 	DeepHealthChecks []string       `json:",omitempty"`
 	Kube             hpKubeRec      // the labels and taints asked for
 	KubePrev         *hpKubeRec     `json:",omitempty"` // what nodes carry until BusyUntil
@@ -188,6 +192,7 @@ func (t *txn) hpGroupOut(g *hpGroupRec, cluster smtypes.ClusterStatus) smtypes.C
 			SourceS3Uri: copyString(lc.SourceS3Uri), OnCreate: copyString(lc.OnCreate), OnInitComplete: copyString(lc.OnInitComplete),
 		}
 	}
+	out.NetworkInterface = g.networkInterfaceOut()
 	if g.RequirementTypes == nil {
 		out.InstanceType = smtypes.ClusterInstanceType(g.InstanceType)
 	} else {
@@ -204,6 +209,15 @@ func (t *txn) hpGroupOut(g *hpGroupRec, cluster smtypes.ClusterStatus) smtypes.C
 		out.OverrideVpcConfig = &smtypes.VpcConfig{Subnets: slices.Clone(g.OverrideSubnets), SecurityGroupIds: slices.Clone(g.OverrideSGs)}
 	}
 	return out
+}
+
+// networkInterfaceOut is the group's network interface configuration as
+// DescribeCluster and DescribeClusterNode show it.
+func (g *hpGroupRec) networkInterfaceOut() *smtypes.ClusterNetworkInterfaceDetails {
+	if g.NetworkInterface == "" {
+		return nil
+	}
+	return &smtypes.ClusterNetworkInterfaceDetails{InterfaceType: smtypes.ClusterInterfaceType(g.NetworkInterface)}
 }
 
 func kubeDetailsOut(current, desired hpKubeRec) *smtypes.ClusterKubernetesConfigDetails {
@@ -291,6 +305,13 @@ func (t *txn) hpGroup(i int, spec smtypes.ClusterInstanceGroupSpecification, c *
 	if err := hpCapacityRequirements(g, spec.CapacityRequirements); err != nil {
 		return nil, err
 	}
+	if ni := spec.NetworkInterface; ni != nil {
+		if !slices.Contains(ni.InterfaceType.Values(), ni.InterfaceType) {
+			return nil, sageMakerValidation("Value '%s' at '%s.networkInterface.interfaceType' failed to satisfy constraint: Member must satisfy enum value set: %v",
+				ni.InterfaceType, field, ni.InterfaceType.Values())
+		}
+		g.NetworkInterface = string(ni.InterfaceType)
+	}
 	var err error
 	if g.Kube, err = hpKube(g.Name, spec.KubernetesConfig); err != nil {
 		return nil, err
@@ -311,6 +332,9 @@ func (t *txn) hpGroup(i int, spec smtypes.ClusterInstanceGroupSpecification, c *
 		return nil, err
 	}
 	if err := hpDeepHealthChecks(g, spec.OnStartDeepHealthChecks, candidates); err != nil {
+		return nil, err
+	}
+	if err := hpNetworkInterface(g, candidates); err != nil {
 		return nil, err
 	}
 	if g.TrainingPlanArn != "" {
@@ -408,6 +432,21 @@ func hpDeepHealthChecks(g *hpGroupRec, checks []smtypes.DeepHealthCheckType, typ
 			}
 		}
 		g.DeepHealthChecks = append(g.DeepHealthChecks, string(c))
+	}
+	return nil
+}
+
+// hpNetworkInterface refuses an EFA interface type on a group whose
+// instance types have no EFA.
+func hpNetworkInterface(g *hpGroupRec, types []string) error {
+	if g.NetworkInterface == "" {
+		return nil
+	}
+	for _, typ := range types {
+		if networkOf(typ).efas == 0 {
+			return sageMakerValidation("NetworkInterface %s of instance group %s needs instances with EFA, and %s has none. Remove NetworkInterface or choose an EFA instance type.",
+				g.NetworkInterface, g.Name, typ)
+		}
 	}
 	return nil
 }

@@ -51,9 +51,13 @@ type hpNodeRec struct {
 	CapacityType   smtypes.ClusterCapacityType
 	ThreadsPerCore int32
 	PrivateIP      string `json:",omitempty"`
-	LaunchedAt     time.Time
-	Status         smtypes.ClusterInstanceStatus
-	Message        string `json:",omitempty"` // the status message
+	// Addresses are the private addresses the instance holds in its
+	// subnet, the primary one (PrivateIP) first: they go back to the
+	// subnet with the instance.
+	Addresses  []ipRange `json:",omitempty"`
+	LaunchedAt time.Time
+	Status     smtypes.ClusterInstanceStatus
+	Message    string `json:",omitempty"` // the status message
 	// Health is the node-health-status label; empty until the instance
 	// joins Kubernetes.
 	Health string `json:",omitempty"`
@@ -275,16 +279,29 @@ func (n *hpNodeRec) wait(message string) {
 	n.Status, n.Message = smtypes.ClusterInstanceStatusPending, message
 }
 
-// launch gives n a new instance at at: Pending until ready.
-func (t *txn) launch(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, at, ready time.Time) {
-	n.InstanceID, n.LaunchedAt = t.newID("i"), at
+// launch gives n a new instance at at: Pending until ready. The instance
+// takes the addresses its type takes on EKS in the node's subnet (those
+// of an instance it replaces are free again by now). When the subnet has
+// too few free, EC2 refuses the launch and the node waits, as for
+// capacity; launch reports false.
+func (t *txn) launch(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, at, ready time.Time) bool {
+	n.Addresses, n.PrivateIP = nil, ""
 	if s := t.rs.Subnets[n.SubnetID]; s != nil {
-		n.PrivateIP = s.nextIP()
+		ips, ok := t.leaseAddresses(s.ID, nodeAddresses(n.InstanceType, g.NetworkInterface))
+		if !ok {
+			n.Gen++
+			n.InstanceID = ""
+			n.wait(t.addressesMessage(g))
+			return false
+		}
+		n.Addresses, n.PrivateIP = ips, s.addr(ips[0].First)
 	}
+	n.InstanceID, n.LaunchedAt = t.newID("i"), at
 	n.Status, n.Message, n.Health, n.Check, n.CheckFailure = smtypes.ClusterInstanceStatusPending, "", "", "", ""
 	n.Fault, n.FaultMessage = "", ""
 	n.Gen++
 	t.scheduleNode(c, g, n, ready, actBooted, "")
+	return true
 }
 
 // readyTime is when a node launched at at is up: booted, and through the
@@ -400,7 +417,10 @@ func (t *txn) replace(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, at time.Time
 func (t *txn) relaunch(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, at time.Time) {
 	old := n.InstanceID
 	n.InstanceType, n.ThreadsPerCore = g.InstanceType, g.ThreadsPerCore
-	t.launch(c, g, n, at, t.at(at, hpNodeBootTime))
+	if !t.launch(c, g, n, at, t.at(at, hpNodeBootTime)) {
+		t.nodeEvent(c, g, n, at, smtypes.ClusterEventLevelError, "Could not launch an instance to replace %s: %s", old, n.Message)
+		return
+	}
 	t.nodeEvent(c, g, n, at, smtypes.ClusterEventLevelInfo, "Launched instance %s to replace %s.", n.InstanceID, old)
 }
 
@@ -445,10 +465,9 @@ func (t *txn) placeWaiting(at time.Time) {
 				if !n.waiting() {
 					continue
 				}
-				if !t.roomFor(g, false) {
+				if !t.roomFor(g, false) || !t.launch(c, g, n, at, t.at(at, hpNodeBootTime)) {
 					break
 				}
-				t.launch(c, g, n, at, t.at(at, hpNodeBootTime))
 				t.nodeEvent(c, g, n, at, smtypes.ClusterEventLevelInfo, "Node %s launched as %s after waiting for %s capacity in %s.",
 					n.LogicalID, n.InstanceID, g.InstanceType, g.Zone)
 				t.markBusy(c, g, smtypes.InstanceGroupStatusUpdating, t.readyTime(g, at))

@@ -163,7 +163,7 @@ func (t *txn) hpNodeDetails(r hpNodeRef) *smtypes.ClusterNodeDetails {
 		InstanceType: smtypes.ClusterInstanceType(n.InstanceType), NodeLogicalId: aws.String(n.LogicalID),
 		Placement:          &smtypes.ClusterInstancePlacement{AvailabilityZone: aws.String(zone.Name), AvailabilityZoneId: aws.String(zone.ID)},
 		PrivateDnsHostname: optString(t.hpPrivateDNS(n.PrivateIP)), PrivatePrimaryIp: optString(n.PrivateIP),
-		ThreadsPerCore: aws.Int32(n.ThreadsPerCore),
+		ThreadsPerCore: aws.Int32(n.ThreadsPerCore), NetworkInterface: g.networkInterfaceOut(),
 	}
 	if n.InstanceID != "" {
 		d.LaunchTime = aws.Time(n.LaunchedAt)

@@ -188,7 +188,7 @@ func (t *txn) hpClusterVPC(c *hpClusterRec) string {
 
 // hpImmutable refuses a change of what an instance group keeps for life:
 // its instance type (or flexible types), training plan, capacity type,
-// subnets and threads per core. A field left out keeps its value.
+// subnets, network interface type and threads per core. A field left out keeps its value.
 func hpImmutable(g *hpGroupRec, spec smtypes.ClusterInstanceGroupSpecification) error {
 	const addInstead = "To change it, add a new instance group with the new value and delete this one."
 	if typ := string(spec.InstanceType); typ != "" && (g.RequirementTypes != nil || typ != g.InstanceType) {
@@ -220,6 +220,10 @@ func hpImmutable(g *hpGroupRec, spec smtypes.ClusterInstanceGroupSpecification) 
 	}
 	if v := spec.OverrideVpcConfig; v != nil && (!sameSet(v.Subnets, g.OverrideSubnets) || !sameSet(v.SecurityGroupIds, g.OverrideSGs)) {
 		return sageMakerValidation("OverrideVpcConfig of instance group %s (subnets %v, security groups %v) can not change. %s", g.Name, g.OverrideSubnets, g.OverrideSGs, addInstead)
+	}
+	if ni := spec.NetworkInterface; ni != nil && string(ni.InterfaceType) != g.NetworkInterface {
+		return sageMakerValidation("The network interface type of instance group %s is %s and can not change to %s: it is set when the group is created. %s",
+			g.Name, orNone(g.NetworkInterface), ni.InterfaceType, addInstead)
 	}
 	if tpc := spec.ThreadsPerCore; tpc != nil && *tpc != g.ThreadsPerCore {
 		return sageMakerValidation("ThreadsPerCore of instance group %s is %d and can not change to %d. %s", g.Name, g.ThreadsPerCore, *tpc, addInstead)
@@ -267,7 +271,19 @@ func hpKeepImmutable(g *hpGroupRec, spec smtypes.ClusterInstanceGroupSpecificati
 		spec.OverrideVpcConfig = &smtypes.VpcConfig{Subnets: slices.Clone(g.OverrideSubnets), SecurityGroupIds: slices.Clone(g.OverrideSGs)}
 	}
 	spec.ThreadsPerCore = aws.Int32(g.ThreadsPerCore)
+	spec.NetworkInterface = nil
+	if g.NetworkInterface != "" {
+		spec.NetworkInterface = &smtypes.ClusterNetworkInterface{InterfaceType: smtypes.ClusterInterfaceType(g.NetworkInterface)}
+	}
 	return spec
+}
+
+// orNone names an unset value in a message.
+func orNone(v string) string {
+	if v == "" {
+		return "unset"
+	}
+	return v
 }
 
 // hpApplyUpdate applies a checked update and returns when it is done:

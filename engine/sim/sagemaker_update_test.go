@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -261,5 +262,58 @@ func TestUpdateClusterSettings(t *testing.T) {
 	}
 	if d := f.hpStatus("hp"); d.ClusterStatus != smtypes.ClusterStatusInservice || d.NodeProvisioningMode != smtypes.ClusterNodeProvisioningModeContinuous {
 		t.Errorf("after switching to Continuous: %s %s", d.ClusterStatus, d.NodeProvisioningMode)
+	}
+}
+
+func TestNetworkInterfaceIsFixedForTheGroupsLife(t *testing.T) {
+	f := newFixture(t)
+	h := f.hyperPod()
+	in := h.input("hp", "ml.p5.48xlarge", 1, 0)
+	in.InstanceGroups[0].NetworkInterface = &smtypes.ClusterNetworkInterface{InterfaceType: smtypes.ClusterInterfaceTypeEfa}
+	f.createReady(in)
+	g := f.group("hp", "workers")
+	if g.NetworkInterface == nil || g.NetworkInterface.InterfaceType != smtypes.ClusterInterfaceTypeEfa {
+		t.Fatalf("DescribeCluster shows network interface %+v, want efa", g.NetworkInterface)
+	}
+	node := f.hpNode("hp", *f.hpNodes("hp")[0].NodeLogicalId)
+	if node.NetworkInterface == nil || node.NetworkInterface.InterfaceType != smtypes.ClusterInterfaceTypeEfa {
+		t.Errorf("DescribeClusterNode shows network interface %+v, want efa", node.NetworkInterface)
+	}
+
+	withMode := func(mode smtypes.ClusterInterfaceType) error {
+		spec := h.spec("workers", "ml.p5.48xlarge", 1)
+		if mode != "" {
+			spec.NetworkInterface = &smtypes.ClusterNetworkInterface{InterfaceType: mode}
+		}
+		return f.update(&sagemaker.UpdateClusterInput{ClusterName: aws.String("hp"), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
+	}
+	err := withMode(smtypes.ClusterInterfaceTypeEfaOnly)
+	if code := errorCode(t, err); code != "ValidationException" || !strings.Contains(err.Error(), "network interface type of instance group workers is efa and can not change to efa-only") {
+		t.Errorf("changing the mode: %v", err)
+	}
+	f.advance(hpUpdateTime)
+	// The same mode, or none, keeps it.
+	for _, mode := range []smtypes.ClusterInterfaceType{smtypes.ClusterInterfaceTypeEfa, ""} {
+		if err := withMode(mode); err != nil {
+			t.Errorf("update with mode %q: %v", mode, err)
+		}
+		f.advance(hpUpdateTime)
+	}
+	if g := f.group("hp", "workers"); g.NetworkInterface == nil || g.NetworkInterface.InterfaceType != smtypes.ClusterInterfaceTypeEfa {
+		t.Errorf("after updates the group shows %+v, want efa", g.NetworkInterface)
+	}
+
+	// A new group states its mode; types without EFA and unknown modes are
+	// refused.
+	for _, tc := range []struct {
+		typ  string
+		mode smtypes.ClusterInterfaceType
+	}{{"ml.m5.xlarge", smtypes.ClusterInterfaceTypeEfaOnly}, {"ml.p5.48xlarge", "ena"}} {
+		spec := h.spec("more", tc.typ, 1)
+		spec.NetworkInterface = &smtypes.ClusterNetworkInterface{InterfaceType: tc.mode}
+		err := f.update(&sagemaker.UpdateClusterInput{ClusterName: aws.String("hp"), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
+		if code := errorCode(t, err); code != "ValidationException" {
+			t.Errorf("new group of %s with mode %q: %v", tc.typ, tc.mode, err)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 // plain records, not SDK types (some of which are unions JSON cannot decode).
 type state struct {
 	Seq      uint64                    // source of every generated id
+	Draws    uint64                    `json:",omitempty"` // how many random values the world drew (see txn.draw)
 	Calls    map[string]map[string]int // service -> operation -> count
 	Faults   []Fault
 	FaultSeq int
@@ -198,10 +199,24 @@ func (t *txn) newID(prefix string) string {
 // (splitmix64), so generated ids look random yet replay identically.
 func (t *txn) nextRand() uint64 {
 	t.st.Seq++
-	z := t.st.Seq*0x9e3779b97f4a7c15 + 0x632be59bd9b4e5f5
+	return splitmix64(t.st.Seq)
+}
+
+// splitmix64 mixes x into a well-spread 64-bit value.
+func splitmix64(x uint64) uint64 {
+	z := x*0x9e3779b97f4a7c15 + 0x632be59bd9b4e5f5
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
+}
+
+// draw returns a real latency drawn uniformly from [lo, hi], from a
+// stream of its own seeded by Options.Seed, so that drawing does not change
+// the ids the world generates and replays identically for a seed.
+func (t *txn) draw(lo, hi time.Duration) time.Duration {
+	t.st.Draws++
+	v := splitmix64(t.st.Draws ^ t.w.seed*0xd1b54a32d192ed03 ^ 0x5851f42d4c957f2d)
+	return lo + time.Duration(v%uint64(hi-lo+1))
 }
 
 // randString returns n characters drawn from alphabet.

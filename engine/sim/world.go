@@ -48,6 +48,10 @@ type Options struct {
 	// DefaultRegion is the region used when a request names none; empty
 	// means the first region of the catalog.
 	DefaultRegion string
+	// Seed seeds the world's random draws, such as how long an EKS
+	// cluster takes to create: worlds with the same seed that receive the
+	// same calls draw the same values.
+	Seed uint64
 }
 
 // World is one simulated AWS account. It is safe for concurrent use; every
@@ -61,6 +65,7 @@ type World struct {
 	account       string
 	catalog       catalog
 	defaultRegion string
+	seed          uint64
 
 	st    *state
 	saved []byte // the last bytes Storage accepted, to roll back to
@@ -76,6 +81,7 @@ func New(opts Options) (*World, error) {
 		storage: opts.Storage,
 		clock:   opts.Clock,
 		account: opts.AccountID,
+		seed:    opts.Seed,
 	}
 	switch {
 	case w.speed == 0:

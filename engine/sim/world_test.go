@@ -127,7 +127,7 @@ func TestPersistenceRoundTrip(t *testing.T) {
 	if c.Status != ekstypes.ClusterStatusCreating {
 		t.Errorf("restored cluster is %s, want CREATING", c.Status)
 	}
-	f.clock.Advance(scaled(eksCreateTime))
+	f.clock.Advance(eksActiveAfter)
 	c = ok(f.p.EKS.DescribeCluster(f.ctx, &eks.DescribeClusterInput{Name: aws.String("c1")})).must(t).Cluster
 	if c.Status != ekstypes.ClusterStatusActive {
 		t.Errorf("restored cluster is %s after its creation time, want ACTIVE", c.Status)
