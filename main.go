@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/mcp"
 	"github.com/instantstart/instantstart/resolvers/server"
@@ -105,16 +106,18 @@ func serve(args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	srv, err := server.New(server.Config{
-		Listen:    f.listen,
-		DataDir:   f.dataDir,
-		Provider:  f.provider,
-		SimSpeed:  f.simSpeed,
-		Region:    f.region,
-		SimFaults: f.faults,
-		Version:   buildVersion(),
-		Logger:    log,
+		Engine: app.Config{
+			DataDir:    f.dataDir,
+			Provider:   f.provider,
+			SimSpeed:   f.simSpeed,
+			Region:     f.region,
+			SimFaults:  f.faults,
+			AdminToken: os.Getenv("INSTANTSTART_ADMIN_TOKEN"),
+		},
+		Listen:  f.listen,
+		Version: buildVersion(),
+		Logger:  log,
 
-		AdminToken:     os.Getenv("INSTANTSTART_ADMIN_TOKEN"),
 		AllowedOrigins: f.allowedOrigins,
 		TLSCert:        f.tlsCert,
 		TLSKey:         f.tlsKey,
@@ -139,7 +142,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.listen, "listen", env("INSTANTSTART_LISTEN", "127.0.0.1:3099"), "host:port to serve on (env INSTANTSTART_LISTEN)")
 	fs.StringVar(&f.dataDir, "data-dir", env("INSTANTSTART_DATA_DIR", "./data"), "directory of the store and the simulator's world (env INSTANTSTART_DATA_DIR)")
-	fs.StringVar(&f.provider, "provider", env("INSTANTSTART_PROVIDER", server.ProviderSim), "sim (the embedded simulator) or aws (the standard AWS credential chain) (env INSTANTSTART_PROVIDER)")
+	fs.StringVar(&f.provider, "provider", env("INSTANTSTART_PROVIDER", app.ProviderSim), "sim (the embedded simulator) or aws (the standard AWS credential chain) (env INSTANTSTART_PROVIDER)")
 	fs.StringVar(&f.region, "region", env("INSTANTSTART_REGION", os.Getenv("AWS_REGION")), "default AWS region (env INSTANTSTART_REGION, else AWS_REGION; the simulator's default when empty)")
 	fs.StringVar(&f.logFormat, "log-format", env("INSTANTSTART_LOG_FORMAT", "text"), "text or json (env INSTANTSTART_LOG_FORMAT)")
 	fs.StringVar(&f.logLevel, "log-level", env("INSTANTSTART_LOG_LEVEL", "info"), "debug, info, warn or error (env INSTANTSTART_LOG_LEVEL)")
@@ -200,10 +203,10 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	if f.simSpeed, err = strconv.ParseFloat(speed, 64); err != nil || f.simSpeed <= 0 {
 		return nil, fmt.Errorf("--sim-speed (or INSTANTSTART_SIM_SPEED) must be a positive number, got %q", speed)
 	}
-	if f.provider != server.ProviderSim && f.provider != server.ProviderAWS {
-		return nil, fmt.Errorf("--provider (or INSTANTSTART_PROVIDER) must be %s or %s, got %q", server.ProviderSim, server.ProviderAWS, f.provider)
+	if f.provider != app.ProviderSim && f.provider != app.ProviderAWS {
+		return nil, fmt.Errorf("--provider (or INSTANTSTART_PROVIDER) must be %s or %s, got %q", app.ProviderSim, app.ProviderAWS, f.provider)
 	}
-	if f.provider == server.ProviderAWS && len(f.faults) > 0 {
+	if f.provider == app.ProviderAWS && len(f.faults) > 0 {
 		return nil, errors.New("--sim-fault needs --provider sim")
 	}
 	if f.listen == "" {

@@ -12,7 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/instantstart/instantstart/resolvers"
+	"github.com/instantstart/instantstart/engine/auth"
 )
 
 // Executor runs a GraphQL operation with the caller in ctx, through the same
@@ -40,7 +40,7 @@ func NewServer(tools []Tool, exec Executor, version string) *server.MCPServer {
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 		server.WithToolFilter(func(ctx context.Context, list []mcpgo.Tool) []mcpgo.Tool {
-			id := resolvers.IdentityOf(ctx)
+			id := auth.IdentityOf(ctx)
 			out := list[:0:0]
 			for _, t := range list {
 				if id != nil && id.Role.Allows(byName[t.Name].Role) {
@@ -111,8 +111,8 @@ func Handler(s *server.MCPServer) http.Handler {
 	return server.NewStreamableHTTPServer(s,
 		server.WithStateLess(true),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			if id := resolvers.IdentityOf(r.Context()); id != nil {
-				return resolvers.WithIdentity(ctx, id)
+			if id := auth.IdentityOf(r.Context()); id != nil {
+				return auth.WithIdentity(ctx, id)
 			}
 			return ctx
 		}),

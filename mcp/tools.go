@@ -13,7 +13,6 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/instantstart/instantstart/engine/auth"
-	"github.com/instantstart/instantstart/resolvers"
 )
 
 // Tool is one MCP tool and the GraphQL operation it runs.
@@ -39,8 +38,15 @@ const terminal = "SUCCEEDED, FAILED or CANCELLED"
 // destructive names the mutations that remove or replace something.
 var destructive = regexp.MustCompile(`^(delete|replace|revoke)`)
 
-// Tools derives the tools from schema: one per Query and Mutation field.
-func Tools(schema *ast.Schema) ([]Tool, error) {
+// RoleRule returns the least role that may use a root field of object
+// ("Query" or "Mutation"). The server hands in the rule its GraphQL guard
+// enforces, so a caller is offered exactly the tools the executor would let
+// it run.
+type RoleRule func(object string, def *ast.FieldDefinition) auth.Role
+
+// Tools derives the tools from schema: one per Query and Mutation field,
+// each needing the role that roleOf names for its field.
+func Tools(schema *ast.Schema, roleOf RoleRule) ([]Tool, error) {
 	var tools []Tool
 	for _, root := range []*ast.Definition{schema.Query, schema.Mutation} {
 		if root == nil {
@@ -51,7 +57,7 @@ func Tools(schema *ast.Schema) ([]Tool, error) {
 			if strings.HasPrefix(f.Name, "__") {
 				continue
 			}
-			t, err := newTool(schema, f, mutation)
+			t, err := newTool(schema, f, mutation, roleOf)
 			if err != nil {
 				return nil, err
 			}
@@ -61,14 +67,14 @@ func Tools(schema *ast.Schema) ([]Tool, error) {
 	return tools, nil
 }
 
-func newTool(schema *ast.Schema, f *ast.FieldDefinition, mutation bool) (Tool, error) {
+func newTool(schema *ast.Schema, f *ast.FieldDefinition, mutation bool, roleOf RoleRule) (Tool, error) {
 	object := "Query"
 	if mutation {
 		object = "Mutation"
 	}
 	t := Tool{
 		Name: SnakeCase(f.Name), Field: f.Name, Mutation: mutation,
-		Role:     resolvers.RequiredRole(object, f),
+		Role:     roleOf(object, f),
 		ReadOnly: !mutation, Destructive: mutation && destructive.MatchString(f.Name),
 		Idempotent:  !mutation || destructive.MatchString(f.Name) || strings.HasPrefix(f.Name, "cancel"),
 		InputSchema: argumentsSchema(schema, f.Arguments),

@@ -10,8 +10,21 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/graph"
 )
+
+// testRoles stands in for the server's role rule: deleting a cluster needs
+// ADMIN, other mutations OPERATOR, and reading VIEWER.
+func testRoles(object string, def *ast.FieldDefinition) auth.Role {
+	switch {
+	case def.Name == "deleteCluster":
+		return auth.Admin
+	case object == "Mutation":
+		return auth.Operator
+	}
+	return auth.Viewer
+}
 
 func schema(t *testing.T) *ast.Schema {
 	t.Helper()
@@ -23,7 +36,7 @@ func schema(t *testing.T) *ast.Schema {
 // Schema, or its GraphQL document does not validate against the schema.
 func TestToolsMatchTheSchemaOneToOne(t *testing.T) {
 	s := schema(t)
-	tools, err := Tools(s)
+	tools, err := Tools(s, testRoles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +91,7 @@ func TestToolsMatchTheSchemaOneToOne(t *testing.T) {
 }
 
 func TestToolAnnotationsAndSchemas(t *testing.T) {
-	tools, err := Tools(schema(t))
+	tools, err := Tools(schema(t), testRoles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +105,7 @@ func TestToolAnnotationsAndSchemas(t *testing.T) {
 		return Tool{}
 	}
 	create := get("create_cluster")
-	if create.ReadOnly || create.Destructive || create.Role != "OPERATOR" || !strings.Contains(create.Description, "`wait_operation`") || !strings.Contains(create.Description, "`cluster`") {
+	if create.ReadOnly || create.Destructive || create.Role != auth.Operator || !strings.Contains(create.Description, "`wait_operation`") || !strings.Contains(create.Description, "`cluster`") {
 		t.Fatalf("create_cluster: %+v", create)
 	}
 	input := create.InputSchema["properties"].(map[string]any)["input"].(map[string]any)
@@ -105,7 +118,7 @@ func TestToolAnnotationsAndSchemas(t *testing.T) {
 		t.Fatalf("capacityType schema: %v", capacity)
 	}
 	del := get("delete_cluster")
-	if !del.Destructive || del.Role != "ADMIN" || !strings.Contains(del.Description, "ADMIN") {
+	if !del.Destructive || del.Role != auth.Admin || !strings.Contains(del.Description, "ADMIN") {
 		t.Fatalf("delete_cluster: %+v", del)
 	}
 	wait := get("wait_operation")

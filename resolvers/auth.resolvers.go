@@ -19,7 +19,7 @@ func (r *mutationResolver) CreateToken(ctx context.Context, input model.CreateTo
 	if err != nil {
 		return nil, err
 	}
-	secret, tok, err := r.Auth.Create(*IdentityOf(ctx), input.Name, role, input.ExpiresAt)
+	secret, tok, err := r.Auth.Create(*auth.IdentityOf(ctx), input.Name, role, input.ExpiresAt)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (r *mutationResolver) RevokeToken(ctx context.Context, id string) (*model.T
 
 // Me is the resolver for the me field.
 func (r *queryResolver) Me(ctx context.Context) (*model.Me, error) {
-	id := IdentityOf(ctx)
+	id := auth.IdentityOf(ctx)
 	if id == nil {
 		return nil, errs.New(errs.Unauthenticated, "no credential: send Authorization: Bearer <token>, or sign in")
 	}

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
@@ -43,7 +44,7 @@ func (r *clusterResolver) LastOperation(ctx context.Context, obj *model.Cluster)
 
 // Operations is the resolver for the operations field.
 func (r *clusterResolver) Operations(ctx context.Context, obj *model.Cluster, first *int, after *string) (*model.OperationConnection, error) {
-	return r.listOperations(ops.Filter{TargetKind: cluster.TargetKind, TargetID: obj.ID}, first, after)
+	return r.listOperations(ctx, ops.Filter{TargetKind: cluster.TargetKind, TargetID: obj.ID}, first, after)
 }
 
 // CreateCluster is the resolver for the createCluster field.
@@ -52,7 +53,7 @@ func (r *mutationResolver) CreateCluster(ctx context.Context, input model.Create
 	if err != nil {
 		return nil, err
 	}
-	op, err := r.Clusters.Create(ctx, Caller(ctx), in, deref(idempotencyKey))
+	op, err := r.Clusters.Create(ctx, auth.Caller(ctx), in, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (r *mutationResolver) ImportCluster(ctx context.Context, input model.Import
 	if err != nil {
 		return nil, err
 	}
-	op, err := r.Clusters.Import(ctx, Caller(ctx), in, deref(idempotencyKey))
+	op, err := r.Clusters.Import(ctx, auth.Caller(ctx), in, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func (r *mutationResolver) ImportCluster(ctx context.Context, input model.Import
 
 // DeleteCluster is the resolver for the deleteCluster field.
 func (r *mutationResolver) DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error) {
-	op, err := r.Clusters.Delete(ctx, Caller(ctx), id, deref(idempotencyKey))
+	op, err := r.Clusters.Delete(ctx, auth.Caller(ctx), id, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}
@@ -83,17 +84,20 @@ func (r *mutationResolver) DeleteCluster(ctx context.Context, id string, idempot
 
 // Clusters is the resolver for the clusters field.
 func (r *queryResolver) Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error) {
-	n, err := pageSize(first)
+	f := mapClusterFilter(filter)
+	c, err := readConnection(ctx, r.Resolver, first, after,
+		func(req store.PageRequest) (*store.Page[cluster.Cluster], error) {
+			return r.Resolver.Clusters.ListPage(f, req)
+		},
+		func(c *cluster.Cluster) string { return c.ID })
 	if err != nil {
 		return nil, err
 	}
-	cursor := store.Cursor(r.Store.LastSequence()) // before the read: no change after it is missed
-	page, err := r.Resolver.Clusters.List(mapClusterFilter(filter), n, deref(after))
-	if err != nil {
-		return nil, err
+	out := &model.ClusterConnection{EventCursor: c.eventCursor, PageInfo: c.pageInfo, TotalCount: c.page.Total,
+		Edges: make([]*model.ClusterEdge, 0, len(c.page.Items))}
+	for _, x := range c.page.Items {
+		out.Edges = append(out.Edges, &model.ClusterEdge{Cursor: x.ID, Node: mapCluster(x)})
 	}
-	out := mapClusterPage(page)
-	out.EventCursor = cursor
 	return out, nil
 }
 

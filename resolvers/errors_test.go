@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/instantstart/instantstart/engine/auth"
 	"log/slog"
 	"strings"
 	"testing"
@@ -137,16 +136,6 @@ func TestPageSize(t *testing.T) {
 		if err != nil && (errs.CodeOf(err) != errs.Validation || errs.As(err).Field != "first") {
 			t.Errorf("pageSize error = %#v, want VALIDATION on first", err)
 		}
-	}
-}
-
-func TestCaller(t *testing.T) {
-	if got := Caller(context.Background()); got != "" {
-		t.Errorf("Caller of a bare context = %q, want none", got)
-	}
-	ctx := WithIdentity(context.Background(), &auth.Identity{Name: "alice", Role: auth.Operator})
-	if got := Caller(ctx); got != "alice" {
-		t.Errorf("Caller = %q, want alice", got)
 	}
 }
 

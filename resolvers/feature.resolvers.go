@@ -8,12 +8,13 @@ package resolvers
 import (
 	"context"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
 // UpdateClusterFeatures is the resolver for the updateClusterFeatures field.
 func (r *mutationResolver) UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Features.Update(ctx, Caller(ctx), clusterID, mapFeatureToggles(input), deref(idempotencyKey)))
+	return operationOf(r.Features.Update(ctx, auth.Caller(ctx), clusterID, mapFeatureToggles(input), deref(idempotencyKey)))
 }
 
 // ClusterFeatures is the resolver for the clusterFeatures field.

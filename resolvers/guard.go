@@ -16,8 +16,9 @@ import (
 
 // RequiredRole is the least role that may use a root field: its @hasRole
 // directive, else VIEWER for queries and subscriptions and OPERATOR for
-// mutations. It is the one statement of who may do what; the MCP server
-// reads it too.
+// mutations. It is the one statement of who may do what; the server hands
+// it to the MCP server too (mcp.RoleRule), which offers a caller only the
+// tools its role may call.
 func RequiredRole(object string, def *ast.FieldDefinition) auth.Role {
 	if d := def.Directives.ForName("hasRole"); d != nil {
 		if arg := d.Arguments.ForName("role"); arg != nil && arg.Value != nil {
@@ -40,7 +41,7 @@ func Guard(audit *auth.Service, log *slog.Logger) graphql.FieldMiddleware {
 		if fc == nil || !isRoot(fc.Object) {
 			return next(ctx)
 		}
-		id := IdentityOf(ctx)
+		id := auth.IdentityOf(ctx)
 		need := RequiredRole(fc.Object, fc.Field.Definition)
 		var refusal error
 		switch {

@@ -27,7 +27,7 @@ func TestGuardRefusesAnIdentityWhoseCredentialEnded(t *testing.T) {
 	}
 	guard := Guard(svc, nil)
 	mutation := func() (called bool, err error) {
-		ctx := WithIdentity(context.Background(), id)
+		ctx := auth.WithIdentity(context.Background(), id)
 		ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation",
 			Field: graphql.CollectedField{Field: &ast.Field{Name: "createCluster", Definition: &ast.FieldDefinition{Name: "createCluster"}}}})
 		_, err = guard(ctx, func(context.Context) (any, error) { called = true; return nil, nil })

@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/graph"
@@ -42,40 +43,40 @@ func (r *instanceGroupResolver) LastOperation(ctx context.Context, obj *model.In
 
 // Operations is the resolver for the operations field.
 func (r *instanceGroupResolver) Operations(ctx context.Context, obj *model.InstanceGroup, first *int, after *string) (*model.OperationConnection, error) {
-	return r.listOperations(ops.Filter{TargetKind: compute.GroupTarget, TargetID: obj.ID}, first, after)
+	return r.listOperations(ctx, ops.Filter{TargetKind: compute.GroupTarget, TargetID: obj.ID}, first, after)
 }
 
 // AddInstanceGroup is the resolver for the addInstanceGroup field.
 func (r *mutationResolver) AddInstanceGroup(ctx context.Context, input model.AddInstanceGroupInput, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.Add(ctx, Caller(ctx), mapAddInstanceGroupInput(input), deref(idempotencyKey)))
+	return operationOf(r.Compute.Add(ctx, auth.Caller(ctx), mapAddInstanceGroupInput(input), deref(idempotencyKey)))
 }
 
 // ScaleInstanceGroup is the resolver for the scaleInstanceGroup field.
 func (r *mutationResolver) ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.Scale(ctx, Caller(ctx), id, count, deref(idempotencyKey)))
+	return operationOf(r.Compute.Scale(ctx, auth.Caller(ctx), id, count, deref(idempotencyKey)))
 }
 
 // UpdateInstanceGroup is the resolver for the updateInstanceGroup field.
 func (r *mutationResolver) UpdateInstanceGroup(ctx context.Context, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.Update(ctx, Caller(ctx), id, mapUpdateInstanceGroupInput(input), deref(idempotencyKey)))
+	return operationOf(r.Compute.Update(ctx, auth.Caller(ctx), id, mapUpdateInstanceGroupInput(input), deref(idempotencyKey)))
 }
 
 // DeleteInstanceGroup is the resolver for the deleteInstanceGroup field.
 func (r *mutationResolver) DeleteInstanceGroup(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.Delete(ctx, Caller(ctx), id, deref(idempotencyKey)))
+	return operationOf(r.Compute.Delete(ctx, auth.Caller(ctx), id, deref(idempotencyKey)))
 }
 
 // InstanceGroups is the resolver for the instanceGroups field.
 func (r *queryResolver) InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error) {
-	page, err := clusterListPage(r.Resolver, clusterID, first, after,
+	c, err := clusterListConnection(ctx, r.Resolver, clusterID, first, after,
 		func() ([]*compute.InstanceGroup, error) { return r.Compute.Groups(clusterID, false) },
 		func(g *compute.InstanceGroup) string { return g.ID })
 	if err != nil {
 		return nil, err
 	}
-	out := &model.InstanceGroupConnection{EventCursor: page.cursor, TotalCount: page.total, PageInfo: page.pageInfo,
-		Edges: make([]*model.InstanceGroupEdge, 0, len(page.items))}
-	for _, g := range page.items {
+	out := &model.InstanceGroupConnection{EventCursor: c.eventCursor, TotalCount: c.page.Total, PageInfo: c.pageInfo,
+		Edges: make([]*model.InstanceGroupEdge, 0, len(c.page.Items))}
+	for _, g := range c.page.Items {
 		out.Edges = append(out.Edges, &model.InstanceGroupEdge{Cursor: g.ID, Node: mapInstanceGroup(g)})
 	}
 	return out, nil

@@ -95,21 +95,6 @@ func mapInstanceGroupSpec(g cluster.InstanceGroupSpec) *model.InstanceGroupSpec 
 	return out
 }
 
-func mapClusterPage(p *cluster.Page) *model.ClusterConnection {
-	out := &model.ClusterConnection{
-		Edges:      make([]*model.ClusterEdge, 0, len(p.Items)),
-		PageInfo:   &model.PageInfo{HasNextPage: p.HasNext},
-		TotalCount: p.TotalCount,
-	}
-	for _, c := range p.Items {
-		out.Edges = append(out.Edges, &model.ClusterEdge{Cursor: c.ID, Node: mapCluster(c)})
-	}
-	if n := len(p.Items); n > 0 {
-		out.PageInfo.EndCursor = &p.Items[n-1].ID
-	}
-	return out
-}
-
 func mapClusterFilter(f *model.ClusterFilter) cluster.ListFilter {
 	if f == nil {
 		return cluster.ListFilter{}

@@ -1,11 +1,12 @@
 package resolvers
 
 import (
-	"github.com/instantstart/instantstart/engine/store"
+	"context"
 	"slices"
 	"strings"
 
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
@@ -94,34 +95,17 @@ func mapOperationFilter(f *model.OperationFilter) ops.Filter {
 	return out
 }
 
-func mapOperationPage(p *ops.Page) *model.OperationConnection {
-	out := &model.OperationConnection{
-		Edges:      make([]*model.OperationEdge, 0, len(p.Items)),
-		PageInfo:   &model.PageInfo{HasNextPage: p.HasNext},
-		TotalCount: p.TotalCount,
+// listOperations answers a page of the operations f selects, newest first.
+func (r *Resolver) listOperations(ctx context.Context, f ops.Filter, first *int, after *string) (*model.OperationConnection, error) {
+	c, err := readConnection(ctx, r, first, after, func(req store.PageRequest) (*ops.Page, error) { return r.Ops.List(f, req) },
+		func(op *ops.Operation) string { return op.ID })
+	if err != nil {
+		return nil, err
 	}
-	for _, op := range p.Items {
+	out := &model.OperationConnection{EventCursor: c.eventCursor, PageInfo: c.pageInfo, TotalCount: c.page.Total,
+		Edges: make([]*model.OperationEdge, 0, len(c.page.Items))}
+	for _, op := range c.page.Items {
 		out.Edges = append(out.Edges, &model.OperationEdge{Cursor: op.ID, Node: mapOperation(op)})
 	}
-	if n := len(p.Items); n > 0 {
-		out.PageInfo.EndCursor = &p.Items[n-1].ID
-	}
-	return out
-}
-
-// listOperations answers a page of operations with the event cursor taken
-// before the read, so a client following events from it misses no change.
-func (r *Resolver) listOperations(f ops.Filter, first *int, after *string) (*model.OperationConnection, error) {
-	n, err := pageSize(first)
-	if err != nil {
-		return nil, err
-	}
-	cursor := store.Cursor(r.Store.LastSequence())
-	page, err := r.Ops.List(f, n, deref(after))
-	if err != nil {
-		return nil, err
-	}
-	out := mapOperationPage(page)
-	out.EventCursor = cursor
 	return out, nil
 }

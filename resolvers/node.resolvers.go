@@ -8,36 +8,37 @@ package resolvers
 import (
 	"context"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
 // RebootNodes is the resolver for the rebootNodes field.
 func (r *mutationResolver) RebootNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.RebootNodes(ctx, Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))
+	return operationOf(r.Compute.RebootNodes(ctx, auth.Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))
 }
 
 // ReplaceNodes is the resolver for the replaceNodes field.
 func (r *mutationResolver) ReplaceNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.ReplaceNodes(ctx, Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))
+	return operationOf(r.Compute.ReplaceNodes(ctx, auth.Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))
 }
 
 // DeleteNodes is the resolver for the deleteNodes field.
 func (r *mutationResolver) DeleteNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Compute.DeleteNodes(ctx, Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))
+	return operationOf(r.Compute.DeleteNodes(ctx, auth.Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))
 }
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, clusterID string, instanceGroupID *string, first *int, after *string) (*model.NodeConnection, error) {
-	page, err := clusterListPage(r.Resolver, clusterID, first, after,
+	c, err := clusterListConnection(ctx, r.Resolver, clusterID, first, after,
 		func() ([]*compute.Node, error) { return r.Compute.Nodes(clusterID, deref(instanceGroupID)) },
 		func(x *compute.Node) string { return x.ID })
 	if err != nil {
 		return nil, err
 	}
-	out := &model.NodeConnection{EventCursor: page.cursor, TotalCount: page.total, PageInfo: page.pageInfo,
-		Edges: make([]*model.NodeEdge, 0, len(page.items))}
-	for _, x := range page.items {
+	out := &model.NodeConnection{EventCursor: c.eventCursor, TotalCount: c.page.Total, PageInfo: c.pageInfo,
+		Edges: make([]*model.NodeEdge, 0, len(c.page.Items))}
+	for _, x := range c.page.Items {
 		out.Edges = append(out.Edges, &model.NodeEdge{Cursor: x.ID, Node: mapNode(x)})
 	}
 	return out, nil

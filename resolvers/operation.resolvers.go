@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
@@ -82,7 +83,7 @@ func (r *queryResolver) Operation(ctx context.Context, id string) (*model.Operat
 
 // Operations is the resolver for the operations field.
 func (r *queryResolver) Operations(ctx context.Context, filter *model.OperationFilter, first *int, after *string) (*model.OperationConnection, error) {
-	return r.listOperations(mapOperationFilter(filter), first, after)
+	return r.listOperations(ctx, mapOperationFilter(filter), first, after)
 }
 
 // WaitOperation is the resolver for the waitOperation field.
@@ -96,7 +97,7 @@ func (r *queryResolver) WaitOperation(ctx context.Context, id string, timeoutSec
 	}
 	// The wait may last minutes: a credential that ends meanwhile ends it,
 	// and gets no answer.
-	if caller := IdentityOf(ctx); caller != nil && r.Auth != nil {
+	if caller := auth.IdentityOf(ctx); caller != nil && r.Auth != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
@@ -106,7 +107,7 @@ func (r *queryResolver) WaitOperation(ctx context.Context, id string, timeoutSec
 	if err != nil {
 		return nil, err
 	}
-	if caller := IdentityOf(ctx); caller != nil && r.Auth != nil {
+	if caller := auth.IdentityOf(ctx); caller != nil && r.Auth != nil {
 		if err := r.Auth.Check(caller); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,10 @@
 package resolvers
 
 import (
+	"context"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
@@ -39,23 +43,6 @@ func optional(s string) *string {
 	return &s
 }
 
-// pageAfter returns up to n items following the one whose id is after (from
-// the start when after is empty), and whether more follow.
-func pageAfter[T any](items []T, after string, n int, id func(T) string) ([]T, bool) {
-	start := 0
-	if after != "" {
-		start = len(items)
-		for i, it := range items {
-			if id(it) == after {
-				start = i + 1
-				break
-			}
-		}
-	}
-	end := min(start+n, len(items))
-	return items[start:end], end < len(items)
-}
-
 // operationOf maps the result of an engine call that starts an operation.
 func operationOf(op *ops.Operation, err error) (*model.Operation, error) {
 	if err != nil {
@@ -64,35 +51,61 @@ func operationOf(op *ops.Operation, err error) (*model.Operation, error) {
 	return mapOperation(op), nil
 }
 
-// listPage is one page of a cluster's list, with the event cursor it
-// reflects.
-type listPage[T any] struct {
-	cursor   string
-	items    []T
-	total    int
-	pageInfo *model.PageInfo
+// connection is one page of a connection, with the event cursor it
+// reflects. Cursors are the ids of the records, as they always were.
+type connection[T any] struct {
+	eventCursor string
+	page        *store.Page[T]
+	pageInfo    *model.PageInfo
 }
 
-// clusterListPage checks that the cluster exists, takes the event cursor,
-// reads the list and cuts the page that first and after ask for.
-func clusterListPage[T any](r *Resolver, clusterID string, first *int, after *string, list func() ([]T, error), id func(T) string) (*listPage[T], error) {
+// readConnection reads the page that first and after ask for through read,
+// the one pager of every connection. It takes the event cursor before the
+// read, so a client following events from it misses no change, and asks for
+// the total only when the client selected totalCount: a total reads every
+// record, a page only its own.
+func readConnection[T any](ctx context.Context, r *Resolver, first *int, after *string, read func(store.PageRequest) (*store.Page[T], error), id func(*T) string) (*connection[T], error) {
 	n, err := pageSize(first)
 	if err != nil {
+		return nil, err
+	}
+	cursor := store.Cursor(r.Store.LastSequence())
+	page, err := read(store.PageRequest{First: n, After: deref(after), Count: selected(ctx, "totalCount")})
+	if err != nil {
+		return nil, err
+	}
+	info := &model.PageInfo{HasNextPage: page.HasNext}
+	if k := len(page.Items); k > 0 {
+		end := id(page.Items[k-1])
+		info.EndCursor = &end
+	}
+	return &connection[T]{eventCursor: cursor, page: page, pageInfo: info}, nil
+}
+
+// selected reports whether the request selected field of what the current
+// resolver returns; true when no GraphQL request is there to ask.
+func selected(ctx context.Context, field string) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return true
+	}
+	return slices.Contains(graphql.CollectAllFields(ctx), field)
+}
+
+// clusterListConnection checks that the cluster exists and cuts the page of
+// list, which engine/compute reads whole (nodes are ordered by group and
+// launch time, not by key).
+func clusterListConnection[T any](ctx context.Context, r *Resolver, clusterID string, first *int, after *string, list func() ([]*T, error), id func(*T) string) (*connection[T], error) {
+	if _, err := pageSize(first); err != nil {
 		return nil, err
 	}
 	if _, err := r.Clusters.Get(clusterID); err != nil {
 		return nil, err
 	}
-	cursor := store.Cursor(r.Store.LastSequence()) // before the read: no change after it is missed
-	all, err := list()
-	if err != nil {
-		return nil, err
-	}
-	items, hasNext := pageAfter(all, deref(after), n, id)
-	info := &model.PageInfo{HasNextPage: hasNext}
-	if len(items) > 0 {
-		end := id(items[len(items)-1])
-		info.EndCursor = &end
-	}
-	return &listPage[T]{cursor: cursor, items: items, total: len(all), pageInfo: info}, nil
+	return readConnection(ctx, r, first, after, func(req store.PageRequest) (*store.Page[T], error) {
+		all, err := list()
+		if err != nil {
+			return nil, err
+		}
+		return store.PageOf(all, req, id), nil
+	}, id)
 }

@@ -39,8 +39,8 @@ func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := ops.NewRunner(st, ops.Options{Backoff: ops.DefaultBackoff.Scaled(speed)})
-	svc := New(st, runner, world, Options{Scale: speed})
+	runner := ops.NewRunner(st, ops.Options{Speed: speed})
+	svc := New(st, runner, world, Options{})
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestCapacityFaultFailsHyperPodPhaseAndRetryFinishesWithoutNewEKSCluster(t *
 		t.Fatal(err)
 	}
 	end := f.wait(t, op.ID)
-	hp := end.Phase("hyperpod-cluster")
+	hp := end.Phase(phaseHyperPod)
 	if end.Status != ops.Failed || hp.Status != ops.PhaseFailed || hp.Error.Code != "UPSTREAM" || !strings.Contains(hp.Error.Message, "us-west-2a") {
 		t.Fatalf("after the fault: op %s phase %+v", end.Status, hp.Error)
 	}
@@ -164,12 +164,18 @@ func TestCapacityFaultFailsHyperPodPhaseAndRetryFinishesWithoutNewEKSCluster(t *
 	if _, err := f.runner.Retry(op.ID); err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
+	end = f.wait(t, op.ID)
+	if end.Status != ops.Succeeded {
 		t.Fatalf("after retry %s: %+v", end.Status, end.Error)
 	}
+	// The retry ran the replacement phase again; it deleted the failed
+	// cluster, and the runner waited for it to go before creating anew.
+	if rp := end.Phase(phaseReplaceHyperPod); rp.Status != ops.PhaseSucceeded || rp.Attempt != 1 {
+		t.Fatalf("replacement phase after retry: %s attempt %d", rp.Status, rp.Attempt)
+	}
 	calls := f.world.Calls()
-	if calls["eks"]["CreateCluster"] != 1 || calls["sagemaker"]["CreateCluster"] != 2 {
-		t.Fatalf("calls after retry: eks %d sagemaker %d", calls["eks"]["CreateCluster"], calls["sagemaker"]["CreateCluster"])
+	if calls["eks"]["CreateCluster"] != 1 || calls["sagemaker"]["CreateCluster"] != 2 || calls["sagemaker"]["DeleteCluster"] != 1 {
+		t.Fatalf("calls after retry: eks %d sagemaker create %d delete %d", calls["eks"]["CreateCluster"], calls["sagemaker"]["CreateCluster"], calls["sagemaker"]["DeleteCluster"])
 	}
 	if c, _ := f.svc.Get(op.Target.ID); c.Status != StatusActive || c.HyperPod.FailureMessage != "" {
 		t.Fatalf("cluster after retry: %s %q", c.Status, c.HyperPod.FailureMessage)

@@ -123,25 +123,27 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 	net := &network{p: p, clusterID: op.Target.ID, name: in.Name, in: &in}
 	iamRoles := &roles{p: p, specs: clusterRoles(in.Name)}
 	cp := &controlPlane{p: p, name: in.Name, version: in.KubernetesVersion, tags: tags}
-	hp := &hyperPod{p: p, name: in.Name, groups: in.InstanceGroups, tags: tags, replaceWait: s.timeout(20 * time.Minute), poll: s.timeout(10 * time.Second)}
+	hp := &hyperPod{p: p, name: in.Name, groups: in.InstanceGroups, tags: tags}
 	return []ops.Step{
-		{Name: "iam-roles", Title: "Create the IAM roles", Observe: iamRoles.observe, Apply: iamRoles.apply, Timeout: s.timeout(10 * time.Minute)},
-		{Name: "vpc", Title: "Create the VPC and internet gateway", Observe: net.observeVPC, Apply: net.applyVPC, Timeout: s.timeout(10 * time.Minute)},
-		{Name: "subnets", Title: "Create the control plane's subnets and security group", DependsOn: []string{"vpc"},
-			Observe: net.observeSubnets, Apply: net.applySubnets, Timeout: s.timeout(10 * time.Minute)},
-		{Name: "nat-gateway", Title: "Create the NAT gateway", DependsOn: []string{"subnets"},
-			Observe: net.observeNAT, Apply: net.applyNAT, Timeout: s.timeout(15 * time.Minute)},
-		{Name: "eks-cluster", Title: "Create the EKS control plane", DependsOn: []string{"iam-roles", "subnets"},
-			Observe: cp.observeCluster, Apply: cp.applyCluster, Timeout: s.timeout(40 * time.Minute)},
-		{Name: "oidc-provider", Title: "Register the cluster's OIDC provider", DependsOn: []string{"eks-cluster"},
-			Observe: cp.observeOIDC, Apply: cp.applyOIDC, Timeout: s.timeout(5 * time.Minute)},
-		{Name: "cluster-access", Title: "Give the control plane cluster access", DependsOn: []string{"eks-cluster"},
-			Observe: cp.observeAccess, Apply: cp.applyAccess, Timeout: s.timeout(5 * time.Minute)},
-		{Name: "base-addons", Title: "Install the base add-ons", DependsOn: []string{"eks-cluster"},
-			Observe: cp.observeAddons, Apply: cp.applyAddons, Timeout: s.timeout(20 * time.Minute)},
-		{Name: "compute-subnet", Title: "Create the compute subnet", DependsOn: []string{"nat-gateway"},
-			Observe: net.observeCompute, Apply: net.applyCompute, Timeout: s.timeout(10 * time.Minute)},
-		{Name: "hyperpod-cluster", Title: "Create the HyperPod cluster", DependsOn: []string{"iam-roles", "eks-cluster", "oidc-provider", "cluster-access", "base-addons", "compute-subnet"},
-			Observe: hp.observe, Apply: hp.apply, Timeout: s.timeout(4 * time.Hour)},
+		{Name: phaseIAMRoles, Title: "Create the IAM roles", Observe: iamRoles.observe, Apply: iamRoles.apply, Timeout: 10 * time.Minute},
+		{Name: phaseVPC, Title: "Create the VPC and internet gateway", Observe: net.observeVPC, Apply: net.applyVPC, Timeout: 10 * time.Minute},
+		{Name: phaseSubnets, Title: "Create the control plane's subnets and security group", DependsOn: []string{phaseVPC},
+			Observe: net.observeSubnets, Apply: net.applySubnets, Timeout: 10 * time.Minute},
+		{Name: phaseNAT, Title: "Create the NAT gateway", DependsOn: []string{phaseSubnets},
+			Observe: net.observeNAT, Apply: net.applyNAT, Timeout: 15 * time.Minute},
+		{Name: phaseEKS, Title: "Create the EKS control plane", DependsOn: []string{phaseIAMRoles, phaseSubnets},
+			Observe: cp.observeCluster, Apply: cp.applyCluster, Timeout: 40 * time.Minute},
+		{Name: phaseOIDC, Title: "Register the cluster's OIDC provider", DependsOn: []string{phaseEKS},
+			Observe: cp.observeOIDC, Apply: cp.applyOIDC, Timeout: 5 * time.Minute},
+		{Name: phaseAccess, Title: "Give the control plane cluster access", DependsOn: []string{phaseEKS},
+			Observe: cp.observeAccess, Apply: cp.applyAccess, Timeout: 5 * time.Minute},
+		{Name: phaseAddons, Title: "Install the base add-ons", DependsOn: []string{phaseEKS},
+			Observe: cp.observeAddons, Apply: cp.applyAddons, Timeout: 20 * time.Minute},
+		{Name: phaseComputeSubnet, Title: "Create the compute subnet", DependsOn: []string{phaseNAT},
+			Observe: net.observeCompute, Apply: net.applyCompute, Timeout: 10 * time.Minute},
+		{Name: phaseReplaceHyperPod, Title: "Remove a failed HyperPod cluster of the same name",
+			Observe: hp.observeReplaced, Apply: hp.deleteFailed, Timeout: 20 * time.Minute, Recheck: true},
+		{Name: phaseHyperPod, Title: "Create the HyperPod cluster", DependsOn: []string{phaseIAMRoles, phaseEKS, phaseOIDC, phaseAccess, phaseAddons, phaseComputeSubnet, phaseReplaceHyperPod},
+			Observe: hp.observe, Apply: hp.apply, Timeout: 4 * time.Hour},
 	}, nil
 }

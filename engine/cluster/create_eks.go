@@ -48,36 +48,46 @@ func observeEKS(ctx context.Context, p *cloud.Provider, name string) (ops.Observ
 	msg := "EKS cluster " + name + " is " + string(cl.Status)
 	switch cl.Status {
 	case ekstypes.ClusterStatusActive:
-		o := map[string]string{"arn": aws.ToString(cl.Arn), "version": aws.ToString(cl.Version), "endpoint": aws.ToString(cl.Endpoint), "status": string(cl.Status)}
+		o := eksOutput{Arn: aws.ToString(cl.Arn), Version: aws.ToString(cl.Version), Endpoint: aws.ToString(cl.Endpoint), Status: string(cl.Status)}
 		if cl.Identity != nil && cl.Identity.Oidc != nil {
-			o["oidcIssuer"] = aws.ToString(cl.Identity.Oidc.Issuer)
+			o.OIDCIssuer = aws.ToString(cl.Identity.Oidc.Issuer)
 		}
 		if cl.AccessConfig != nil {
-			o["authenticationMode"] = string(cl.AccessConfig.AuthenticationMode)
+			o.AuthenticationMode = string(cl.AccessConfig.AuthenticationMode)
 		}
 		if v := cl.ResourcesVpcConfig; v != nil {
-			o["vpcId"], o["subnetIds"] = aws.ToString(v.VpcId), strings.Join(v.SubnetIds, ",")
-			o["clusterSecurityGroupId"] = aws.ToString(v.ClusterSecurityGroupId)
+			o.VpcID, o.SubnetIDs = aws.ToString(v.VpcId), v.SubnetIds
+			o.ClusterSecurityGroupID = aws.ToString(v.ClusterSecurityGroupId)
 		}
-		return ops.Observation{State: ops.Done, Message: msg, Outputs: o}, nil
+		return ops.Observation{State: ops.Done, Message: msg, Output: o}, nil
 	case ekstypes.ClusterStatusFailed:
 		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "EKS cluster %s FAILED; delete the cluster and create it again", name)}, nil
 	case ekstypes.ClusterStatusDeleting:
 		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "EKS cluster %s is being deleted; wait for the deletion to end, then retry", name)}, nil
 	}
-	return ops.Observation{State: ops.Pending, Message: msg, Outputs: map[string]string{"arn": aws.ToString(cl.Arn), "status": string(cl.Status)}}, nil
+	return ops.Observation{State: ops.Pending, Message: msg, Output: eksOutput{Arn: aws.ToString(cl.Arn), Status: string(cl.Status)}}, nil
 }
 
-func (c *controlPlane) applyCluster(ctx context.Context, run *ops.Run) (map[string]string, error) {
+func (c *controlPlane) applyCluster(ctx context.Context, run *ops.Run) (any, error) {
+	roles, err := outputOf[iamOutput](run, phaseIAMRoles)
+	if err != nil {
+		return nil, err
+	}
+	net, err := outputOf[subnetsOutput](run, phaseSubnets)
+	if err != nil {
+		return nil, err
+	}
 	var subnets []string
 	for _, role := range []SubnetRole{SubnetPrivate, SubnetPublic} {
-		for _, s := range subnetsOf(run, role) {
-			subnets = append(subnets, s.ID)
+		for _, s := range net.Subnets {
+			if s.Role == role {
+				subnets = append(subnets, s.ID)
+			}
 		}
 	}
 	out, err := c.p.EKS.CreateCluster(ctx, &eks.CreateClusterInput{
-		Name: aws.String(c.name), RoleArn: aws.String(run.Output("iam-roles", "eksClusterRoleArn")), Version: aws.String(c.version),
-		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: subnets, SecurityGroupIds: []string{run.Output("subnets", "securityGroupId")},
+		Name: aws.String(c.name), RoleArn: aws.String(roles.EKSClusterRoleArn), Version: aws.String(c.version),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: subnets, SecurityGroupIds: []string{net.SecurityGroupID},
 			EndpointPublicAccess: aws.Bool(true), EndpointPrivateAccess: aws.Bool(true)},
 		AccessConfig:       &ekstypes.CreateAccessConfigRequest{AuthenticationMode: ekstypes.AuthenticationModeApi, BootstrapClusterCreatorAdminPermissions: aws.Bool(true)},
 		ClientRequestToken: aws.String(run.ClientToken()),
@@ -86,16 +96,20 @@ func (c *controlPlane) applyCluster(ctx context.Context, run *ops.Run) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"arn": aws.ToString(out.Cluster.Arn)}, nil
+	return eksOutput{Arn: aws.ToString(out.Cluster.Arn)}, nil
 }
 
 // oidc-provider: the IAM OIDC provider of the cluster's issuer (for IRSA).
 func (c *controlPlane) observeOIDC(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	arn, err := findOIDCProvider(ctx, c.p, run.Output("eks-cluster", "oidcIssuer"))
+	cl, err := outputOf[eksOutput](run, phaseEKS)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	arn, err := findOIDCProvider(ctx, c.p, cl.OIDCIssuer)
 	if err != nil || arn == "" {
 		return ops.Observation{State: ops.Absent}, err
 	}
-	return ops.Observation{State: ops.Done, Outputs: map[string]string{"oidcProviderArn": arn}, Message: "OIDC provider ready"}, nil
+	return ops.Observation{State: ops.Done, Output: oidcOutput{OIDCProviderArn: arn}, Message: "OIDC provider ready"}, nil
 }
 
 func findOIDCProvider(ctx context.Context, p *cloud.Provider, issuer string) (string, error) {
@@ -115,16 +129,20 @@ func findOIDCProvider(ctx context.Context, p *cloud.Provider, issuer string) (st
 	return "", nil
 }
 
-func (c *controlPlane) applyOIDC(ctx context.Context, run *ops.Run) (map[string]string, error) {
+func (c *controlPlane) applyOIDC(ctx context.Context, run *ops.Run) (any, error) {
+	cl, err := outputOf[eksOutput](run, phaseEKS)
+	if err != nil {
+		return nil, err
+	}
 	out, err := c.p.IAM.CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
-		Url: aws.String(run.Output("eks-cluster", "oidcIssuer")), ClientIDList: []string{"sts.amazonaws.com"}})
+		Url: aws.String(cl.OIDCIssuer), ClientIDList: []string{"sts.amazonaws.com"}})
 	if err != nil {
 		if errs.IsAPICode(err, "EntityAlreadyExists", "EntityAlreadyExistsException") {
 			return nil, nil
 		}
 		return nil, err
 	}
-	return map[string]string{"oidcProviderArn": aws.ToString(out.OpenIDConnectProviderArn)}, nil
+	return oidcOutput{OIDCProviderArn: aws.ToString(out.OpenIDConnectProviderArn)}, nil
 }
 
 // cluster-access: the control plane's own principal is a cluster admin, so
@@ -163,13 +181,13 @@ func (c *controlPlane) observeAccess(ctx context.Context, _ *ops.Run) (ops.Obser
 	}
 	for _, p := range out.AssociatedAccessPolicies {
 		if aws.ToString(p.PolicyArn) == clusterAdminPolicy {
-			return ops.Observation{State: ops.Done, Message: who + " is a cluster admin", Outputs: map[string]string{"principalArn": who}}, nil
+			return ops.Observation{State: ops.Done, Message: who + " is a cluster admin", Output: accessOutput{PrincipalArn: who}}, nil
 		}
 	}
 	return ops.Observation{State: ops.Absent}, nil
 }
 
-func (c *controlPlane) applyAccess(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (c *controlPlane) applyAccess(ctx context.Context, _ *ops.Run) (any, error) {
 	who, err := c.principal(ctx)
 	if err != nil {
 		return nil, err
@@ -180,7 +198,7 @@ func (c *controlPlane) applyAccess(ctx context.Context, _ *ops.Run) (map[string]
 	}
 	_, err = c.p.EKS.AssociateAccessPolicy(ctx, &eks.AssociateAccessPolicyInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who),
 		PolicyArn: aws.String(clusterAdminPolicy), AccessScope: &ekstypes.AccessScope{Type: ekstypes.AccessScopeTypeCluster}})
-	return map[string]string{"principalArn": who}, err
+	return accessOutput{PrincipalArn: who}, err
 }
 
 // base-addons: VPC CNI, kube-proxy, CoreDNS, the pod identity agent and
@@ -216,10 +234,10 @@ func (c *controlPlane) observeAddons(ctx context.Context, _ *ops.Run) (ops.Obser
 	if len(waiting) > 0 {
 		return ops.Observation{State: ops.Pending, Message: "waiting for add-ons: " + strings.Join(waiting, ", ")}, nil
 	}
-	return ops.Observation{State: ops.Done, Message: "add-ons active: " + strings.Join(ready, ", "), Outputs: map[string]string{"addons": strings.Join(baseAddons, ",")}}, nil
+	return ops.Observation{State: ops.Done, Message: "add-ons active: " + strings.Join(ready, ", "), Output: addonsOutput{Addons: baseAddons}}, nil
 }
 
-func (c *controlPlane) applyAddons(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (c *controlPlane) applyAddons(ctx context.Context, _ *ops.Run) (any, error) {
 	list, err := c.p.EKS.ListAddons(ctx, &eks.ListAddonsInput{ClusterName: aws.String(c.name)})
 	if err != nil {
 		return nil, err

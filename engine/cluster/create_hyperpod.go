@@ -2,9 +2,7 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
@@ -22,9 +20,6 @@ type hyperPod struct {
 	name   string
 	groups []InstanceGroupSpec
 	tags   map[string]string
-	// replaceWait bounds how long Apply waits for a failed cluster to go.
-	replaceWait time.Duration
-	poll        time.Duration
 }
 
 func (h *hyperPod) observe(ctx context.Context, run *ops.Run) (ops.Observation, error) {
@@ -35,39 +30,52 @@ func (h *hyperPod) observe(ctx context.Context, run *ops.Run) (ops.Observation, 
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	o := map[string]string{"arn": aws.ToString(out.ClusterArn), "status": string(out.ClusterStatus),
-		"nodeRecovery": string(out.NodeRecovery), "nodeProvisioningMode": string(out.NodeProvisioningMode)}
+	o := hyperPodOutput{Arn: aws.ToString(out.ClusterArn), Status: string(out.ClusterStatus),
+		NodeRecovery: string(out.NodeRecovery), NodeProvisioningMode: string(out.NodeProvisioningMode)}
 	msg := "HyperPod cluster " + h.name + " is " + string(out.ClusterStatus)
 	switch out.ClusterStatus {
 	case smtypes.ClusterStatusInservice:
-		return ops.Observation{State: ops.Done, Message: msg, Outputs: o}, nil
+		return ops.Observation{State: ops.Done, Message: msg, Output: o}, nil
 	case smtypes.ClusterStatusFailed, smtypes.ClusterStatusRollingback:
 		failure := aws.ToString(out.FailureMessage)
-		o["failureMessage"] = failure
+		o.FailureMessage = failure
 		if !run.Applied {
-			// Left by an earlier attempt: Apply replaces it.
-			return ops.Observation{State: ops.Absent, Message: "replacing the failed HyperPod cluster: " + failure, Outputs: o}, nil
+			// Not this attempt's: phaseReplaceHyperPod removes it when the
+			// operation is retried.
+			return ops.Observation{State: ops.Broken, Output: o, Err: &errs.Error{Code: errs.Upstream, UpstreamCode: "ClusterFailed", Retryable: true,
+				Message: "a failed HyperPod cluster " + h.name + " is in the way (" + failure + "); retry the operation to replace it"}}, nil
 		}
 		code, _, _ := strings.Cut(failure, ":")
 		if strings.ContainsAny(code, " ") {
 			code = "ClusterFailed"
 		}
-		return ops.Observation{State: ops.Broken, Outputs: o, Err: &errs.Error{Code: errs.Upstream, UpstreamCode: code, Retryable: true,
+		return ops.Observation{State: ops.Broken, Output: o, Err: &errs.Error{Code: errs.Upstream, UpstreamCode: code, Retryable: true,
 			Message: "HyperPod cluster " + h.name + " failed: " + failure + "; fix the cause (for capacity, another zone or instance type, or try later), then retry the operation"}}, nil
 	case smtypes.ClusterStatusDeleting:
-		return ops.Observation{State: ops.Pending, Message: "waiting for the earlier HyperPod cluster to finish deleting", Outputs: o}, nil
+		return ops.Observation{State: ops.Pending, Message: "waiting for the earlier HyperPod cluster to finish deleting", Output: o}, nil
 	}
-	return ops.Observation{State: ops.Pending, Message: msg, Outputs: o}, nil
+	return ops.Observation{State: ops.Pending, Message: msg, Output: o}, nil
 }
 
-func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (map[string]string, error) {
-	if err := h.removeFailed(ctx); err != nil {
+func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (any, error) {
+	computeOut, err := outputOf[subnetsOutput](run, phaseComputeSubnet)
+	if err != nil {
+		return nil, err
+	}
+	controlPlane, err := outputOf[subnetsOutput](run, phaseSubnets)
+	if err != nil {
+		return nil, err
+	}
+	roles, err := outputOf[iamOutput](run, phaseIAMRoles)
+	if err != nil {
+		return nil, err
+	}
+	eksCluster, err := outputOf[eksOutput](run, phaseEKS)
+	if err != nil {
 		return nil, err
 	}
 	var groups []smtypes.ClusterInstanceGroupSpecification
-	var compute []Subnet
-	_ = json.Unmarshal([]byte(run.Output("compute-subnet", "subnets")), &compute)
-	sg := run.Output("subnets", "securityGroupId")
+	compute, sg := computeOut.Subnets, controlPlane.SecurityGroupID
 	var vpcSubnets []string
 	for _, s := range compute {
 		vpcSubnets = append(vpcSubnets, s.ID)
@@ -75,7 +83,7 @@ func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (map[string]string, 
 	for _, g := range h.groups {
 		spec := smtypes.ClusterInstanceGroupSpecification{
 			InstanceGroupName: aws.String(g.Name), InstanceType: smtypes.ClusterInstanceType(g.InstanceType),
-			InstanceCount: aws.Int32(int32(g.Count)), ExecutionRole: aws.String(run.Output("iam-roles", "executionRoleArn")),
+			InstanceCount: aws.Int32(int32(g.Count)), ExecutionRole: aws.String(roles.ExecutionRoleArn),
 			ThreadsPerCore: aws.Int32(int32(g.ThreadsPerCore)),
 			InstanceStorageConfigs: []smtypes.ClusterInstanceStorageConfig{&smtypes.ClusterInstanceStorageConfigMemberEbsVolumeConfig{
 				Value: smtypes.ClusterEbsVolumeConfig{VolumeSizeInGB: aws.Int32(int32(g.VolumeSizeGB))}}},
@@ -102,7 +110,7 @@ func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (map[string]string, 
 	}
 	out, err := h.p.SageMaker.CreateCluster(ctx, &sagemaker.CreateClusterInput{
 		ClusterName:          aws.String(h.name),
-		Orchestrator:         &smtypes.ClusterOrchestrator{Eks: &smtypes.ClusterOrchestratorEksConfig{ClusterArn: aws.String(run.Output("eks-cluster", "arn"))}},
+		Orchestrator:         &smtypes.ClusterOrchestrator{Eks: &smtypes.ClusterOrchestratorEksConfig{ClusterArn: aws.String(eksCluster.Arn)}},
 		NodeRecovery:         smtypes.ClusterNodeRecoveryAutomatic,
 		NodeProvisioningMode: smtypes.ClusterNodeProvisioningModeContinuous,
 		InstanceGroups:       groups,
@@ -112,43 +120,37 @@ func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (map[string]string, 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"arn": aws.ToString(out.ClusterArn)}, nil
+	return hyperPodOutput{Arn: aws.ToString(out.ClusterArn)}, nil
 }
 
-// removeFailed deletes a Failed HyperPod cluster of the same name left by an
-// earlier attempt, and waits until it is gone so the name is free.
-func (h *hyperPod) removeFailed(ctx context.Context) error {
-	deadline := time.Now().Add(h.replaceWait)
-	deleted := false
-	for {
-		out, err := h.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(h.name)})
-		if errs.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch out.ClusterStatus {
-		case smtypes.ClusterStatusFailed, smtypes.ClusterStatusRollingback:
-			if !deleted {
-				if _, err := h.p.SageMaker.DeleteCluster(ctx, &sagemaker.DeleteClusterInput{ClusterName: aws.String(h.name)}); err != nil && !errs.IsNotFound(err) {
-					return err
-				}
-				deleted = true
-			}
-		case smtypes.ClusterStatusDeleting:
-		default:
-			return nil // someone else's live cluster: CreateCluster reports the conflict
-		}
-		if time.Now().After(deadline) {
-			e := errs.New(errs.Timeout, "the failed HyperPod cluster %s is still being deleted; retry the operation once it is gone", h.name)
-			e.Retryable = true
-			return e
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(h.poll):
-		}
+// replace-failed-hyperpod: no Failed HyperPod cluster of the cluster's name,
+// left by an earlier attempt, holds the name. Apply deletes it; Observe
+// waits, as for any phase, until it is gone. The phase runs again on every
+// retry (ops.Step.Recheck): a retry is how a failed creation is replaced.
+func (h *hyperPod) observeReplaced(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
+	out, err := h.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(h.name)})
+	if errs.IsNotFound(err) {
+		return ops.Observation{State: ops.Done, Message: "no HyperPod cluster " + h.name + " in the way"}, nil
 	}
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	o := hyperPodOutput{Arn: aws.ToString(out.ClusterArn), Status: string(out.ClusterStatus), FailureMessage: aws.ToString(out.FailureMessage)}
+	switch out.ClusterStatus {
+	case smtypes.ClusterStatusFailed, smtypes.ClusterStatusRollingback:
+		return ops.Observation{State: ops.Absent, Message: "replacing the failed HyperPod cluster: " + o.FailureMessage, Output: o}, nil
+	case smtypes.ClusterStatusDeleting:
+		return ops.Observation{State: ops.Pending, Message: "waiting for the failed HyperPod cluster " + h.name + " to finish deleting", Output: o}, nil
+	}
+	// A live cluster: this operation's own (phaseHyperPod follows it), or
+	// someone else's, which CreateCluster reports.
+	return ops.Observation{State: ops.Done, Message: "HyperPod cluster " + h.name + " is " + o.Status, Output: o}, nil
+}
+
+func (h *hyperPod) deleteFailed(ctx context.Context, _ *ops.Run) (any, error) {
+	_, err := h.p.SageMaker.DeleteCluster(ctx, &sagemaker.DeleteClusterInput{ClusterName: aws.String(h.name)})
+	if errs.IsNotFound(err) {
+		return nil, nil
+	}
+	return nil, err
 }

@@ -15,7 +15,8 @@ import (
 
 // roleSpec is an IAM role a cluster needs.
 type roleSpec struct {
-	output   string // the phase output that carries its ARN
+	// output is where the phase's output carries its ARN.
+	output   func(o *iamOutput) *string
 	name     string
 	service  string // the service principal that may assume it
 	policies []string
@@ -25,9 +26,9 @@ type roleSpec struct {
 
 func clusterRoles(name string) []roleSpec {
 	return []roleSpec{
-		{output: "eksClusterRoleArn", name: "InstantStart-" + name + "-EKS", service: "eks.amazonaws.com",
+		{output: func(o *iamOutput) *string { return &o.EKSClusterRoleArn }, name: "InstantStart-" + name + "-EKS", service: "eks.amazonaws.com",
 			policies: []string{"arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"}},
-		{output: "executionRoleArn", name: "InstantStart-" + name + "-Exec", service: "sagemaker.amazonaws.com",
+		{output: func(o *iamOutput) *string { return &o.ExecutionRoleArn }, name: "InstantStart-" + name + "-Exec", service: "sagemaker.amazonaws.com",
 			policies: []string{"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy", "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"},
 			// Nodes read their own HyperPod description (node labels, health).
 			inline: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sagemaker:DescribeClusterNode"],"Resource":"*"}]}`},
@@ -46,7 +47,7 @@ type roles struct {
 }
 
 func (r *roles) observe(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
-	out := map[string]string{}
+	var out iamOutput
 	for _, spec := range r.specs {
 		arn, complete, err := r.check(ctx, spec)
 		if err != nil {
@@ -55,9 +56,9 @@ func (r *roles) observe(ctx context.Context, _ *ops.Run) (ops.Observation, error
 		if !complete {
 			return ops.Observation{State: ops.Absent}, nil
 		}
-		out[spec.output] = arn
+		*spec.output(&out) = arn
 	}
-	return ops.Observation{State: ops.Done, Outputs: out, Message: "IAM roles ready"}, nil
+	return ops.Observation{State: ops.Done, Output: out, Message: "IAM roles ready"}, nil
 }
 
 // check reports the role's ARN and whether it has every policy it needs.
@@ -90,14 +91,14 @@ func (r *roles) check(ctx context.Context, spec roleSpec) (string, bool, error) 
 	return aws.ToString(role.Role.Arn), true, nil
 }
 
-func (r *roles) apply(ctx context.Context, _ *ops.Run) (map[string]string, error) {
-	out := map[string]string{}
+func (r *roles) apply(ctx context.Context, _ *ops.Run) (any, error) {
+	var out iamOutput
 	for _, spec := range r.specs {
 		role, err := r.p.IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(spec.name), AssumeRolePolicyDocument: aws.String(trustPolicy(spec.service)),
 			Description: aws.String("Made by InstantStart"), Tags: []iamtypes.Tag{{Key: aws.String("instantstart:managed"), Value: aws.String("true")}}})
 		switch {
 		case err == nil:
-			out[spec.output] = aws.ToString(role.Role.Arn)
+			*spec.output(&out) = aws.ToString(role.Role.Arn)
 		case errs.IsAPICode(err, "EntityAlreadyExists", "EntityAlreadyExistsException"):
 		default:
 			return nil, err

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -42,7 +41,7 @@ func (n *network) observeVPC(ctx context.Context, _ *ops.Run) (ops.Observation, 
 		return ops.Observation{State: ops.Absent, Message: "VPC " + aws.ToString(v.VpcId) + " is missing its internet gateway"}, nil
 	}
 	return ops.Observation{State: ops.Done, Message: "VPC " + aws.ToString(v.VpcId) + " " + aws.ToString(v.CidrBlock),
-		Outputs: map[string]string{"vpcId": aws.ToString(v.VpcId), "cidr": aws.ToString(v.CidrBlock), "internetGatewayId": igw}}, nil
+		Output: vpcOutput{VpcID: aws.ToString(v.VpcId), CIDR: aws.ToString(v.CidrBlock), InternetGatewayID: igw}}, nil
 }
 
 func (n *network) internetGateway(ctx context.Context) (string, error) {
@@ -58,7 +57,7 @@ func (n *network) internetGateway(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-func (n *network) applyVPC(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (n *network) applyVPC(ctx context.Context, _ *ops.Run) (any, error) {
 	v, err := clusterVPC(ctx, n.p, n.clusterID)
 	if err != nil {
 		return nil, err
@@ -99,7 +98,7 @@ func (n *network) applyVPC(ctx context.Context, _ *ops.Run) (map[string]string, 
 			return nil, err
 		}
 	}
-	return map[string]string{"vpcId": vpcID, "cidr": aws.ToString(v.CidrBlock), "internetGatewayId": aws.ToString(igw.InternetGatewayId)}, nil
+	return vpcOutput{VpcID: vpcID, CIDR: aws.ToString(v.CidrBlock), InternetGatewayID: aws.ToString(igw.InternetGatewayId)}, nil
 }
 
 func (n *network) planVPC(ctx context.Context) (netip.Prefix, error) {
@@ -130,11 +129,11 @@ func (n *network) planVPC(ctx context.Context) (netip.Prefix, error) {
 // subnets: a public and a private /24 per zone, the public route table to
 // the internet gateway, and the nodes' security group.
 func (n *network) observeSubnets(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	vpcID := run.Output("vpc", "vpcId")
-	plan, err := n.controlPlanePlan(run)
+	vpc, plan, err := n.controlPlanePlan(run)
 	if err != nil {
 		return ops.Observation{}, err
 	}
+	vpcID := vpc.VpcID
 	have, err := vpcSubnets(ctx, n.p, vpcID)
 	if err != nil {
 		return ops.Observation{}, err
@@ -160,17 +159,32 @@ func (n *network) observeSubnets(ctx context.Context, run *ops.Run) (ops.Observa
 	if err != nil || sg == "" {
 		return ops.Observation{State: ops.Absent}, err
 	}
-	raw, _ := json.Marshal(made)
 	return ops.Observation{State: ops.Done, Message: fmt.Sprintf("%d subnets in %d zones", len(made), len(n.in.Zones)),
-		Outputs: map[string]string{"subnets": string(raw), "securityGroupId": sg, "publicRouteTableId": aws.ToString(rt.RouteTableId)}}, nil
+		Output: subnetsOutput{Subnets: made, SecurityGroupID: sg, PublicRouteTableID: aws.ToString(rt.RouteTableId)}}, nil
 }
 
-func (n *network) controlPlanePlan(run *ops.Run) (netplan.ControlPlaneSubnets, error) {
-	vpc, err := netip.ParsePrefix(run.Output("vpc", "cidr"))
+// controlPlanePlan reads the vpc phase's output and plans the control
+// plane's subnets in its range.
+func (n *network) controlPlanePlan(run *ops.Run) (vpcOutput, netplan.ControlPlaneSubnets, error) {
+	vpc, cidr, err := vpcOf(run)
 	if err != nil {
-		return netplan.ControlPlaneSubnets{}, errs.New(errs.Internal, "the vpc phase left no VPC range: retry the operation")
+		return vpc, netplan.ControlPlaneSubnets{}, err
 	}
-	return netplan.PlanControlPlaneSubnets(vpc, n.in.Zones)
+	plan, err := netplan.PlanControlPlaneSubnets(cidr, n.in.Zones)
+	return vpc, plan, err
+}
+
+// vpcOf reads the vpc phase's output and its range.
+func vpcOf(run *ops.Run) (vpcOutput, netip.Prefix, error) {
+	vpc, err := outputOf[vpcOutput](run, phaseVPC)
+	if err != nil {
+		return vpc, netip.Prefix{}, err
+	}
+	cidr, err := netip.ParsePrefix(vpc.CIDR)
+	if err != nil {
+		return vpc, netip.Prefix{}, errs.New(errs.Internal, "the %s phase left no VPC range (%q); retry the operation", phaseVPC, vpc.CIDR)
+	}
+	return vpc, cidr, nil
 }
 
 func roleOf(r netplan.Role) SubnetRole {
@@ -197,12 +211,12 @@ func (n *network) securityGroup(ctx context.Context, vpcID string) (string, erro
 	return aws.ToString(out.SecurityGroups[0].GroupId), nil
 }
 
-func (n *network) applySubnets(ctx context.Context, run *ops.Run) (map[string]string, error) {
-	vpcID := run.Output("vpc", "vpcId")
-	plan, err := n.controlPlanePlan(run)
+func (n *network) applySubnets(ctx context.Context, run *ops.Run) (any, error) {
+	vpc, plan, err := n.controlPlanePlan(run)
 	if err != nil {
 		return nil, err
 	}
+	vpcID := vpc.VpcID
 	have, err := vpcSubnets(ctx, n.p, vpcID)
 	if err != nil {
 		return nil, err
@@ -224,7 +238,7 @@ func (n *network) applySubnets(ctx context.Context, run *ops.Run) (map[string]st
 			public = append(public, aws.ToString(s.SubnetId))
 		}
 	}
-	if err := n.ensureRouteTable(ctx, vpcID, "public", public, &ec2.CreateRouteInput{GatewayId: aws.String(run.Output("vpc", "internetGatewayId"))}); err != nil {
+	if err := n.ensureRouteTable(ctx, vpcID, "public", public, &ec2.CreateRouteInput{GatewayId: aws.String(vpc.InternetGatewayID)}); err != nil {
 		return nil, err
 	}
 	sg, err := n.securityGroup(ctx, vpcID)
@@ -244,7 +258,7 @@ func (n *network) applySubnets(ctx context.Context, run *ops.Run) (map[string]st
 			return nil, err
 		}
 	}
-	return map[string]string{"securityGroupId": sg}, nil
+	return subnetsOutput{SecurityGroupID: sg}, nil
 }
 
 // ensureRouteTable makes the cluster's route table with role, its default
@@ -301,13 +315,17 @@ func (n *network) observeNAT(ctx context.Context, run *ops.Run) (ops.Observation
 	if err != nil || rt == nil || !hasDefaultRoute(rt) {
 		return ops.Observation{State: ops.Absent}, err
 	}
-	for _, s := range subnetsOf(run, SubnetPrivate) {
+	private, err := subnetsOf(run, SubnetPrivate)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	for _, s := range private {
 		if !associated(rt, s.ID) {
 			return ops.Observation{State: ops.Absent}, nil
 		}
 	}
 	return ops.Observation{State: ops.Done, Message: "NAT gateway " + id + " available",
-		Outputs: map[string]string{"natGatewayId": id, "privateRouteTableId": aws.ToString(rt.RouteTableId)}}, nil
+		Output: natOutput{NatGatewayID: id, PrivateRouteTableID: aws.ToString(rt.RouteTableId)}}, nil
 }
 
 func (n *network) natGateway(ctx context.Context) (*ec2types.NatGateway, error) {
@@ -323,13 +341,24 @@ func (n *network) natGateway(ctx context.Context) (*ec2types.NatGateway, error) 
 	return nil, nil
 }
 
-func (n *network) applyNAT(ctx context.Context, run *ops.Run) (map[string]string, error) {
+func (n *network) applyNAT(ctx context.Context, run *ops.Run) (any, error) {
+	vpc, err := outputOf[vpcOutput](run, phaseVPC)
+	if err != nil {
+		return nil, err
+	}
+	public, err := subnetsOf(run, SubnetPublic)
+	if err != nil {
+		return nil, err
+	}
+	privateSubnets, err := subnetsOf(run, SubnetPrivate)
+	if err != nil {
+		return nil, err
+	}
 	nat, err := n.natGateway(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if nat == nil {
-		public := subnetsOf(run, SubnetPublic)
 		if len(public) == 0 {
 			return nil, errs.New(errs.Internal, "the subnets phase left no public subnet: retry the operation")
 		}
@@ -346,11 +375,11 @@ func (n *network) applyNAT(ctx context.Context, run *ops.Run) (map[string]string
 		nat = out.NatGateway
 	}
 	var private []string
-	for _, s := range subnetsOf(run, SubnetPrivate) {
+	for _, s := range privateSubnets {
 		private = append(private, s.ID)
 	}
-	err = n.ensureRouteTable(ctx, run.Output("vpc", "vpcId"), "private", private, &ec2.CreateRouteInput{NatGatewayId: nat.NatGatewayId})
-	return map[string]string{"natGatewayId": aws.ToString(nat.NatGatewayId)}, err
+	err = n.ensureRouteTable(ctx, vpc.VpcID, "private", private, &ec2.CreateRouteInput{NatGatewayId: nat.NatGatewayId})
+	return natOutput{NatGatewayID: aws.ToString(nat.NatGatewayId)}, err
 }
 
 // address returns the cluster's Elastic IP, allocating it once.
@@ -370,16 +399,20 @@ func (n *network) address(ctx context.Context) (string, error) {
 	return aws.ToString(a.AllocationId), nil
 }
 
-// subnetsOf reads the subnets phase's output.
-func subnetsOf(run *ops.Run, role SubnetRole) []Subnet {
-	var all, out []Subnet
-	_ = json.Unmarshal([]byte(run.Output("subnets", "subnets")), &all)
-	for _, s := range all {
+// subnetsOf reads the control plane's subnets of role from the subnets
+// phase's output.
+func subnetsOf(run *ops.Run, role SubnetRole) ([]Subnet, error) {
+	all, err := outputOf[subnetsOutput](run, phaseSubnets)
+	if err != nil {
+		return nil, err
+	}
+	var out []Subnet
+	for _, s := range all.Subnets {
 		if s.Role == role {
 			out = append(out, s)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // computeZones are the zones that need a compute subnet: those of the
@@ -400,7 +433,11 @@ func (n *network) computeZones() []string {
 // compute-subnet: a /20 per zone of the instance groups, placed by
 // netplan.ComputeSubnet and routed through the NAT gateway.
 func (n *network) observeCompute(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	have, err := vpcSubnets(ctx, n.p, run.Output("vpc", "vpcId"))
+	vpc, err := outputOf[vpcOutput](run, phaseVPC)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	have, err := vpcSubnets(ctx, n.p, vpc.VpcID)
 	if err != nil {
 		return ops.Observation{}, err
 	}
@@ -416,8 +453,7 @@ func (n *network) observeCompute(ctx context.Context, run *ops.Run) (ops.Observa
 		}
 		made = append(made, Subnet{ID: aws.ToString(s.SubnetId), Zone: zone, CIDR: aws.ToString(s.CidrBlock), Role: SubnetCompute})
 	}
-	raw, _ := json.Marshal(made)
-	return ops.Observation{State: ops.Done, Message: fmt.Sprintf("%d compute subnet(s)", len(made)), Outputs: map[string]string{"subnets": string(raw)}}, nil
+	return ops.Observation{State: ops.Done, Message: fmt.Sprintf("%d compute subnet(s)", len(made)), Output: subnetsOutput{Subnets: made}}, nil
 }
 
 func computeSubnetIn(have []ec2types.Subnet, zone string) *ec2types.Subnet {
@@ -429,21 +465,25 @@ func computeSubnetIn(have []ec2types.Subnet, zone string) *ec2types.Subnet {
 	return nil
 }
 
-func (n *network) applyCompute(ctx context.Context, run *ops.Run) (map[string]string, error) {
-	vpcID := run.Output("vpc", "vpcId")
-	vpc, err := netip.ParsePrefix(run.Output("vpc", "cidr"))
+func (n *network) applyCompute(ctx context.Context, run *ops.Run) (any, error) {
+	vpc, cidr, err := vpcOf(run)
 	if err != nil {
-		return nil, errs.New(errs.Internal, "the vpc phase left no VPC range: retry the operation")
+		return nil, err
 	}
+	nat, err := outputOf[natOutput](run, phaseNAT)
+	if err != nil {
+		return nil, err
+	}
+	vpcID := vpc.VpcID
 	var ids []string
 	for _, zone := range n.computeZones() {
-		s, err := n.computeSubnet(ctx, vpcID, vpc, zone, true)
+		s, err := n.computeSubnet(ctx, vpcID, cidr, zone, true)
 		if err != nil {
 			return nil, err
 		}
 		ids = append(ids, aws.ToString(s.SubnetId))
 	}
-	return nil, n.ensureRouteTable(ctx, vpcID, "private", ids, &ec2.CreateRouteInput{NatGatewayId: aws.String(run.Output("nat-gateway", "natGatewayId"))})
+	return nil, n.ensureRouteTable(ctx, vpcID, "private", ids, &ec2.CreateRouteInput{NatGatewayId: aws.String(nat.NatGatewayID)})
 }
 
 // computeSubnet finds the compute subnet of zone in the VPC or, when create

@@ -59,19 +59,19 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 	}
 	t := &teardown{p: p, c: c}
 	return []ops.Step{
-		{Name: "hyperpod-cluster", Title: "Delete the HyperPod cluster", Observe: t.observeHyperPod, Apply: t.deleteHyperPod, Timeout: s.timeout(60 * time.Minute)},
-		{Name: "eks-cluster", Title: "Delete the EKS control plane", DependsOn: []string{"hyperpod-cluster"},
-			Observe: t.observeEKS, Apply: t.deleteEKS, Timeout: s.timeout(40 * time.Minute)},
-		{Name: "oidc-provider", Title: "Delete the OIDC provider", DependsOn: []string{"eks-cluster"},
-			Observe: t.observeOIDC, Apply: t.deleteOIDC, Timeout: s.timeout(5 * time.Minute)},
-		{Name: "nat-gateway", Title: "Delete the NAT gateway", DependsOn: []string{"eks-cluster"},
-			Observe: t.observeNAT, Apply: t.deleteNAT, Timeout: s.timeout(15 * time.Minute)},
-		{Name: "elastic-ip", Title: "Release the NAT gateway's Elastic IP", DependsOn: []string{"nat-gateway"},
-			Observe: t.observeAddress, Apply: t.releaseAddress, Timeout: s.timeout(5 * time.Minute)},
-		{Name: "network", Title: "Delete the subnets, route tables, security group and VPC", DependsOn: []string{"nat-gateway"},
-			Observe: t.observeNetwork, Apply: t.deleteNetwork, Timeout: s.timeout(20 * time.Minute)},
-		{Name: "iam-roles", Title: "Delete the IAM roles", DependsOn: []string{"eks-cluster"},
-			Observe: t.observeRoles, Apply: t.deleteRoles, Timeout: s.timeout(5 * time.Minute)},
+		{Name: phaseHyperPod, Title: "Delete the HyperPod cluster", Observe: t.observeHyperPod, Apply: t.deleteHyperPod, Timeout: 60 * time.Minute},
+		{Name: phaseEKS, Title: "Delete the EKS control plane", DependsOn: []string{phaseHyperPod},
+			Observe: t.observeEKS, Apply: t.deleteEKS, Timeout: 40 * time.Minute},
+		{Name: phaseOIDC, Title: "Delete the OIDC provider", DependsOn: []string{phaseEKS},
+			Observe: t.observeOIDC, Apply: t.deleteOIDC, Timeout: 5 * time.Minute},
+		{Name: phaseNAT, Title: "Delete the NAT gateway", DependsOn: []string{phaseEKS},
+			Observe: t.observeNAT, Apply: t.deleteNAT, Timeout: 15 * time.Minute},
+		{Name: phaseElasticIP, Title: "Release the NAT gateway's Elastic IP", DependsOn: []string{phaseNAT},
+			Observe: t.observeAddress, Apply: t.releaseAddress, Timeout: 5 * time.Minute},
+		{Name: phaseNetwork, Title: "Delete the subnets, route tables, security group and VPC", DependsOn: []string{phaseNAT},
+			Observe: t.observeNetwork, Apply: t.deleteNetwork, Timeout: 20 * time.Minute},
+		{Name: phaseIAMRoles, Title: "Delete the IAM roles", DependsOn: []string{phaseEKS},
+			Observe: t.observeRoles, Apply: t.deleteRoles, Timeout: 5 * time.Minute},
 	}, nil
 }
 
@@ -96,7 +96,7 @@ func (t *teardown) observeHyperPod(ctx context.Context, _ *ops.Run) (ops.Observa
 	return ops.Observation{State: ops.Absent}, nil
 }
 
-func (t *teardown) deleteHyperPod(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) deleteHyperPod(ctx context.Context, _ *ops.Run) (any, error) {
 	_, err := t.p.SageMaker.DeleteCluster(ctx, &sagemaker.DeleteClusterInput{ClusterName: aws.String(t.c.HyperPod.Name)})
 	return nil, ignoreGone(err)
 }
@@ -115,7 +115,7 @@ func (t *teardown) observeEKS(ctx context.Context, _ *ops.Run) (ops.Observation,
 	return ops.Observation{State: ops.Absent}, nil
 }
 
-func (t *teardown) deleteEKS(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) deleteEKS(ctx context.Context, _ *ops.Run) (any, error) {
 	_, err := t.p.EKS.DeleteCluster(ctx, &eks.DeleteClusterInput{Name: aws.String(t.c.EKS.Name)})
 	return nil, ignoreGone(err)
 }
@@ -134,7 +134,7 @@ func (t *teardown) observeOIDC(ctx context.Context, _ *ops.Run) (ops.Observation
 	return ops.Observation{State: ops.Absent}, err
 }
 
-func (t *teardown) deleteOIDC(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) deleteOIDC(ctx context.Context, _ *ops.Run) (any, error) {
 	_, err := t.p.IAM.DeleteOpenIDConnectProvider(ctx, &iam.DeleteOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(t.c.EKS.OIDCProviderArn)})
 	return nil, ignoreGone(err)
 }
@@ -159,7 +159,7 @@ func (t *teardown) observeNAT(ctx context.Context, _ *ops.Run) (ops.Observation,
 	return ops.Observation{State: ops.Done, Message: "the NAT gateway is gone"}, nil
 }
 
-func (t *teardown) deleteNAT(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) deleteNAT(ctx context.Context, _ *ops.Run) (any, error) {
 	out, err := t.p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (t *teardown) observeAddress(ctx context.Context, _ *ops.Run) (ops.Observat
 	return ops.Observation{State: ops.Done, Message: "the Elastic IP is released"}, nil
 }
 
-func (t *teardown) releaseAddress(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) releaseAddress(ctx context.Context, _ *ops.Run) (any, error) {
 	addrs, err := t.p.EC2.DescribeAddresses(ctx, &ec2.DescribeAddressesInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return nil, err
@@ -219,7 +219,7 @@ func (t *teardown) observeNetwork(ctx context.Context, _ *ops.Run) (ops.Observat
 // deleteNetwork removes subnets, route tables, the security group, the
 // internet gateway and the VPC. Dependencies AWS is still releasing (network
 // interfaces of a deleted cluster) make it retry with backoff.
-func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 	v, err := clusterVPC(ctx, t.p, t.c.ID)
 	if err != nil || v == nil {
 		return nil, err
@@ -293,7 +293,7 @@ func (t *teardown) observeRoles(ctx context.Context, _ *ops.Run) (ops.Observatio
 	return ops.Observation{State: ops.Done, Message: "the IAM roles are gone"}, nil
 }
 
-func (t *teardown) deleteRoles(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (t *teardown) deleteRoles(ctx context.Context, _ *ops.Run) (any, error) {
 	return nil, deleteRoles(ctx, t.p, clusterRoles(t.c.Name))
 }
 

@@ -88,9 +88,9 @@ func (s *Service) importSteps(op *ops.Operation) ([]ops.Step, error) {
 	}
 	d := &discovery{p: p, in: in}
 	return []ops.Step{
-		{Name: "eks-cluster", Title: "Read the EKS cluster", Observe: d.observeEKS, Timeout: s.timeout(40 * time.Minute)},
-		{Name: "network", Title: "Read the network, OIDC provider and add-ons", DependsOn: []string{"eks-cluster"}, Observe: d.observeNetwork, Timeout: s.timeout(5 * time.Minute)},
-		{Name: "hyperpod-cluster", Title: "Find the HyperPod cluster", DependsOn: []string{"eks-cluster"}, Observe: d.observeHyperPod, Timeout: s.timeout(60 * time.Minute)},
+		{Name: phaseEKS, Title: "Read the EKS cluster", Observe: d.observeEKS, Timeout: 40 * time.Minute},
+		{Name: phaseNetwork, Title: "Read the network, OIDC provider and add-ons", DependsOn: []string{phaseEKS}, Observe: d.observeNetwork, Timeout: 5 * time.Minute},
+		{Name: phaseHyperPod, Title: "Find the HyperPod cluster", DependsOn: []string{phaseEKS}, Observe: d.observeHyperPod, Timeout: 60 * time.Minute},
 	}, nil
 }
 
@@ -103,11 +103,15 @@ func (d *discovery) observeEKS(ctx context.Context, _ *ops.Run) (ops.Observation
 }
 
 func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	o := map[string]string{}
-	ids := strings.Split(run.Output("eks-cluster", "subnetIds"), ",")
+	cl, err := outputOf[eksOutput](run, phaseEKS)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	var o importedNetworkOutput
+	ids := []string(cl.SubnetIDs)
 	var subnets []Subnet
 	var zones []string
-	if len(ids) > 0 && ids[0] != "" {
+	if len(ids) > 0 {
 		out, err := d.p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: ids})
 		if err != nil {
 			return ops.Observation{}, err
@@ -125,35 +129,38 @@ func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Obser
 		}
 	}
 	slices.Sort(zones)
-	raw, _ := json.Marshal(subnets)
-	o["subnets"], o["zones"] = string(raw), strings.Join(zones, ",")
-	if vpcID := run.Output("eks-cluster", "vpcId"); vpcID != "" {
+	o.Subnets, o.Zones = subnets, zones
+	if vpcID := cl.VpcID; vpcID != "" {
 		if vs, err := regionVPCs(ctx, d.p); err == nil {
 			for _, v := range vs {
 				if v.id == vpcID && v.cidr.Addr().Is4() && v.cidr != (netip.Prefix{}) {
-					o["cidr"] = v.cidr.String()
+					o.CIDR = v.cidr.String()
 					break
 				}
 			}
 		}
 	}
-	if issuer := run.Output("eks-cluster", "oidcIssuer"); issuer != "" {
+	if issuer := cl.OIDCIssuer; issuer != "" {
 		if arn, err := findOIDCProvider(ctx, d.p, issuer); err == nil && arn != "" {
-			o["oidcProviderArn"] = arn
+			o.OIDCProviderArn = arn
 		}
 	}
 	addons, err := d.p.EKS.ListAddons(ctx, &eks.ListAddonsInput{ClusterName: aws.String(d.in.EKSClusterName)})
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	o["addons"] = strings.Join(addons.Addons, ",")
-	return ops.Observation{State: ops.Done, Outputs: o, Message: fmt.Sprintf("read %d subnets and %d add-ons", len(subnets), len(addons.Addons))}, nil
+	o.Addons = addons.Addons
+	return ops.Observation{State: ops.Done, Output: o, Message: fmt.Sprintf("read %d subnets and %d add-ons", len(subnets), len(addons.Addons))}, nil
 }
 
 // observeHyperPod finds the named HyperPod cluster, or the one whose
 // orchestrator is the imported EKS cluster.
 func (d *discovery) observeHyperPod(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	eksArn := run.Output("eks-cluster", "arn")
+	cl, err := outputOf[eksOutput](run, phaseEKS)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	eksArn := cl.Arn
 	name := d.in.HyperPodClusterName
 	if name == "" {
 		byEKS, err := hyperPodsByEKS(ctx, d.p)
@@ -171,9 +178,9 @@ func (d *discovery) observeHyperPod(ctx context.Context, run *ops.Run) (ops.Obse
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	o := map[string]string{"name": name, "arn": aws.ToString(out.ClusterArn), "status": string(out.ClusterStatus),
-		"failureMessage": aws.ToString(out.FailureMessage), "nodeRecovery": string(out.NodeRecovery), "nodeProvisioningMode": string(out.NodeProvisioningMode)}
-	return ops.Observation{State: ops.Done, Outputs: o, Message: "HyperPod cluster " + name + " is " + string(out.ClusterStatus)}, nil
+	o := hyperPodOutput{Name: name, Arn: aws.ToString(out.ClusterArn), Status: string(out.ClusterStatus),
+		FailureMessage: aws.ToString(out.FailureMessage), NodeRecovery: string(out.NodeRecovery), NodeProvisioningMode: string(out.NodeProvisioningMode)}
+	return ops.Observation{State: ops.Done, Output: o, Message: "HyperPod cluster " + name + " is " + string(out.ClusterStatus)}, nil
 }
 
 // hyperPodsByEKS describes the region's HyperPod clusters, keyed by the ARN

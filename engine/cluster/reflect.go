@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -76,83 +75,110 @@ func runningPhases(op *ops.Operation) string {
 }
 
 // applyOutputs copies what the phases created or found into the record.
+// An output that does not decode leaves the record's fields as they were:
+// the phase that reads it fails the operation with the cause, and storing
+// the operation must not fail on it.
 func applyOutputs(c *Cluster, op *ops.Operation) {
-	out := op.Output
-	set := func(dst *string, phase, key string) {
-		if v := out(phase, key); v != "" {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	setList := func(dst *[]string, v []string) {
+		if len(v) > 0 {
 			*dst = v
 		}
 	}
 	switch op.Kind {
 	case KindCreate:
-		set(&c.Roles.EKSClusterRoleArn, "iam-roles", "eksClusterRoleArn")
-		set(&c.Roles.ExecutionRoleArn, "iam-roles", "executionRoleArn")
-		set(&c.Network.VpcID, "vpc", "vpcId")
-		set(&c.Network.CIDR, "vpc", "cidr")
-		set(&c.Network.InternetGateway, "vpc", "internetGatewayId")
-		set(&c.Network.SecurityGroupID, "subnets", "securityGroupId")
-		set(&c.Network.NatGatewayID, "nat-gateway", "natGatewayId")
-		var subnets, compute []Subnet
-		_ = json.Unmarshal([]byte(out("subnets", "subnets")), &subnets)
-		_ = json.Unmarshal([]byte(out("compute-subnet", "subnets")), &compute)
-		if all := append(subnets, compute...); len(all) > 0 {
+		if roles, ok := outputIn[iamOutput](op, phaseIAMRoles); ok {
+			set(&c.Roles.EKSClusterRoleArn, roles.EKSClusterRoleArn)
+			set(&c.Roles.ExecutionRoleArn, roles.ExecutionRoleArn)
+		}
+		if vpc, ok := outputIn[vpcOutput](op, phaseVPC); ok {
+			set(&c.Network.VpcID, vpc.VpcID)
+			set(&c.Network.CIDR, vpc.CIDR)
+			set(&c.Network.InternetGateway, vpc.InternetGatewayID)
+		}
+		subnets, okSubnets := outputIn[subnetsOutput](op, phaseSubnets)
+		compute, okCompute := outputIn[subnetsOutput](op, phaseComputeSubnet)
+		if okSubnets {
+			set(&c.Network.SecurityGroupID, subnets.SecurityGroupID)
+		}
+		if all := append(subnets.Subnets, compute.Subnets...); okSubnets && okCompute && len(all) > 0 {
 			c.Network.Subnets = all
 		}
-		eksOutputs(c, op, "eks-cluster")
-		set(&c.EKS.OIDCProviderArn, "oidc-provider", "oidcProviderArn")
-		if a := out("base-addons", "addons"); a != "" {
-			c.EKS.Addons = strings.Split(a, ",")
+		if nat, ok := outputIn[natOutput](op, phaseNAT); ok {
+			set(&c.Network.NatGatewayID, nat.NatGatewayID)
 		}
-		hyperPodOutputs(c, op, "hyperpod-cluster")
+		eksOutputs(c, op)
+		if oidc, ok := outputIn[oidcOutput](op, phaseOIDC); ok {
+			set(&c.EKS.OIDCProviderArn, oidc.OIDCProviderArn)
+		}
+		if addons, ok := outputIn[addonsOutput](op, phaseAddons); ok {
+			setList(&c.EKS.Addons, addons.Addons)
+		}
+		hyperPodOutputs(c, op)
 	case KindImport:
-		eksOutputs(c, op, "eks-cluster")
-		set(&c.Network.VpcID, "eks-cluster", "vpcId")
-		set(&c.Network.CIDR, "network", "cidr")
-		var subnets []Subnet
-		if json.Unmarshal([]byte(out("network", "subnets")), &subnets) == nil && len(subnets) > 0 {
-			c.Network.Subnets = subnets
+		if cl, ok := eksOutputs(c, op); ok {
+			set(&c.Network.VpcID, cl.VpcID)
+			set(&c.KubernetesVersion, cl.Version)
 		}
-		set(&c.EKS.OIDCProviderArn, "network", "oidcProviderArn")
-		if a := out("network", "addons"); a != "" {
-			c.EKS.Addons = strings.Split(a, ",")
+		if net, ok := outputIn[importedNetworkOutput](op, phaseNetwork); ok {
+			set(&c.Network.CIDR, net.CIDR)
+			if len(net.Subnets) > 0 {
+				c.Network.Subnets = net.Subnets
+			}
+			set(&c.EKS.OIDCProviderArn, net.OIDCProviderArn)
+			setList(&c.EKS.Addons, net.Addons)
+			setList(&c.Zones, net.Zones)
 		}
-		if v := out("eks-cluster", "version"); v != "" {
-			c.KubernetesVersion = v
-		}
-		if z := out("network", "zones"); z != "" {
-			c.Zones = strings.Split(z, ",")
-		}
-		hyperPodOutputs(c, op, "hyperpod-cluster")
-		if n := out("hyperpod-cluster", "name"); n != "" {
-			c.HyperPod.Name = n
+		if hp, ok := hyperPodOutputs(c, op); ok {
+			set(&c.HyperPod.Name, hp.Name)
 		}
 	case KindDelete:
-		if p := op.Phase("hyperpod-cluster"); p != nil && p.Status == ops.PhaseSucceeded {
+		if p := op.Phase(phaseHyperPod); p != nil && p.Status == ops.PhaseSucceeded {
 			c.HyperPod.Status = "Deleted"
 		}
-		if p := op.Phase("eks-cluster"); p != nil && p.Status == ops.PhaseSucceeded {
+		if p := op.Phase(phaseEKS); p != nil && p.Status == ops.PhaseSucceeded {
 			c.EKS.Status = "DELETED"
 		}
 	}
 }
 
-func eksOutputs(c *Cluster, op *ops.Operation, phase string) {
-	for key, dst := range map[string]*string{"arn": &c.EKS.Arn, "status": &c.EKS.Status, "version": &c.EKS.Version,
-		"endpoint": &c.EKS.Endpoint, "oidcIssuer": &c.EKS.OIDCIssuer, "authenticationMode": &c.EKS.AuthMode} {
-		if v := op.Output(phase, key); v != "" {
+// outputIn reads the output of phase of op; false when it does not decode.
+func outputIn[T any](op *ops.Operation, phase string) (T, bool) {
+	v, err := ops.OutputOf[T](op, phase)
+	return v, err == nil
+}
+
+func eksOutputs(c *Cluster, op *ops.Operation) (eksOutput, bool) {
+	cl, ok := outputIn[eksOutput](op, phaseEKS)
+	if !ok {
+		return cl, false
+	}
+	for dst, v := range map[*string]string{&c.EKS.Arn: cl.Arn, &c.EKS.Status: cl.Status, &c.EKS.Version: cl.Version,
+		&c.EKS.Endpoint: cl.Endpoint, &c.EKS.OIDCIssuer: cl.OIDCIssuer, &c.EKS.AuthMode: cl.AuthenticationMode} {
+		if v != "" {
 			*dst = v
 		}
 	}
+	return cl, true
 }
 
-func hyperPodOutputs(c *Cluster, op *ops.Operation, phase string) {
-	for key, dst := range map[string]*string{"arn": &c.HyperPod.Arn, "status": &c.HyperPod.Status, "failureMessage": &c.HyperPod.FailureMessage,
-		"nodeRecovery": &c.HyperPod.NodeRecovery, "nodeProvisioningMode": &c.HyperPod.NodeProvisioning} {
-		if v := op.Output(phase, key); v != "" {
+func hyperPodOutputs(c *Cluster, op *ops.Operation) (hyperPodOutput, bool) {
+	hp, ok := outputIn[hyperPodOutput](op, phaseHyperPod)
+	if !ok {
+		return hp, false
+	}
+	for dst, v := range map[*string]string{&c.HyperPod.Arn: hp.Arn, &c.HyperPod.Status: hp.Status, &c.HyperPod.FailureMessage: hp.FailureMessage,
+		&c.HyperPod.NodeRecovery: hp.NodeRecovery, &c.HyperPod.NodeProvisioning: hp.NodeProvisioningMode} {
+		if v != "" {
 			*dst = v
 		}
 	}
 	if c.HyperPod.Status == "InService" {
 		c.HyperPod.FailureMessage = ""
 	}
+	return hp, true
 }

@@ -1,11 +1,9 @@
 package cluster
 
 import (
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
@@ -15,10 +13,8 @@ import (
 
 // Options tune the cluster operations.
 type Options struct {
-	// Scale divides the phase timeouts (the simulator's speed; 1 for AWS).
-	Scale float64
 	// ReadRetry bounds the retries of the reads that check a request; zero
-	// means ops.DefaultReadRetry scaled by Scale.
+	// means the runner's (ops.Runner.ReadRetry).
 	ReadRetry ops.ReadRetry
 	Logger    *slog.Logger
 }
@@ -36,11 +32,8 @@ type Service struct {
 // New returns the service and registers its operation kinds with runner.
 // Register before runner.Start so that resumed operations find their kind.
 func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, opts Options) *Service {
-	if opts.Scale <= 0 {
-		opts.Scale = 1
-	}
 	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
+		opts.ReadRetry = runner.ReadRetry()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -48,15 +41,6 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, opts Option
 	s := &Service{store: st, runner: runner, regions: regions, opts: opts, log: opts.Logger}
 	s.register()
 	return s
-}
-
-// timeout scales a real-world phase timeout by the provider's speed.
-func (s *Service) timeout(d time.Duration) time.Duration {
-	t := time.Duration(float64(d) / s.opts.Scale)
-	if t < 2*time.Second {
-		t = 2 * time.Second
-	}
-	return t
 }
 
 // Get returns the cluster id.
@@ -73,36 +57,30 @@ func (s *Service) Get(id string) (*Cluster, error) {
 }
 
 // List returns clusters matching f in creation order, after the cluster id
-// after, at most first of them.
+// after, at most first of them, with how many match in all.
 func (s *Service) List(f ListFilter, first int, after string) (*Page, error) {
-	var all []*Cluster
-	err := s.store.View(func(tx *store.Tx) error {
-		return tx.List(RecordKind, "", func(id string, raw []byte) (bool, error) {
-			var c Cluster
-			if err := json.Unmarshal(raw, &c); err != nil {
-				return false, err
-			}
-			if (f.IncludeDeleted || c.Status != StatusDeleted) && (len(f.Statuses) == 0 || slices.Contains(f.Statuses, c.Status)) {
-				all = append(all, &c)
-			}
-			return true, nil
-		})
-	})
+	p, err := s.ListPage(f, store.PageRequest{First: first, After: after, Count: true})
 	if err != nil {
 		return nil, err
 	}
-	start := 0
-	if after != "" {
-		start = len(all)
-		for i, c := range all {
-			if c.ID == after {
-				start = i + 1
-				break
-			}
+	return &Page{Items: p.Items, TotalCount: p.Total, HasNext: p.HasNext}, nil
+}
+
+// ListPage returns one page of the clusters matching f in creation order
+// (their ULIDs' order), reading from the cursor on.
+func (s *Service) ListPage(f ListFilter, req store.PageRequest) (*store.Page[Cluster], error) {
+	var match func(*Cluster) bool
+	if !f.IncludeDeleted || len(f.Statuses) > 0 {
+		match = func(c *Cluster) bool {
+			return (f.IncludeDeleted || c.Status != StatusDeleted) && (len(f.Statuses) == 0 || slices.Contains(f.Statuses, c.Status))
 		}
 	}
-	end := min(start+first, len(all))
-	return &Page{Items: all[start:end], TotalCount: len(all), HasNext: end < len(all)}, nil
+	var page *store.Page[Cluster]
+	err := s.store.View(func(tx *store.Tx) (err error) {
+		page, err = store.ReadPage(tx, store.Scan{Kind: RecordKind}, req, match)
+		return err
+	})
+	return page, err
 }
 
 // provider returns the ports of region (the default region when empty).

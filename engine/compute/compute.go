@@ -179,11 +179,8 @@ type Clusters interface {
 
 // Options tune the service.
 type Options struct {
-	// Scale divides the phase timeouts and poll intervals (the simulator's
-	// speed; 1 for AWS).
-	Scale float64
 	// ReadRetry bounds the retries of the reads that check a request; zero
-	// means ops.DefaultReadRetry scaled by Scale.
+	// means the runner's (ops.Runner.ReadRetry).
 	ReadRetry ops.ReadRetry
 	Logger    *slog.Logger
 }
@@ -202,11 +199,8 @@ type Service struct {
 // New returns the service and registers its operation kinds with runner
 // (before runner.Start, so resumed operations find their kind).
 func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
-	if opts.Scale <= 0 {
-		opts.Scale = 1
-	}
 	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
+		opts.ReadRetry = runner.ReadRetry()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -215,14 +209,6 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 	s.register()
 	return s
 }
-
-// scaled divides a real-world duration by the provider's speed, keeping at
-// least floor.
-func (s *Service) scaled(d, floor time.Duration) time.Duration {
-	return max(time.Duration(float64(d)/s.opts.Scale), floor)
-}
-
-func (s *Service) timeout(d time.Duration) time.Duration { return s.scaled(d, 2*time.Second) }
 
 func (s *Service) provider(region string) (*cloud.Provider, error) {
 	p, err := s.regions.Provider(region)

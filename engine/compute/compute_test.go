@@ -49,10 +49,10 @@ func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := ops.NewRunner(st, ops.Options{Backoff: ops.DefaultBackoff.Scaled(speed)})
-	clusters := cluster.New(st, runner, world, cluster.Options{Scale: speed})
+	runner := ops.NewRunner(st, ops.Options{Speed: speed})
+	clusters := cluster.New(st, runner, world, cluster.Options{})
 	view := cluster.ComputeView{Service: clusters}
-	svc := compute.New(st, runner, world, view, compute.Options{Scale: speed})
+	svc := compute.New(st, runner, world, view, compute.Options{})
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}

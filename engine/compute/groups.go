@@ -267,20 +267,40 @@ func (s *Service) groupSteps(op *ops.Operation) ([]ops.Step, error) {
 	switch op.Kind {
 	case KindAddGroup:
 		return []ops.Step{
-			{Name: "compute-subnet", Title: "Find or make the compute subnet in " + in.Desired.Zone, Observe: w.observeSubnet, Apply: w.applySubnet, Timeout: s.timeout(10 * time.Minute)},
-			{Name: "instance-group", Title: "Add the instance group to the HyperPod cluster", DependsOn: []string{"compute-subnet"},
-				Observe: w.observeAdded, Apply: w.applyGroup, Timeout: s.timeout(4 * time.Hour)},
+			{Name: phaseComputeSubnet, Title: "Find or make the compute subnet in " + in.Desired.Zone, Observe: w.observeSubnet, Apply: w.applySubnet, Timeout: 10 * time.Minute},
+			{Name: phaseAddGroup, Title: "Add the instance group to the HyperPod cluster", DependsOn: []string{phaseComputeSubnet},
+				Observe: w.observeAdded, Apply: w.applyGroup, Timeout: 4 * time.Hour},
 		}, nil
 	case KindScaleGroup, KindUpdateGroup:
 		title := "Change " + strings.Join(in.Changed, ", ")
 		if op.Kind == KindScaleGroup {
 			title = fmt.Sprintf("Scale to %d instances", in.Desired.Count)
 		}
-		return []ops.Step{{Name: "update-group", Title: title, Observe: w.observeUpdated, Apply: w.applyGroup, Timeout: s.timeout(4 * time.Hour)}}, nil
+		return []ops.Step{{Name: phaseUpdateGroup, Title: title, Observe: w.observeUpdated, Apply: w.applyGroup, Timeout: 4 * time.Hour}}, nil
 	case KindDeleteGroup:
-		return []ops.Step{{Name: "delete-group", Title: "Delete the instance group and its instances", Observe: w.observeDeleted, Apply: w.applyDelete, Timeout: s.timeout(2 * time.Hour)}}, nil
+		return []ops.Step{{Name: phaseDeleteGroup, Title: "Delete the instance group and its instances", Observe: w.observeDeleted, Apply: w.applyDelete, Timeout: 2 * time.Hour}}, nil
 	}
 	return nil, fmt.Errorf("unknown instance group operation %s", op.Kind)
+}
+
+// The phases of the instance group operations.
+const (
+	phaseComputeSubnet = "compute-subnet"
+	phaseAddGroup      = "instance-group"
+	phaseUpdateGroup   = "update-group"
+	phaseDeleteGroup   = "delete-group"
+)
+
+// subnetOutput is the output of phaseComputeSubnet.
+type subnetOutput struct {
+	SubnetID string `json:"subnetId,omitempty"`
+}
+
+// groupOutput is the output of phaseAddGroup and phaseUpdateGroup: the
+// group's HyperPod status, and the subnet its instances are in.
+type groupOutput struct {
+	Status   string `json:"status,omitempty"`
+	SubnetID string `json:"subnetId,omitempty"`
 }
 
 // groupWork carries what the phases of one group operation share.
@@ -296,15 +316,15 @@ func (w *groupWork) observeSubnet(ctx context.Context, _ *ops.Run) (ops.Observat
 	if err != nil || id == "" {
 		return ops.Observation{State: ops.Absent}, err
 	}
-	return ops.Observation{State: ops.Done, Message: "compute subnet " + id, Outputs: map[string]string{"subnetId": id}}, nil
+	return ops.Observation{State: ops.Done, Message: "compute subnet " + id, Output: subnetOutput{SubnetID: id}}, nil
 }
 
-func (w *groupWork) applySubnet(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (w *groupWork) applySubnet(ctx context.Context, _ *ops.Run) (any, error) {
 	id, err := w.s.clusters.ComputeSubnet(ctx, w.c.ID, w.desired.Zone, true)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"subnetId": id}, nil
+	return subnetOutput{SubnetID: id}, nil
 }
 
 // observeAdded: the group exists and has settled.
@@ -343,21 +363,21 @@ func (w *groupWork) observeUpdated(ctx context.Context, run *ops.Run) (ops.Obser
 func groupProgress(d *smtypes.ClusterInstanceGroupDetails, run *ops.Run) (ops.Observation, error) {
 	cur, target := aws.ToInt32(d.CurrentCount), aws.ToInt32(d.TargetCount)
 	msg := fmt.Sprintf("%s: %d of %d instances", d.Status, cur, target)
-	out := map[string]string{"status": string(d.Status)}
+	out := groupOutput{Status: string(d.Status)}
 	switch {
 	case d.Status == smtypes.InstanceGroupStatusInservice && cur >= target:
-		return ops.Observation{State: ops.Done, Message: msg, Outputs: out}, nil
+		return ops.Observation{State: ops.Done, Message: msg, Output: out}, nil
 	case d.Status == smtypes.InstanceGroupStatusDegraded:
 		// Some instances could not be had; the group runs the rest and
 		// HyperPod keeps trying (continuous provisioning).
-		return ops.Observation{State: ops.Done, Message: msg + " (degraded: some instances could not be provisioned; HyperPod keeps trying)", Outputs: out}, nil
+		return ops.Observation{State: ops.Done, Message: msg + " (degraded: some instances could not be provisioned; HyperPod keeps trying)", Output: out}, nil
 	case d.Status == smtypes.InstanceGroupStatusFailed:
 		if !run.Applied {
 			return ops.Observation{State: ops.Absent}, nil
 		}
 		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Upstream, "instance group %s failed in HyperPod: check the cluster's events, then retry or delete the group", aws.ToString(d.InstanceGroupName))}, nil
 	}
-	return ops.Observation{State: ops.Pending, Message: msg, Outputs: out}, nil
+	return ops.Observation{State: ops.Pending, Message: msg, Output: out}, nil
 }
 
 // matches reports whether the actual group has every desired setting.
@@ -368,12 +388,16 @@ func matches(actual, desired GroupSpec) bool {
 
 // applyGroup sends the group's whole desired spec with UpdateCluster, which
 // adds it or changes it.
-func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (map[string]string, error) {
+func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (any, error) {
 	hp, err := describe(ctx, w.p, w.c.HyperPodName)
 	if err != nil {
 		return nil, err
 	}
-	subnet := run.Output("compute-subnet", "subnetId")
+	made, err := ops.OutputOf[subnetOutput](run.Op, phaseComputeSubnet)
+	if err != nil {
+		return nil, err
+	}
+	subnet := made.SubnetID
 	if d := FindGroup(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
 		subnet = d.OverrideVpcConfig.Subnets[0] // a group's subnets are fixed
 	}
@@ -385,7 +409,7 @@ func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (map[string]st
 	if err != nil {
 		return nil, errs.FromUpstream(err, "update HyperPod cluster "+w.c.HyperPodName)
 	}
-	return map[string]string{"subnetId": subnet}, nil
+	return groupOutput{SubnetID: subnet}, nil
 }
 
 func (w *groupWork) observeDeleted(ctx context.Context, run *ops.Run) (ops.Observation, error) {
@@ -403,7 +427,7 @@ func (w *groupWork) observeDeleted(ctx context.Context, run *ops.Run) (ops.Obser
 	return ops.Observation{State: ops.Absent}, nil
 }
 
-func (w *groupWork) applyDelete(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (w *groupWork) applyDelete(ctx context.Context, _ *ops.Run) (any, error) {
 	_, err := w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroupsToDelete: []string{w.desired.Name}})
 	if err != nil && !errs.IsNotFound(err) {
 		return nil, errs.FromUpstream(err, "delete instance group "+w.desired.Name)
@@ -443,14 +467,16 @@ func reflectGroup(tx *store.Tx, op *ops.Operation) error {
 			if !op.Noop {
 				g.GroupSpec = in.Desired
 			}
-			if st := op.Output(lastPhase(op), "status"); st != "" {
-				g.Status = groupStatus(smtypes.InstanceGroupStatus(st))
+			// An output that does not decode leaves the record as it is:
+			// storing the operation must not fail on it.
+			if out, err := ops.OutputOf[groupOutput](op, lastPhase(op)); err == nil && out.Status != "" {
+				g.Status = groupStatus(smtypes.InstanceGroupStatus(out.Status))
 			} else if g.Status == GroupPending || g.Status == GroupUpdating || g.Status == GroupCreating {
 				g.Status = GroupInService
 			}
 		}
-		if id := op.Output("compute-subnet", "subnetId"); id != "" {
-			g.SubnetID = id
+		if out, err := ops.OutputOf[subnetOutput](op, phaseComputeSubnet); err == nil && out.SubnetID != "" {
+			g.SubnetID = out.SubnetID
 		}
 	case ops.Failed, ops.Cancelled:
 		what := strings.ToLower(strings.TrimSuffix(op.Kind, "InstanceGroup"))

@@ -111,14 +111,23 @@ func (s *Service) nodeSteps(op *ops.Operation) ([]ops.Step, error) {
 	var steps []ops.Step
 	for i, batch := range chunks(in.NodeIDs, size) {
 		b := &nodeBatch{p: p, hyperPod: c.HyperPodName, kind: op.Kind, ids: batch}
-		st := ops.Step{Name: fmt.Sprintf("batch-%d", i+1), Title: fmt.Sprintf("%s %s", verb, plural(len(batch), "node")),
-			Observe: b.observe, Apply: b.apply, Timeout: s.timeout(time.Hour)}
+		st := ops.Step{Name: batchPhase(i + 1), Title: fmt.Sprintf("%s %s", verb, plural(len(batch), "node")),
+			Observe: b.observe, Apply: b.apply, Timeout: time.Hour}
 		if i > 0 {
-			st.DependsOn = []string{fmt.Sprintf("batch-%d", i)}
+			st.DependsOn = []string{batchPhase(i)}
 		}
 		steps = append(steps, st)
 	}
 	return steps, nil
+}
+
+// batchPhase names the phase of the nth batch (from 1) of a node operation.
+func batchPhase(n int) string { return fmt.Sprintf("batch-%d", n) }
+
+// batchOutput is the output of a batch: the nodes HyperPod refused, and why.
+type batchOutput struct {
+	Failed   ops.Names `json:"failed,omitempty"`
+	Failures string    `json:"failures,omitempty"`
 }
 
 func chunks(ids []string, size int) [][]string {
@@ -153,14 +162,17 @@ func (b *nodeBatch) observe(ctx context.Context, run *ops.Run) (ops.Observation,
 	if !run.Applied {
 		return ops.Observation{State: ops.Absent}, nil
 	}
-	failed := strings.Split(run.Op.Output(run.Phase, "failed"), ",")
+	out, err := ops.OutputOf[batchOutput](run.Op, run.Phase)
+	if err != nil {
+		return ops.Observation{}, err
+	}
 	present, err := listNodes(ctx, b.p, b.hyperPod)
 	if err != nil {
 		return ops.Observation{}, err
 	}
 	waiting := 0
 	for _, id := range b.ids {
-		if slices.Contains(failed, id) {
+		if slices.Contains(out.Failed, id) {
 			continue
 		}
 		n, ok := present[id]
@@ -179,13 +191,13 @@ func (b *nodeBatch) observe(ctx context.Context, run *ops.Run) (ops.Observation,
 		return ops.Observation{State: ops.Pending, Message: fmt.Sprintf("%s of %d not done yet", plural(waiting, "node"), len(b.ids))}, nil
 	}
 	msg := "done"
-	if f := run.Op.Output(run.Phase, "failed"); f != "" {
-		msg = "done, except " + f + ": " + run.Op.Output(run.Phase, "failures")
+	if len(out.Failed) > 0 {
+		msg = "done, except " + strings.Join(out.Failed, ",") + ": " + out.Failures
 	}
 	return ops.Observation{State: ops.Done, Message: msg}, nil
 }
 
-func (b *nodeBatch) apply(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (b *nodeBatch) apply(ctx context.Context, _ *ops.Run) (any, error) {
 	name := aws.String(b.hyperPod)
 	var other []string
 	var err error
@@ -225,7 +237,7 @@ func (b *nodeBatch) apply(ctx context.Context, _ *ops.Run) (map[string]string, e
 	for _, o := range other {
 		failedIDs = append(failedIDs, strings.SplitN(o, " ", 2)[0])
 	}
-	return map[string]string{"failed": strings.Join(failedIDs, ","), "failures": strings.Join(other, "; ")}, nil
+	return batchOutput{Failed: failedIDs, Failures: strings.Join(other, "; ")}, nil
 }
 
 // listNodes reads every node of a HyperPod cluster, by instance id.

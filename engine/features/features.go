@@ -148,11 +148,9 @@ type Clusters interface {
 
 // Options tune the service.
 type Options struct {
-	// Scale divides the phase timeouts (the simulator's speed; 1 for AWS).
-	Scale float64
 	// ReadRetry bounds the retries of the reads that check a request or
-	// read the feature table; zero means ops.DefaultReadRetry scaled by
-	// Scale.
+	// read the feature table; zero means the runner's
+	// (ops.Runner.ReadRetry).
 	ReadRetry ops.ReadRetry
 	Logger    *slog.Logger
 }
@@ -179,11 +177,8 @@ const (
 // New returns the service and registers its operation kind with runner
 // (before runner.Start, so resumed operations find their kind).
 func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
-	if opts.Scale <= 0 {
-		opts.Scale = 1
-	}
 	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
+		opts.ReadRetry = runner.ReadRetry()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -191,10 +186,6 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, opts: opts, log: opts.Logger}
 	runner.Register(ops.Definition{Kind: Kind, StatusQuery: statusQuery, Steps: s.steps})
 	return s
-}
-
-func (s *Service) timeout(d time.Duration) time.Duration {
-	return max(time.Duration(float64(d)/s.opts.Scale), 2*time.Second)
 }
 
 // record is the stored newest toggle of one feature of a cluster.
@@ -533,7 +524,7 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 		for _, l := range chain {
 			name := phasePrefix(t.Name) + l.key
 			verb := map[bool]string{true: "", false: "Remove "}[t.Enable]
-			st := ops.Step{Name: name, Title: verb + l.title, Timeout: s.timeout(l.timeout)}
+			st := ops.Step{Name: name, Title: verb + l.title, Timeout: l.timeout}
 			if prev != "" {
 				st.DependsOn = []string{prev}
 			}

@@ -47,10 +47,10 @@ func newFixtureWith(t *testing.T, groups []cluster.InstanceGroupSpec) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := ops.NewRunner(st, ops.Options{Backoff: ops.DefaultBackoff.Scaled(speed)})
-	clusters := cluster.New(st, runner, world, cluster.Options{Scale: speed})
+	runner := ops.NewRunner(st, ops.Options{Speed: speed})
+	clusters := cluster.New(st, runner, world, cluster.Options{})
 	view := cluster.FeaturesView{Service: clusters}
-	svc := features.New(st, runner, world, view, features.Options{Scale: speed})
+	svc := features.New(st, runner, world, view, features.Options{})
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}

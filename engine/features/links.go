@@ -51,6 +51,11 @@ type link struct {
 	delete      func(ctx context.Context) error // remove it, or turn the setting off
 }
 
+// linkOutput is the output of a link's phase: what it made or found.
+type linkOutput struct {
+	Ref string `json:"ref,omitempty"`
+}
+
 func (l link) observeMade(ctx context.Context, run *ops.Run) (ops.Observation, error) {
 	st, err := l.state(ctx)
 	if err != nil {
@@ -62,7 +67,7 @@ func (l link) observeMade(ctx context.Context, run *ops.Run) (ops.Observation, e
 	case st.failed != "":
 		return ops.Observation{State: ops.Absent, Message: "broken; making it again"}, nil
 	case st.present && st.settled && st.matches:
-		return ops.Observation{State: ops.Done, Message: st.ref, Outputs: map[string]string{"ref": st.ref}}, nil
+		return ops.Observation{State: ops.Done, Message: st.ref, Output: linkOutput{Ref: st.ref}}, nil
 	case st.present && !st.settled:
 		return ops.Observation{State: ops.Pending, Message: cmpOr(st.detail, "changing")}, nil
 	case run.Applied:
@@ -85,11 +90,11 @@ func (l link) observeRemoved(ctx context.Context, run *ops.Run) (ops.Observation
 	return ops.Observation{State: ops.Absent}, nil
 }
 
-func (l link) make(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (l link) make(ctx context.Context, _ *ops.Run) (any, error) {
 	return nil, l.create(ctx)
 }
 
-func (l link) remove(ctx context.Context, _ *ops.Run) (map[string]string, error) {
+func (l link) remove(ctx context.Context, _ *ops.Run) (any, error) {
 	return nil, l.delete(ctx)
 }
 

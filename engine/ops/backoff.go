@@ -17,7 +17,9 @@ type Backoff struct {
 // DefaultBackoff suits real AWS: first poll after 2 s, at most every 30 s.
 var DefaultBackoff = Backoff{Initial: 2 * time.Second, Max: 30 * time.Second, Jitter: 0.2}
 
-// Scaled returns b with its waits divided by factor (for the simulator's speed).
+// Scaled returns b with its waits divided by factor (for the simulator's
+// speed). The runner applies it for Options.Speed; areas declare real-world
+// backoffs and do not call it.
 func (b Backoff) Scaled(factor float64) Backoff {
 	if factor <= 0 {
 		return b

@@ -25,7 +25,7 @@ func (r *Runner) Retry(id string) (*Operation, error) {
 		}
 		op.Status, op.Error, op.FinishedAt, op.CancelRequested = Queued, nil, nil, false
 		for _, p := range op.Phases {
-			if p.Status == PhaseFailed || p.Status == PhaseCancelled {
+			if p.Status == PhaseFailed || p.Status == PhaseCancelled || (p.Recheck && p.Status.done()) {
 				p.Status, p.Error, p.FinishedAt, p.Message = PhasePending, nil, nil, "queued for retry"
 			}
 		}
@@ -39,8 +39,10 @@ func (r *Runner) Retry(id string) (*Operation, error) {
 	return &op, nil
 }
 
-// Cancel asks operation id to stop. It stops between phases: a phase in the
-// middle of an Apply finishes that call first. The operation ends CANCELLED.
+// Cancel asks operation id to stop and returns at once, with the request
+// recorded (Operation.CancelRequested). The runner stops the phases' polls
+// at once; a phase in the middle of an Apply finishes that call and stores
+// its result first. The operation then ends CANCELLED.
 func (r *Runner) Cancel(id string) (*Operation, error) {
 	var op Operation
 	err := r.store.Update(func(tx *store.Tx) error {
@@ -60,11 +62,11 @@ func (r *Runner) Cancel(id string) (*Operation, error) {
 	ex := r.running[id]
 	r.mu.Unlock()
 	if ex != nil {
+		// The execution records CANCELLED when its phases have stopped.
 		ex.cancel()
-		<-ex.done
-	} else {
-		r.finish(id)
+		return &op, nil
 	}
+	r.finish(id)
 	return r.Get(id)
 }
 

@@ -30,8 +30,9 @@ const (
 
 // Observation is the result of Observe.
 type Observation struct {
-	State   State
-	Outputs map[string]string
+	State State
+	// Output is the phase's typed output (see OutputOf), or nil.
+	Output  any
 	Message string
 	// Err explains a Broken state; it should be an errs.Error.
 	Err error
@@ -45,11 +46,18 @@ type Step struct {
 	DependsOn []string
 	// Timeout bounds the phase from its start to its goal, in time the
 	// process was running (downtime does not count); 0 means the runner's
-	// default.
+	// default. It is a real-world duration: the runner scales it by
+	// Options.Speed.
 	Timeout time.Duration
 	Observe func(ctx context.Context, run *Run) (Observation, error)
-	// Apply makes the change once. It may be nil for phases that only wait.
-	Apply func(ctx context.Context, run *Run) (map[string]string, error)
+	// Apply makes the change once and returns the phase's typed output (see
+	// OutputOf), or nil. It may be nil for phases that only wait. It must
+	// not wait for the change to take effect: the runner polls Observe.
+	Apply func(ctx context.Context, run *Run) (any, error)
+	// Recheck makes a retry of the operation run this phase again, Observe
+	// first, even when it succeeded: for a phase that clears the way for a
+	// later one, which the later one's failed attempt may block again.
+	Recheck bool
 }
 
 // Run is what a phase sees of its operation while it runs.
@@ -65,9 +73,6 @@ type Run struct {
 	// phase, from the leftovers of an earlier one, which Apply may replace.
 	Applied bool
 }
-
-// Output returns an output of another phase of the operation.
-func (r *Run) Output(phase, key string) string { return r.Op.Output(phase, key) }
 
 // ClientToken is the idempotency token for the current Apply: derived from the
 // operation, phase and attempt, so a replayed call is idempotent at AWS too.

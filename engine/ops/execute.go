@@ -9,8 +9,12 @@ import (
 	"github.com/instantstart/instantstart/engine/store"
 )
 
-// phaseResult reports that a phase goroutine stopped.
-type phaseResult struct{ name string }
+// phaseResult reports that a phase goroutine stopped, and err when it
+// stopped with a change of the phase's state not stored.
+type phaseResult struct {
+	name string
+	err  error
+}
 
 // execute drives op id until it ends, is cancelled, or the runner shuts down.
 // Independent phases run at the same time; a failed phase stops new phases
@@ -52,8 +56,12 @@ func (r *Runner) execute(ctx context.Context, id string) {
 
 	results := make(chan phaseResult, len(steps))
 	inflight := map[string]bool{}
+	// launches counts the runs of each phase in this execution: a phase
+	// that stopped while it still has work starts again after a backoff,
+	// never at once.
+	launches := map[string]int{}
 	for {
-		op, err = r.Get(id)
+		op, err = r.reload(ctx, id)
 		if err != nil {
 			r.log.Error("reload operation", "operation", id, "err", err)
 			return
@@ -70,9 +78,14 @@ func (r *Runner) execute(ctx context.Context, id string) {
 					return
 				}
 				inflight[p.Name] = true
+				again := launches[p.Name]
+				launches[p.Name]++
 				go func() {
-					r.runPhase(ctx, id, st)
-					results <- phaseResult{name: st.Name}
+					if again > 0 && !sleep(ctx, r.opts.Backoff.wait(again-1)) {
+						results <- phaseResult{name: st.Name}
+						return
+					}
+					results <- phaseResult{name: st.Name, err: r.runPhase(ctx, id, st)}
 				}()
 			}
 		}
@@ -81,12 +94,30 @@ func (r *Runner) execute(ctx context.Context, id string) {
 		}
 		res := <-results
 		delete(inflight, res.name)
+		if res.err != nil {
+			r.log.Error("phase stopped with its state not stored", "operation", id, "phase", res.name, "err", res.err)
+		}
 	}
 	if ctx.Err() != nil && !r.cancelRequested(id) {
 		// Shutdown: leave the operation as stored; Start resumes it.
 		return
 	}
 	r.finish(id)
+}
+
+// reload reads op id, trying again with the runner's backoff while the
+// store fails, until ctx ends.
+func (r *Runner) reload(ctx context.Context, id string) (*Operation, error) {
+	for n := 0; ; n++ {
+		op, err := r.Get(id)
+		if err == nil || errs.CodeOf(err) == errs.NotFound {
+			return op, err
+		}
+		r.log.Error("reload operation; will retry", "operation", id, "try", n+1, "err", err)
+		if !sleep(ctx, r.opts.Backoff.wait(n)) {
+			return nil, err
+		}
+	}
 }
 
 func (r *Runner) cancelRequested(id string) bool {

@@ -6,6 +6,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/errs"
@@ -70,16 +71,25 @@ func errorFrom(err error) *Error {
 
 // Phase is one step of an operation as stored.
 type Phase struct {
-	Name       string            `json:"name"`
-	Title      string            `json:"title"`
-	DependsOn  []string          `json:"dependsOn,omitempty"`
-	Status     PhaseStatus       `json:"status"`
-	Attempt    int               `json:"attempt"`
-	StartedAt  *time.Time        `json:"startedAt,omitempty"`
-	FinishedAt *time.Time        `json:"finishedAt,omitempty"`
-	Message    string            `json:"message,omitempty"`
-	Error      *Error            `json:"error,omitempty"`
-	Outputs    map[string]string `json:"outputs,omitempty"`
+	Name       string      `json:"name"`
+	Title      string      `json:"title"`
+	DependsOn  []string    `json:"dependsOn,omitempty"`
+	Status     PhaseStatus `json:"status"`
+	Attempt    int         `json:"attempt"`
+	StartedAt  *time.Time  `json:"startedAt,omitempty"`
+	FinishedAt *time.Time  `json:"finishedAt,omitempty"`
+	Message    string      `json:"message,omitempty"`
+	Error      *Error      `json:"error,omitempty"`
+	// Output is the phase's typed output as one JSON object; read it with
+	// OutputOf.
+	Output json.RawMessage `json:"output,omitempty"`
+	// Outputs is Output flattened to strings, for clients that list
+	// key/value pairs. Phases never read it; operations stored before
+	// outputs were typed have only this (OutputOf reads it then).
+	Outputs map[string]string `json:"outputs,omitempty"`
+	// Recheck: a retry runs the phase again even when it succeeded (see
+	// Step.Recheck).
+	Recheck bool `json:"recheck,omitempty"`
 	// Applying is true from just before Apply until its result is stored: a
 	// process that restarts with it set re-Applies with the same attempt (and
 	// so the same client token) if Observe finds nothing.
@@ -119,14 +129,6 @@ func (op *Operation) Phase(name string) *Phase {
 		}
 	}
 	return nil
-}
-
-// Output returns the output key of phase, or "".
-func (op *Operation) Output(phase, key string) string {
-	if p := op.Phase(phase); p != nil {
-		return p.Outputs[key]
-	}
-	return ""
 }
 
 // recordKind is the store kind of operation records.

@@ -2,7 +2,8 @@ package ops
 
 import (
 	"context"
-	"maps"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/errs"
@@ -35,12 +36,11 @@ func (c *phaseClock) elapsed() time.Duration {
 
 // runPhase takes one phase from its stored state to SUCCEEDED, SKIPPED or
 // FAILED, or stops at a stored point when ctx ends (cancel or shutdown).
-func (r *Runner) runPhase(ctx context.Context, id string, st *Step) {
-	timeout := st.Timeout
-	if timeout == 0 {
-		timeout = r.opts.PhaseTimeout
-	}
-	op, err := r.update(id, func(op *Operation) error {
+// It returns an error only when ctx ended while a change of the phase's
+// state was still not stored.
+func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
+	timeout := r.phaseTimeout(st)
+	op, err := r.persist(ctx, id, st.Name, "start", func(op *Operation) error {
 		p := op.Phase(st.Name)
 		if p.Status == PhasePending {
 			now := time.Now().UTC()
@@ -50,8 +50,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) {
 		return nil
 	})
 	if err != nil {
-		r.log.Error("start phase", "operation", id, "phase", st.Name, "err", err)
-		return
+		return err
 	}
 	ph := op.Phase(st.Name)
 	clock := &phaseClock{spent: ph.Elapsed}
@@ -69,80 +68,91 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) {
 			if clock.elapsed() > timeout {
 				e := errs.New(errs.Timeout, "phase %s did not reach its goal within %s; retry the operation to keep waiting", st.Name, timeout.Round(time.Second))
 				e.Retryable = true
-				r.failPhase(id, st.Name, clock, e)
-				return
+				return r.failPhase(ctx, id, st.Name, clock, e)
 			}
 			if !sleep(ctx, r.opts.Backoff.wait(poll-1)) {
-				return
+				return nil
 			}
 		}
 		obs, err := st.Observe(ctx, run)
 		clock.start()
 		if err != nil {
 			if ctx.Err() != nil {
-				return
+				return nil
 			}
 			if errs.IsRetryable(err) {
-				r.note(id, st.Name, clock, "reading state: "+errs.FromUpstream(err, "observe").Message+" (retrying)")
+				if err := r.note(ctx, id, st.Name, clock, "reading state: "+errs.FromUpstream(err, "observe").Message+" (retrying)"); err != nil {
+					return err
+				}
 				continue
 			}
-			r.failPhase(id, st.Name, clock, errs.FromUpstream(err, st.Title))
-			return
+			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title))
+		}
+		output, err := encodeOutput(st.Name, obs.Output)
+		if err != nil {
+			return r.failPhase(ctx, id, st.Name, clock, err)
 		}
 		switch obs.State {
 		case Done:
-			r.endPhase(id, st.Name, clock, PhaseSucceeded, obs)
-			return
+			return r.endPhase(ctx, id, st.Name, clock, PhaseSucceeded, obs.Message, output)
 		case NotNeeded:
-			r.endPhase(id, st.Name, clock, PhaseSkipped, obs)
-			return
+			return r.endPhase(ctx, id, st.Name, clock, PhaseSkipped, obs.Message, output)
 		case Broken:
 			cause := obs.Err
 			if cause == nil {
 				cause = errs.New(errs.Upstream, "%s", obs.Message)
 			}
-			r.failPhase(id, st.Name, clock, cause)
-			return
+			return r.failPhase(ctx, id, st.Name, clock, cause)
 		case Pending:
-			r.wait(id, st.Name, clock, obs)
+			if err := r.wait(ctx, id, st.Name, clock, obs.Message, output); err != nil {
+				return err
+			}
 			continue
 		}
 		// Absent: the goal does not hold and nothing is under way.
 		if st.Apply == nil || appliedHere {
-			r.wait(id, st.Name, clock, obs)
+			if err := r.wait(ctx, id, st.Name, clock, obs.Message, output); err != nil {
+				return err
+			}
 			continue
 		}
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		if !applying {
 			run.Attempt++
 		}
-		if op, err = r.update(id, func(op *Operation) error {
+		if op, err = r.persist(ctx, id, st.Name, "RUNNING", func(op *Operation) error {
 			p := op.Phase(st.Name)
 			p.Status, p.Attempt, p.Applying, p.Elapsed = PhaseRunning, run.Attempt, true, clock.elapsed()
 			p.Message = "applying the change"
 			return nil
 		}); err != nil {
-			r.log.Error("persist RUNNING", "operation", id, "phase", st.Name, "err", err)
-			return
+			return err
 		}
 		run.Op = op
 		// Apply runs to completion even when ctx ends, so its outcome is stored.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.ApplyTimeout)
-		outputs, err := st.Apply(actx, run)
+		result, err := st.Apply(actx, run)
 		cancel()
 		applying = false
 		if err != nil {
 			if errs.IsRetryable(err) && clock.elapsed() < timeout {
-				r.applied(id, st.Name, clock, nil, "applying: "+errs.FromUpstream(err, "apply").Message+" (will retry)")
+				if err := r.applied(ctx, id, st.Name, clock, nil, "applying: "+errs.FromUpstream(err, "apply").Message+" (will retry)"); err != nil {
+					return err
+				}
 				continue
 			}
-			r.failPhase(id, st.Name, clock, errs.FromUpstream(err, st.Title))
-			return
+			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title))
+		}
+		output, err = encodeOutput(st.Name, result)
+		if err != nil {
+			return r.failPhase(ctx, id, st.Name, clock, err)
 		}
 		appliedHere, run.Applied = true, true
-		r.applied(id, st.Name, clock, outputs, "waiting for the change to take effect")
+		if err := r.applied(ctx, id, st.Name, clock, output, "waiting for the change to take effect"); err != nil {
+			return err
+		}
 	}
 }
 
@@ -157,62 +167,76 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// applied stores the result of Apply: WAITING with its outputs.
-func (r *Runner) applied(id, phase string, clock *phaseClock, outputs map[string]string, msg string) {
-	_, err := r.update(id, func(op *Operation) error {
-		p := op.Phase(phase)
-		p.Status, p.Applying, p.Message, p.Elapsed = PhaseWaiting, false, msg, clock.elapsed()
-		p.Outputs = merge(p.Outputs, outputs)
-		return nil
-	})
-	if err != nil {
-		r.log.Error("persist WAITING", "operation", id, "phase", phase, "err", err)
+// persist stores a change of the phase's state. When the store refuses it,
+// it tries again with the runner's backoff, logging each failure: dropping
+// the change would restart the phase at once, and a store that keeps
+// failing would then spin. It gives up only when ctx ends, and then
+// returns the last error.
+func (r *Runner) persist(ctx context.Context, id, phase, what string, fn func(op *Operation) error) (*Operation, error) {
+	for n := 0; ; n++ {
+		op, err := r.update(id, fn)
+		if err == nil {
+			return op, nil
+		}
+		r.log.Error("store phase state; will retry", "operation", id, "phase", phase, "state", what, "try", n+1, "err", err)
+		if !sleep(ctx, r.opts.Backoff.wait(n)) {
+			return nil, fmt.Errorf("store %s of phase %s of operation %s: %w", what, phase, id, err)
+		}
 	}
 }
 
+// applied stores the result of Apply: WAITING with its output.
+func (r *Runner) applied(ctx context.Context, id, phase string, clock *phaseClock, output map[string]json.RawMessage, msg string) error {
+	_, err := r.persist(ctx, id, phase, "WAITING", func(op *Operation) error {
+		p := op.Phase(phase)
+		p.Status, p.Applying, p.Message, p.Elapsed = PhaseWaiting, false, msg, clock.elapsed()
+		p.mergeOutput(output)
+		return nil
+	})
+	return err
+}
+
 // wait stores that the phase is waiting, with the latest observed message.
-func (r *Runner) wait(id, phase string, clock *phaseClock, obs Observation) {
-	_, err := r.update(id, func(op *Operation) error {
+func (r *Runner) wait(ctx context.Context, id, phase string, clock *phaseClock, msg string, output map[string]json.RawMessage) error {
+	_, err := r.persist(ctx, id, phase, "progress", func(op *Operation) error {
 		p := op.Phase(phase)
 		if p.Status == PhaseRunning && !p.Applying {
 			p.Status = PhaseWaiting
 		}
 		p.Elapsed = clock.elapsed()
-		if obs.Message != "" {
-			p.Message = obs.Message
+		if msg != "" {
+			p.Message = msg
 		}
-		p.Outputs = merge(p.Outputs, obs.Outputs)
+		p.mergeOutput(output)
 		return nil
 	})
-	if err != nil {
-		r.log.Error("persist phase progress", "operation", id, "phase", phase, "err", err)
-	}
+	return err
 }
 
-func (r *Runner) note(id, phase string, clock *phaseClock, msg string) {
-	r.wait(id, phase, clock, Observation{Message: msg})
+func (r *Runner) note(ctx context.Context, id, phase string, clock *phaseClock, msg string) error {
+	return r.wait(ctx, id, phase, clock, msg, nil)
 }
 
-func (r *Runner) endPhase(id, phase string, clock *phaseClock, status PhaseStatus, obs Observation) {
+func (r *Runner) endPhase(ctx context.Context, id, phase string, clock *phaseClock, status PhaseStatus, msg string, output map[string]json.RawMessage) error {
 	elapsed := clock.elapsed()
-	op, err := r.update(id, func(op *Operation) error {
+	op, err := r.persist(ctx, id, phase, string(status), func(op *Operation) error {
 		p := op.Phase(phase)
 		now := time.Now().UTC()
 		p.Status, p.FinishedAt, p.Applying, p.Error, p.Elapsed = status, &now, false, nil, elapsed
-		p.Message = obs.Message
-		p.Outputs = merge(p.Outputs, obs.Outputs)
+		p.Message = msg
+		p.mergeOutput(output)
 		return nil
 	})
 	if err != nil {
-		r.log.Error("persist phase end", "operation", id, "phase", phase, "err", err)
-		return
+		return err
 	}
 	r.observer.PhaseFinished(op.Kind, phase, status, elapsed)
+	return nil
 }
 
-func (r *Runner) failPhase(id, phase string, clock *phaseClock, cause error) {
+func (r *Runner) failPhase(ctx context.Context, id, phase string, clock *phaseClock, cause error) error {
 	elapsed := clock.elapsed()
-	op, err := r.update(id, func(op *Operation) error {
+	op, err := r.persist(ctx, id, phase, string(PhaseFailed), func(op *Operation) error {
 		p := op.Phase(phase)
 		now := time.Now().UTC()
 		p.Status, p.FinishedAt, p.Applying, p.Elapsed = PhaseFailed, &now, false, elapsed
@@ -221,20 +245,9 @@ func (r *Runner) failPhase(id, phase string, clock *phaseClock, cause error) {
 		return nil
 	})
 	if err != nil {
-		r.log.Error("persist phase failure", "operation", id, "phase", phase, "err", err)
-		return
+		return err
 	}
 	r.observer.PhaseFinished(op.Kind, phase, PhaseFailed, elapsed)
 	r.log.Warn("phase failed", "operation", id, "phase", phase, "err", cause)
-}
-
-func merge(dst, src map[string]string) map[string]string {
-	if len(src) == 0 {
-		return dst
-	}
-	if dst == nil {
-		dst = map[string]string{}
-	}
-	maps.Copy(dst, src)
-	return dst
+	return nil
 }

@@ -19,6 +19,11 @@ type Filter struct {
 	TargetID   string
 }
 
+// all reports whether f matches every operation.
+func (f Filter) all() bool {
+	return len(f.Kinds) == 0 && len(f.Statuses) == 0 && f.TargetKind == "" && f.TargetID == ""
+}
+
 func (f Filter) match(op *Operation) bool {
 	return (len(f.Kinds) == 0 || slices.Contains(f.Kinds, op.Kind)) &&
 		(len(f.Statuses) == 0 || slices.Contains(f.Statuses, op.Status)) &&
@@ -27,61 +32,27 @@ func (f Filter) match(op *Operation) bool {
 }
 
 // Page is one page of operations, newest first.
-type Page struct {
-	Items      []*Operation
-	TotalCount int
-	HasNext    bool
-}
+type Page = store.Page[Operation]
 
-// List returns operations matching f, newest first, after the operation id
-// after ("" = from the newest), at most first of them.
-func (r *Runner) List(f Filter, first int, after string) (*Page, error) {
-	var all []*Operation
-	keep := func(op *Operation) {
-		if f.match(op) {
-			all = append(all, op)
-		}
+// List returns one page of the operations matching f, newest first. A
+// filter on one target walks that target's operations alone; an unfiltered
+// page decodes only its own operations.
+func (r *Runner) List(f Filter, req store.PageRequest) (*Page, error) {
+	scan := store.Scan{Kind: recordKind, Descending: true} // ULIDs: key order is creation order
+	if f.TargetID != "" && f.TargetKind != "" {
+		scan.Index, scan.Prefix = indexByTarget, f.TargetKind+"/"+f.TargetID+"/"
+		f.TargetKind, f.TargetID = "", "" // the index has matched them
 	}
-	err := r.store.View(func(tx *store.Tx) error {
-		if f.TargetID != "" && f.TargetKind != "" {
-			prefix := f.TargetKind + "/" + f.TargetID + "/"
-			return tx.ScanIndex(indexByTarget, prefix, func(key, _ string) (bool, error) {
-				var op Operation
-				if err := tx.Get(recordKind, key[len(prefix):], &op); err != nil {
-					return false, err
-				}
-				keep(&op)
-				return true, nil
-			})
-		}
-		return tx.List(recordKind, "", func(id string, raw []byte) (bool, error) {
-			var op Operation
-			if err := json.Unmarshal(raw, &op); err != nil {
-				return false, err
-			}
-			keep(&op)
-			return true, nil
-		})
+	var match func(*Operation) bool
+	if !f.all() {
+		match = f.match
+	}
+	var page *Page
+	err := r.store.View(func(tx *store.Tx) (err error) {
+		page, err = store.ReadPage(tx, scan, req, match)
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	slices.Reverse(all)
-	page := &Page{TotalCount: len(all)}
-	start := 0
-	if after != "" {
-		start = len(all)
-		for i, op := range all {
-			if op.ID == after {
-				start = i + 1
-				break
-			}
-		}
-	}
-	end := min(start+first, len(all))
-	page.Items = all[start:end]
-	page.HasNext = end < len(all)
-	return page, nil
+	return page, err
 }
 
 // Wait returns operation id once it ends or one of its phases changes

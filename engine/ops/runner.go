@@ -24,8 +24,15 @@ type nopObserver struct{}
 func (nopObserver) OperationStatus(string, Status)                           {}
 func (nopObserver) PhaseFinished(string, string, PhaseStatus, time.Duration) {}
 
-// Options configure a Runner.
+// Options configure a Runner. Durations are real-world ones: the runner
+// divides them by Speed, here and nowhere else.
 type Options struct {
+	// Speed is how many times faster than AWS the provider answers: the
+	// simulator's speed; 0 or 1 for AWS. It divides Backoff, PhaseTimeout,
+	// ApplyTimeout, every Step.Timeout and the waits of ReadRetry.
+	Speed float64
+	// Backoff spaces the Observe polls of a waiting phase and the retries
+	// of a phase state the store refused; zero means DefaultBackoff.
 	Backoff Backoff
 	// PhaseTimeout is the default deadline of a phase: how long runners
 	// may work on it from its start, not counting time the process was
@@ -34,8 +41,28 @@ type Options struct {
 	// ApplyTimeout bounds one Apply call. Apply is not interrupted by cancel
 	// or shutdown, so that its result is always stored.
 	ApplyTimeout time.Duration
-	Logger       *slog.Logger
-	Observer     Observer
+	// ReadRetry bounds the retries of the reads that check a request
+	// before an operation exists (see Runner.ReadRetry); zero means
+	// DefaultReadRetry.
+	ReadRetry ReadRetry
+	Logger    *slog.Logger
+	Observer  Observer
+}
+
+// minTimeout is the shortest scaled phase deadline: below it a simulated
+// phase would time out on scheduling noise.
+const minTimeout = 2 * time.Second
+
+// minApplyTimeout is the shortest scaled Apply bound: an Apply makes
+// several calls, which a busy machine must not cut off.
+const minApplyTimeout = 10 * time.Second
+
+// scaled divides a real-world duration by the speed, keeping at least floor.
+func (o Options) scaled(d, floor time.Duration) time.Duration {
+	if o.Speed <= 0 || o.Speed == 1 {
+		return d
+	}
+	return max(time.Duration(float64(d)/o.Speed), floor)
 }
 
 // Runner stores and runs operations.
@@ -58,7 +85,6 @@ type Runner struct {
 
 type execution struct {
 	cancel context.CancelFunc
-	done   chan struct{}
 	// again asks for another execution once this one returns: the
 	// operation was queued again (retried) while this one was finishing.
 	// Guarded by Runner.mu.
@@ -76,6 +102,15 @@ func NewRunner(st *store.Store, opts Options) *Runner {
 	if opts.ApplyTimeout == 0 {
 		opts.ApplyTimeout = 5 * time.Minute
 	}
+	if opts.ReadRetry.Attempts == 0 {
+		opts.ReadRetry = DefaultReadRetry
+	}
+	if opts.Speed > 0 && opts.Speed != 1 {
+		opts.Backoff = opts.Backoff.Scaled(opts.Speed)
+		opts.ReadRetry = opts.ReadRetry.Scaled(opts.Speed)
+		opts.PhaseTimeout = opts.scaled(opts.PhaseTimeout, minTimeout)
+		opts.ApplyTimeout = opts.scaled(opts.ApplyTimeout, minApplyTimeout)
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -87,6 +122,19 @@ func NewRunner(st *store.Store, opts Options) *Runner {
 		store: st, defs: map[string]*Definition{}, opts: opts, log: opts.Logger,
 		observer: opts.Observer, ctx: ctx, stop: stop, running: map[string]*execution{},
 	}
+}
+
+// ReadRetry is how a read that checks a request, before any operation
+// exists to retry it, is tried again: Options.ReadRetry at the runner's
+// speed.
+func (r *Runner) ReadRetry() ReadRetry { return r.opts.ReadRetry }
+
+// phaseTimeout is the deadline of st at the runner's speed.
+func (r *Runner) phaseTimeout(st *Step) time.Duration {
+	if st.Timeout == 0 {
+		return r.opts.PhaseTimeout
+	}
+	return r.opts.scaled(st.Timeout, minTimeout)
 }
 
 // Register adds an operation kind. Call it before Start.
@@ -153,12 +201,11 @@ func (r *Runner) launch(id string) {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
-	ex := &execution{cancel: cancel, done: make(chan struct{})}
+	ex := &execution{cancel: cancel}
 	r.running[id] = ex
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		defer close(ex.done)
 		defer func() {
 			r.mu.Lock()
 			again := ex.again

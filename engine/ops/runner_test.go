@@ -34,6 +34,12 @@ func newWorld() *world {
 		tokens: map[string][]string{}, failApply: map[string]error{}, block: map[string]chan struct{}{}, entered: map[string]chan struct{}{}}
 }
 
+// thingOutput is the typed output of a test phase.
+type thingOutput struct {
+	ID        string `json:"id,omitempty"`
+	Requested string `json:"requested,omitempty"`
+}
+
 func (w *world) step(name string, deps ...string) Step {
 	return Step{
 		Name: name, Title: "make " + name, DependsOn: deps,
@@ -44,11 +50,11 @@ func (w *world) step(name string, deps ...string) Step {
 			case w.pending[name]:
 				return Observation{State: Pending, Message: name + " is coming up"}, nil
 			case w.exists[name]:
-				return Observation{State: Done, Outputs: map[string]string{"id": name + "-id"}}, nil
+				return Observation{State: Done, Output: thingOutput{ID: name + "-id"}}, nil
 			}
 			return Observation{State: Absent}, nil
 		},
-		Apply: func(ctx context.Context, run *Run) (map[string]string, error) {
+		Apply: func(ctx context.Context, run *Run) (any, error) {
 			w.mu.Lock()
 			if ch := w.entered[name]; ch != nil {
 				close(ch)
@@ -67,7 +73,7 @@ func (w *world) step(name string, deps ...string) Step {
 			if block != nil {
 				<-block
 			}
-			return map[string]string{"requested": name}, nil
+			return thingOutput{Requested: name}, nil
 		},
 	}
 }
@@ -142,8 +148,8 @@ func TestObserveFirstSkipsApplyWhenGoalHolds(t *testing.T) {
 	if w.count("a")+w.count("b") != 0 {
 		t.Fatalf("Apply was called %d times for goals that already held", w.count("a")+w.count("b"))
 	}
-	if got := op.Output("b", "id"); got != "b-id" {
-		t.Fatalf("outputs of an observed phase: %q", got)
+	if got, err := OutputOf[thingOutput](op, "b"); err != nil || got.ID != "b-id" {
+		t.Fatalf("outputs of an observed phase: %+v, %v", got, err)
 	}
 }
 
@@ -282,10 +288,10 @@ func TestCancelStopsBetweenPhases(t *testing.T) {
 	r := testRunner(t, memStore(t), w, func() []Step { return []Step{w.step("a"), w.step("b", "a")} })
 	op := submit(t, r, "t1")
 	waitPhase(t, r, op.ID, "a", PhaseWaiting)
-	got, err := r.Cancel(op.ID)
-	if err != nil {
+	if _, err := r.Cancel(op.ID); err != nil {
 		t.Fatal(err)
 	}
+	got := waitEnd(t, r, op.ID)
 	if got.Status != Cancelled || got.Phase("a").Status != PhaseCancelled || got.Phase("b").Status != PhaseCancelled {
 		t.Fatalf("after cancel: %s a=%s b=%s", got.Status, got.Phase("a").Status, got.Phase("b").Status)
 	}
@@ -293,6 +299,91 @@ func TestCancelStopsBetweenPhases(t *testing.T) {
 	w.set("a", false, false)
 	if end := waitEnd(t, r, submit(t, r, "t1").ID); end.Status != Succeeded {
 		t.Fatalf("next operation on the target: %s", end.Status)
+	}
+}
+
+// TestCancelAnswersAtOnceWhileApplyIsInFlight holds an Apply and cancels
+// the operation: Cancel returns with the request recorded while the Apply
+// is still held, and the operation ends CANCELLED, with the Apply's output
+// stored, once the Apply returns.
+func TestCancelAnswersAtOnceWhileApplyIsInFlight(t *testing.T) {
+	w := newWorld()
+	hold, entered := make(chan struct{}), make(chan struct{})
+	w.block["a"], w.entered["a"] = hold, entered
+	r := testRunner(t, memStore(t), w, func() []Step { return []Step{w.step("a"), w.step("b", "a")} })
+	op := submit(t, r, "t1")
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Apply never started")
+	}
+
+	answered := make(chan *Operation, 1)
+	go func() {
+		got, err := r.Cancel(op.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- got
+	}()
+	var got *Operation
+	select {
+	case got = <-answered:
+	case <-time.After(10 * time.Second):
+		close(hold)
+		t.Fatal("Cancel waited for the Apply in flight")
+	}
+	if got == nil || !got.CancelRequested || got.Status.Terminal() {
+		t.Fatalf("Cancel answered %+v, want the request recorded on a running operation", got)
+	}
+
+	close(hold)
+	end := waitEnd(t, r, op.ID)
+	a := end.Phase("a")
+	if end.Status != Cancelled || a.Status != PhaseCancelled || end.Phase("b").Status != PhaseCancelled {
+		t.Fatalf("after the Apply returned: %s a=%s b=%s", end.Status, a.Status, end.Phase("b").Status)
+	}
+	if out, err := OutputOf[thingOutput](end, "a"); err != nil || out.Requested != "a" {
+		t.Fatalf("output of the Apply in flight: %+v, %v", out, err)
+	}
+	if w.count("b") != 0 {
+		t.Fatalf("b applied %d times after cancel", w.count("b"))
+	}
+}
+
+// TestRefusedPhaseStateIsStoredAgainNotRestarted makes the store refuse a
+// phase's end a few times: the runner stores it again with backoff, and
+// the phase is not started over (Observed again) in the meantime.
+func TestRefusedPhaseStateIsStoredAgainNotRestarted(t *testing.T) {
+	w := newWorld()
+	w.exists["a"] = true
+	var mu sync.Mutex
+	refusals, observed := 3, 0
+	step := w.step("a")
+	observe := step.Observe
+	step.Observe = func(ctx context.Context, run *Run) (Observation, error) {
+		mu.Lock()
+		observed++
+		mu.Unlock()
+		return observe(ctx, run)
+	}
+	r := NewRunner(memStore(t), Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}})
+	r.Register(Definition{Kind: "Build", Steps: func(*Operation) ([]Step, error) { return []Step{step}, nil },
+		Reflect: func(_ *store.Tx, op *Operation) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if op.Phase("a").Status == PhaseSucceeded && refusals > 0 {
+				refusals--
+				return errors.New("disk full")
+			}
+			return nil
+		}})
+	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
+	end := waitEnd(t, r, submit(t, r, "t1").ID)
+	mu.Lock()
+	defer mu.Unlock()
+	if end.Status != Succeeded || refusals != 0 || observed != 1 {
+		t.Fatalf("status %s, refusals left %d, Observed %d times; want SUCCEEDED, 0, 1", end.Status, refusals, observed)
 	}
 }
 

@@ -160,7 +160,7 @@ func (r *Runner) plan(op *Operation, def *Definition) error {
 			}
 		}
 		seen[st.Name] = true
-		op.Phases = append(op.Phases, &Phase{Name: st.Name, Title: st.Title, DependsOn: st.DependsOn, Status: PhasePending})
+		op.Phases = append(op.Phases, &Phase{Name: st.Name, Title: st.Title, DependsOn: st.DependsOn, Status: PhasePending, Recheck: st.Recheck})
 	}
 	return nil
 }

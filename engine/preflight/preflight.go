@@ -19,11 +19,9 @@ import (
 
 // Options tune the service.
 type Options struct {
-	// Scale divides the waits between retries (the simulator's speed; 1
-	// for AWS).
-	Scale float64
 	// ReadRetry bounds the retries of a throttled read; zero means
-	// ops.DefaultReadRetry scaled by Scale.
+	// ops.DefaultReadRetry. The composition root passes the runner's, which
+	// is scaled for the simulator's speed.
 	ReadRetry ops.ReadRetry
 }
 
@@ -36,11 +34,8 @@ type Service struct {
 // New returns a Service over regions tuned by opts; the zero Options suit
 // AWS.
 func New(regions cloud.Regions, opts Options) *Service {
-	if opts.Scale <= 0 {
-		opts.Scale = 1
-	}
 	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = ops.DefaultReadRetry.Scaled(opts.Scale)
+		opts.ReadRetry = ops.DefaultReadRetry
 	}
 	return &Service{regions: regions, opts: opts}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 )
 
@@ -73,7 +74,7 @@ func TestPreflightRetriesThrottledReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(world, Options{Scale: 1000})
+	s := New(world, Options{ReadRetry: ops.DefaultReadRetry.Scaled(1000)})
 	ctx := context.Background()
 	throttle := sim.Fault{Kind: sim.FaultThrottle, Service: "ec2", Operation: "DescribeAvailabilityZones", Count: 2}
 	if _, err := world.InjectFault(throttle); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/resolvers"
 	"github.com/instantstart/instantstart/resolvers/server/wsapi"
 )
 
@@ -25,7 +24,7 @@ func (s *Server) credential(r *http.Request) (*auth.Identity, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.auth.Authenticate(secret)
+		return s.app.Auth.Authenticate(secret)
 	}
 	c, err := r.Cookie(auth.CookieName)
 	if err != nil {
@@ -35,7 +34,7 @@ func (s *Server) credential(r *http.Request) (*auth.Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := s.auth.Session(value)
+	id, err := s.app.Auth.Session(value)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +85,7 @@ func (s *Server) requireCredential(need auth.Role, next http.Handler) http.Handl
 		}
 		ctx := r.Context()
 		if id != nil {
-			ctx = resolvers.WithIdentity(ctx, id)
+			ctx = auth.WithIdentity(ctx, id)
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -128,7 +127,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	} else {
 		body.Token = r.PostFormValue("token")
 	}
-	value, id, expires, err := s.auth.Login(strings.TrimSpace(body.Token))
+	value, id, expires, err := s.app.Auth.Login(strings.TrimSpace(body.Token))
 	if err != nil {
 		writeGraphQLError(w, err)
 		return
@@ -146,7 +145,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if c, err := r.Cookie(auth.CookieName); err == nil {
 		if value, err := auth.ParseCookieValue(c.Value); err == nil {
-			if err := s.auth.Logout(value); err != nil {
+			if err := s.app.Auth.Logout(value); err != nil {
 				writeGraphQLError(w, err)
 				return
 			}
@@ -164,17 +163,17 @@ func (s *Server) tls() bool { return s.cfg.TLSCert != "" }
 // ({"authorization": "Bearer <token>"} or {"token": "<token>"}). It also
 // applies the per-token connection limit, which the returned release undoes.
 func (s *Server) wsInit(ctx context.Context, payload map[string]any) (context.Context, func(), error) {
-	id := resolvers.IdentityOf(ctx)
+	id := auth.IdentityOf(ctx)
 	if id == nil {
 		secret, err := payloadToken(payload)
 		if err != nil {
 			return ctx, nil, err
 		}
-		if id, err = s.auth.Authenticate(secret); err != nil {
+		if id, err = s.app.Auth.Authenticate(secret); err != nil {
 			return ctx, nil, err
 		}
-		ctx = resolvers.WithIdentity(ctx, id)
-	} else if err := s.auth.Check(id); err != nil {
+		ctx = auth.WithIdentity(ctx, id)
+	} else if err := s.app.Auth.Check(id); err != nil {
 		return ctx, nil, err // ended between the upgrade and connection_init
 	}
 	ctx, err := s.limits.openConnection(ctx, id)
@@ -187,11 +186,11 @@ func (s *Server) wsInit(ctx context.Context, payload map[string]any) (context.Co
 // watchCredential calls end when the credential of a connection ends: its
 // token revoked or expired, its browser session signed out or expired.
 func (s *Server) watchCredential(ctx context.Context, end func(error)) func() {
-	id := resolvers.IdentityOf(ctx)
+	id := auth.IdentityOf(ctx)
 	if id == nil {
 		return func() {}
 	}
-	return s.auth.OnEnd(id, end)
+	return s.app.Auth.OnEnd(id, end)
 }
 
 // wsRefusal is the close code and reason of a refused or ended credential:
@@ -209,10 +208,10 @@ func wsRefusal(err error) (int, string) {
 // subscriber's credential ending never touches another's stream.
 func wsShare(ctx context.Context) (string, context.Context) {
 	role := auth.Role("")
-	if id := resolvers.IdentityOf(ctx); id != nil {
+	if id := auth.IdentityOf(ctx); id != nil {
 		role = id.Role
 	}
-	shared := resolvers.WithIdentity(context.Background(), &auth.Identity{Name: "shared subscription", Role: role, Via: "shared"})
+	shared := auth.WithIdentity(context.Background(), &auth.Identity{Name: "shared subscription", Role: role, Via: "shared"})
 	return string(role), shared
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/resolvers/server"
 	"github.com/instantstart/instantstart/resolvers/server/gqltest"
@@ -103,7 +104,7 @@ func TestEveryCredentialIsCheckedOnEveryPath(t *testing.T) {
 }
 
 func TestRolesAreEnforcedOverHTTPAndWebSocket(t *testing.T) {
-	srv := startServer(t, server.Config{Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
 	_, viewer := newToken(t, srv, "viewer", "VIEWER", nil)
 	_, operator := newToken(t, srv, "operator", "OPERATOR", nil)
 	create := `mutation { createCluster(input: {name: "roles", zones: ["us-west-2a", "us-west-2b"]}) { id target { id } } }`
@@ -300,7 +301,7 @@ func (b *syncBuffer) String() string {
 
 func TestMutationsAreAuditedOnceAndSecretsNeverLeak(t *testing.T) {
 	logs := &syncBuffer{}
-	cfg := server.Config{DataDir: t.TempDir(), SimSpeed: 2000, AdminToken: adminSecret, Listen: "127.0.0.1:0",
+	cfg := server.Config{Engine: app.Config{DataDir: t.TempDir(), SimSpeed: 2000, AdminToken: adminSecret}, Listen: "127.0.0.1:0",
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	srv, err := server.New(cfg)
 	if err != nil {

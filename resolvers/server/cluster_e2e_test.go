@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/resolvers/server"
 	"github.com/instantstart/instantstart/resolvers/server/gqltest"
@@ -34,7 +35,7 @@ type opEvent struct {
 // WebSocket, receives every stored change of its operation through the
 // events subscription until SUCCEEDED, reads the cluster, and deletes it.
 func TestClusterLifecycleEndToEnd(t *testing.T) {
-	srv := startServer(t, server.Config{Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
 	ctx := testContext(t)
 	c := dial(t, srv)
 

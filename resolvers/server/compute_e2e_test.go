@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/resolvers/server"
 	"github.com/instantstart/instantstart/resolvers/server/gqltest"
 )
@@ -67,7 +68,7 @@ func waitNodes(t *testing.T, srv *server.Server, clusterID string, ready func([]
 // its nodes come up healthy, refuses a change of a fixed field, no-ops a
 // scale to the actual count, and reads the preflight capacity queries.
 func TestInstanceGroupsAndNodesOverGraphQL(t *testing.T) {
-	srv := startServer(t, server.Config{Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
 	clusterID := createClusterOverGraphQL(t, srv, "compute-e2e")
 
 	res := query(t, srv, `query { instanceQuota(instanceType: "ml.g5.12xlarge") { quotaName limit inUse available }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"testing"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/resolvers/server"
 )
 
@@ -12,7 +13,7 @@ const updateFeatures = `mutation($c: ID!, $in: UpdateClusterFeaturesInput!) { up
 // reads the feature table, and sees the second identical toggle as a
 // no-op and a bad bucket refused on its field.
 func TestFeaturesOverGraphQL(t *testing.T) {
-	srv := startServer(t, server.Config{Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
 	clusterID := createClusterOverGraphQL(t, srv, "features-e2e")
 	enable := map[string]any{"tieredCheckpointing": map[string]any{"enabled": true, "bucket": "ckpt-e2e", "memoryPercentage": 30}}
 
@@ -82,7 +83,7 @@ func TestFeaturesOverGraphQL(t *testing.T) {
 // TestAddOnFeaturesOverGraphQL turns the add-on and Helm features on
 // through the API in one request and reads their settings back.
 func TestAddOnFeaturesOverGraphQL(t *testing.T) {
-	srv := startServer(t, server.Config{Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
 	clusterID := createClusterOverGraphQL(t, srv, "addons-e2e")
 	ws := "arn:aws:aps:us-west-2:123456789012:workspace/ws-e2e"
 	in := map[string]any{

@@ -11,7 +11,6 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/resolvers"
 )
 
 // Limits bound what one client may hold or send.
@@ -137,7 +136,7 @@ func (l *limiter) aroundOperations(ctx context.Context, next graphql.OperationHa
 	if oc.Operation == nil {
 		return next(ctx)
 	}
-	id := resolvers.IdentityOf(ctx)
+	id := auth.IdentityOf(ctx)
 	if id != nil && introspects(oc.Operation.SelectionSet) && !l.allowIntrospection(id.TokenID) {
 		return refuse(limitError("more than %d introspection queries a minute from the token %q; cache the schema and try again in a minute", l.cfg.IntrospectionPerMinute, id.Name))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/resolvers/server"
 )
 
@@ -72,7 +73,7 @@ type mcpOperation struct {
 // agent would: list tools, create_cluster, wait_operation to SUCCEEDED,
 // cluster; a retry with the same idempotency key gets the same operation.
 func TestMCPCreateFollowAndReadACluster(t *testing.T) {
-	srv := startServer(t, server.Config{Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
 	c := mcpClient(t, srv, adminSecret)
 	list, err := c.ListTools(testContext(t), mcpgo.ListToolsRequest{})
 	if err != nil {

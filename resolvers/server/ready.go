@@ -37,12 +37,12 @@ func (rd *readiness) check(ctx context.Context) error {
 // providerCheck asks AWS who we are (STS GetCallerIdentity), at most once
 // per readinessTTL; the simulator needs no check.
 func (s *Server) providerCheck() *cachedCheck {
-	if s.world != nil {
+	if s.app.World != nil {
 		return nil
 	}
 	return &cachedCheck{ttl: readinessTTL, timeout: readinessBudget, fn: func(ctx context.Context) error {
-		region := s.regions.DefaultRegion()
-		p, err := s.regions.Provider(region)
+		region := s.app.Regions.DefaultRegion()
+		p, err := s.app.Regions.Provider(region)
 		if err != nil {
 			return err
 		}

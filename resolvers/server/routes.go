@@ -55,7 +55,7 @@ func (s *Server) routes() (http.Handler, error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusOK, "ok")
 	})
-	ready := newReadiness(s.store, s.providerCheck())
+	ready := newReadiness(s.app.Store, s.providerCheck())
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := ready.check(r.Context()); err != nil {
 			writeText(w, http.StatusServiceUnavailable, "not ready: "+err.Error())
@@ -68,9 +68,9 @@ func (s *Server) routes() (http.Handler, error) {
 	} else {
 		mux.Handle("GET /metrics", s.metrics.handler())
 	}
-	if s.world != nil {
+	if s.app.World != nil {
 		sim := http.NewServeMux()
-		simRoutes(sim, s.world, s.log)
+		simRoutes(sim, s.app.World, s.log)
 		mux.Handle("/sim/", s.requireCredential(auth.Admin, sim))
 	} else {
 		mux.Handle("/sim/", http.NotFoundHandler()) // not the UI's fallback page
@@ -135,13 +135,13 @@ func (s *Server) configure(e gqlExecutor) {
 	e.SetRecoverFunc(resolvers.RecoverFunc(s.log))
 	e.AroundOperations(s.limits.aroundOperations)
 	e.AroundFields(resolvers.ExpandErrorLists)
-	e.AroundFields(resolvers.Guard(s.auth, s.log))
+	e.AroundFields(resolvers.Guard(s.app.Auth, s.log))
 }
 
 // mcpHandler serves the MCP tools derived from the schema, run through an
 // executor configured like the GraphQL endpoint's.
 func (s *Server) mcpHandler() (http.Handler, error) {
-	tools, err := mcp.Tools(s.schema.Schema())
+	tools, err := mcp.Tools(s.schema.Schema(), resolvers.RequiredRole)
 	if err != nil {
 		return nil, fmt.Errorf("derive MCP tools from the schema: %w", err)
 	}

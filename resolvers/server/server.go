@@ -1,32 +1,23 @@
-// Package server wires InstantStart together and serves it: it opens the
-// store, builds the provider (the simulator or real AWS), the operation
-// runner and the engine's services, and serves GraphQL (HTTP and
-// WebSocket), health, readiness, metrics and, for the simulator, its /sim/
-// endpoints on one listener.
+// Package server serves InstantStart on one listener: GraphQL (HTTP and
+// WebSocket), MCP, the web UI, health, readiness, metrics and, for the
+// simulator, its /sim/ endpoints. The engine it serves is built by
+// engine/app, the composition root.
 package server
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
-	"github.com/99designs/gqlgen/graphql"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/instantstart/instantstart/engine/auth"
-	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/cloud/awscloud"
-	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
-	"github.com/instantstart/instantstart/engine/features"
-	"github.com/instantstart/instantstart/engine/ops"
-	"github.com/instantstart/instantstart/engine/preflight"
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
@@ -34,28 +25,14 @@ import (
 	"github.com/instantstart/instantstart/resolvers/server/wsapi"
 )
 
-// The providers Config.Provider names.
-const (
-	ProviderSim = "sim"
-	ProviderAWS = "aws"
-)
-
 // Config says how to build and serve InstantStart.
 type Config struct {
+	// Engine says which engine to build: data directory, provider,
+	// region, simulator speed and faults, the first admin token. Its
+	// Logger, when nil, is Logger; its Observer is the server's metrics.
+	Engine app.Config
 	// Listen is the host:port to serve on; port 0 picks a free one (see Addr).
 	Listen string
-	// DataDir holds the store and, for the simulator, its saved world.
-	DataDir string
-	// Provider is ProviderSim (the default) or ProviderAWS.
-	Provider string
-	// SimSpeed divides the simulator's latencies and the runner's waits;
-	// 0 means sim.DefaultSpeed.
-	SimSpeed float64
-	// Region is the default region; empty means the provider's default
-	// (AWS_REGION or the shared config for AWS).
-	Region string
-	// SimFaults are injected into the simulator at start.
-	SimFaults []sim.Fault
 	// Version is what the version query answers.
 	Version string
 	// ShutdownTimeout bounds Run's shutdown; 0 means 30 s.
@@ -63,10 +40,6 @@ type Config struct {
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
 
-	// AdminToken, when set, is the secret of the first admin token (from
-	// INSTANTSTART_ADMIN_TOKEN); otherwise one is made and written to
-	// <DataDir>/admin-token.
-	AdminToken string
 	// AllowedOrigins are browser origins besides the server's own that may
 	// open WebSockets and send cookie-authenticated requests
 	// (e.g. https://instantstart.example.com).
@@ -79,28 +52,17 @@ type Config struct {
 	// Limits bound what one client may send or hold; zero fields take
 	// DefaultLimits.
 	Limits Limits
-	// EventRetention bounds the event log by age and count; zero fields
-	// take the store's defaults (7 days, 1,000,000 events).
-	EventRetention store.EventRetention
 }
 
 // Server is a built InstantStart, listening and ready for Run.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	store    *store.Store
-	world    *sim.World // nil unless the provider is the simulator
-	regions  cloud.Regions
-	runner   *ops.Runner
-	clusters *cluster.Service
-	compute  *compute.Service
-	features *features.Service
-	auth     *auth.Service
-	limits   *limiter
-	schema   graphql.ExecutableSchema
-	metrics  *metrics
-	ws       *wsapi.Server
-	scale    float64 // how much faster than AWS the provider answers: the simulator's speed, or 1
+	cfg     Config
+	log     *slog.Logger
+	app     *app.App
+	limits  *limiter
+	schema  graphql.ExecutableSchema
+	metrics *metrics
+	ws      *wsapi.Server
 
 	listener     net.Listener
 	http         *http.Server
@@ -108,25 +70,10 @@ type Server struct {
 	handlers     sync.WaitGroup     // handlers still running, WebSockets included
 }
 
-// New opens the store in cfg.DataDir, builds the provider, the runner and
-// the services, resumes unfinished operations, and binds the listener.
-// Every Server must be Run once: Run with a done context only shuts it down.
+// New builds the engine cfg.Engine describes (see app.New), which resumes
+// unfinished operations, and binds the listener. Every Server must be Run
+// once: Run with a done context only shuts it down.
 func New(cfg Config) (*Server, error) {
-	if cfg.DataDir == "" {
-		return nil, errors.New("no data directory: set --data-dir")
-	}
-	if cfg.Provider == "" {
-		cfg.Provider = ProviderSim
-	}
-	if cfg.Provider != ProviderSim && cfg.Provider != ProviderAWS {
-		return nil, fmt.Errorf("unknown provider %q: use %s or %s", cfg.Provider, ProviderSim, ProviderAWS)
-	}
-	if cfg.SimSpeed == 0 {
-		cfg.SimSpeed = sim.DefaultSpeed
-	}
-	if cfg.SimSpeed < 0 {
-		return nil, fmt.Errorf("sim speed must be positive, got %v", cfg.SimSpeed)
-	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
@@ -154,48 +101,21 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// build makes each part in order: the store first, so that its directory
-// lock also guards the simulator's world file.
+// build makes the engine, then the GraphQL schema, the routes and the
+// listener.
 func (s *Server) build() error {
-	st, err := store.Open(s.cfg.DataDir, store.Options{SyncWrites: true, Logger: s.log, EventRetention: s.cfg.EventRetention})
+	// The gauge reads the store only when scraped, after the engine is built.
+	s.metrics = newMetrics(func() int { return s.app.Store.Subscribers() })
+	engine := s.cfg.Engine
+	if engine.Logger == nil {
+		engine.Logger = s.log
+	}
+	engine.Observer = s.metrics
+	a, err := app.New(engine)
 	if err != nil {
 		return err
 	}
-	s.store = st
-	s.auth = auth.New(st, auth.Options{Logger: s.log})
-	// Bootstrap logs where the first admin token is (never the token).
-	if _, err := s.auth.Bootstrap(s.cfg.DataDir, s.cfg.AdminToken); err != nil {
-		return fmt.Errorf("create the first admin token: %w", err)
-	}
-
-	s.scale = 1
-	backoff, phaseTimeout := ops.DefaultBackoff, 2*time.Hour
-	switch s.cfg.Provider {
-	case ProviderSim:
-		if err := s.buildSim(); err != nil {
-			return err
-		}
-		s.scale = s.cfg.SimSpeed
-		backoff = backoff.Scaled(s.scale)
-		phaseTimeout = max(time.Duration(float64(phaseTimeout)/s.scale), 2*time.Second)
-	case ProviderAWS:
-		regions, err := awscloud.New(context.Background(), awscloud.Options{DefaultRegion: s.cfg.Region})
-		if err != nil {
-			return err
-		}
-		s.regions = regions
-	}
-
-	s.metrics = newMetrics(s.store.Subscribers)
-	s.runner = ops.NewRunner(s.store, ops.Options{
-		Backoff: backoff, PhaseTimeout: phaseTimeout, Logger: s.log, Observer: s.metrics,
-	})
-	s.clusters = cluster.New(s.store, s.runner, s.regions, cluster.Options{Scale: s.scale, Logger: s.log})
-	s.compute = compute.New(s.store, s.runner, s.regions, cluster.ComputeView{Service: s.clusters}, compute.Options{Scale: s.scale, Logger: s.log})
-	s.features = features.New(s.store, s.runner, s.regions, cluster.FeaturesView{Service: s.clusters}, features.Options{Scale: s.scale, Logger: s.log})
-	if err := s.runner.Start(); err != nil {
-		return fmt.Errorf("resume operations: %w", err)
-	}
+	s.app = a
 
 	s.schema = graph.NewExecutableSchema(graph.Config{Resolvers: s.resolver()})
 	routes, err := s.routes()
@@ -222,34 +142,6 @@ func (s *Server) build() error {
 	return nil
 }
 
-func (s *Server) buildSim() error {
-	world, err := sim.New(sim.Options{
-		Speed:         s.cfg.SimSpeed,
-		Storage:       sim.FileStorage{Path: filepath.Join(s.cfg.DataDir, "sim-world.json")},
-		DefaultRegion: s.cfg.Region,
-	})
-	if err != nil {
-		return err
-	}
-	active := map[string]bool{}
-	for _, f := range world.Faults() {
-		active[f.ID] = true
-	}
-	for _, f := range s.cfg.SimFaults {
-		if f.ID != "" && active[f.ID] {
-			s.log.Info("simulator fault already active", "fault", f.ID)
-			continue
-		}
-		stored, err := world.InjectFault(f)
-		if err != nil {
-			return fmt.Errorf("inject simulator fault: %w", err)
-		}
-		s.log.Info("simulator fault injected", "fault", stored.ID, "kind", stored.Kind)
-	}
-	s.world, s.regions = world, world
-	return nil
-}
-
 // closeBuilt releases what a failed build opened.
 func (s *Server) closeBuilt() {
 	if s.listener != nil {
@@ -258,16 +150,11 @@ func (s *Server) closeBuilt() {
 	if s.ws != nil {
 		s.ws.Close()
 	}
-	if s.runner != nil {
+	if s.app != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		defer cancel()
-		if err := s.runner.Shutdown(ctx); err != nil {
-			s.log.Error("stop operations", "err", err)
-		}
-	}
-	if s.store != nil {
-		if err := s.store.Close(); err != nil {
-			s.log.Error("close store", "err", err)
+		if err := s.app.Close(ctx); err != nil {
+			s.log.Error("close the engine", "err", err)
 		}
 	}
 }
@@ -285,14 +172,14 @@ func (s *Server) URL() string {
 
 // Store is the server's record store (for tests and tools in the same
 // process).
-func (s *Server) Store() *store.Store { return s.store }
+func (s *Server) Store() *store.Store { return s.app.Store }
 
 // WebSocketWrites returns how many writes the server made to WebSocket
 // connections and how many messages they held.
 func (s *Server) WebSocketWrites() (writes, messages uint64) { return s.ws.Written() }
 
 // Sim is the simulated AWS account, or nil when the provider is AWS.
-func (s *Server) Sim() *sim.World { return s.world }
+func (s *Server) Sim() *sim.World { return s.app.World }
 
 // Run serves until ctx ends or the listener fails, then shuts down: it stops
 // taking HTTP requests and ends subscriptions, lets running phases reach a
@@ -307,19 +194,15 @@ func (s *Server) Run(ctx context.Context) error {
 		served <- s.http.Serve(s.listener)
 	}()
 	refreshCtx, stopRefresh := context.WithCancel(context.Background())
-	refreshed := make(chan struct{}, 2)
+	refreshed := make(chan struct{})
 	go func() {
-		defer func() { refreshed <- struct{}{} }()
-		cluster.Refresher{Service: s.clusters, Fast: s.scaled(15 * time.Second), Slow: s.scaled(5 * time.Minute)}.Run(refreshCtx)
-	}()
-	go func() {
-		defer func() { refreshed <- struct{}{} }()
-		compute.Refresher{Service: s.compute, Fast: s.scaled(20 * time.Second), Slow: s.scaled(5 * time.Minute)}.Run(refreshCtx)
+		defer close(refreshed)
+		s.app.Refresh(refreshCtx)
 	}()
 	s.log.Info("InstantStart is serving",
 		"graphql", s.URL()+"/graphql", "websocket", "ws://"+s.Addr()+"/graphql",
 		"metrics", s.URL()+"/metrics", "health", s.URL()+"/healthz",
-		"provider", s.cfg.Provider, "region", s.regions.DefaultRegion(), "dataDir", s.cfg.DataDir,
+		"provider", s.app.Config.Provider, "region", s.app.Regions.DefaultRegion(), "dataDir", s.app.Config.DataDir,
 		"simSpeed", s.simSpeed(), "version", s.cfg.Version)
 	var err error
 	select {
@@ -329,23 +212,14 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	stopRefresh()
 	<-refreshed
-	<-refreshed
 	return errors.Join(err, s.shutdown())
 }
 
-// scaled divides a real-world interval by the simulator's speed.
-func (s *Server) scaled(d time.Duration) time.Duration {
-	if s.world == nil {
-		return d
-	}
-	return max(time.Duration(float64(d)/s.scale), 10*time.Millisecond)
-}
-
 func (s *Server) simSpeed() any {
-	if s.world == nil {
+	if s.app.World == nil {
 		return "n/a"
 	}
-	return s.cfg.SimSpeed
+	return s.app.Config.SimSpeed
 }
 
 func (s *Server) shutdown() error {
@@ -362,11 +236,8 @@ func (s *Server) shutdown() error {
 	if err := s.waitHandlers(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.runner.Shutdown(ctx); err != nil {
+	if err := s.app.Close(ctx); err != nil {
 		errs = append(errs, err)
-	}
-	if err := s.store.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close store: %w", err))
 	}
 	s.log.Info("stopped")
 	return errors.Join(errs...)
@@ -387,6 +258,7 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
-	return &resolvers.Resolver{Version: s.cfg.Version, Store: s.store, Ops: s.runner, Clusters: s.clusters, Compute: s.compute, Features: s.features, Auth: s.auth,
-		Preflight: preflight.New(s.regions, preflight.Options{Scale: s.scale}), Log: s.log}
+	a := s.app
+	return &resolvers.Resolver{Version: s.cfg.Version, Store: a.Store, Ops: a.Runner, Clusters: a.Clusters, Compute: a.Compute, Features: a.Features, Auth: a.Auth,
+		Preflight: a.Preflight, Log: s.log}
 }

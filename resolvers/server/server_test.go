@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/resolvers/server"
 	"github.com/instantstart/instantstart/resolvers/server/gqltest"
@@ -26,15 +27,15 @@ func bearer(secret string) http.Header { return http.Header{"Authorization": {"B
 // and the test fails if shutdown does not go cleanly.
 func startServer(t testing.TB, cfg server.Config) *server.Server {
 	t.Helper()
-	if cfg.DataDir == "" {
-		cfg.DataDir = t.TempDir()
+	if cfg.Engine.DataDir == "" {
+		cfg.Engine.DataDir = t.TempDir()
 	}
-	if cfg.SimSpeed == 0 {
-		cfg.SimSpeed = 2000
+	if cfg.Engine.SimSpeed == 0 {
+		cfg.Engine.SimSpeed = 2000
 	}
 	cfg.Listen = "127.0.0.1:0"
-	if cfg.AdminToken == "" {
-		cfg.AdminToken = adminSecret
+	if cfg.Engine.AdminToken == "" {
+		cfg.Engine.AdminToken = adminSecret
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := server.New(cfg)
@@ -253,8 +254,8 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 
 func TestSecondServerOnTheSameDataDirFails(t *testing.T) {
 	dir := t.TempDir()
-	startServer(t, server.Config{DataDir: dir})
-	_, err := server.New(server.Config{DataDir: dir, Listen: "127.0.0.1:0"})
+	startServer(t, server.Config{Engine: app.Config{DataDir: dir}})
+	_, err := server.New(server.Config{Engine: app.Config{DataDir: dir}, Listen: "127.0.0.1:0"})
 	if err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("second server on %s: err = %v, want an in-use error", dir, err)
 	}

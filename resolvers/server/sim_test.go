@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/resolvers/server"
 )
@@ -83,12 +84,12 @@ func TestSimFaults(t *testing.T) {
 
 func TestSimFaultsFromConfigSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
-	parsed := server.Config{DataDir: dir, AdminToken: adminSecret}
+	parsed := server.Config{Engine: app.Config{DataDir: dir, AdminToken: adminSecret}}
 	f, err := sim.ParseFault("capacity:id=no-p5,zone=us-east-1b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed.SimFaults = append(parsed.SimFaults, f)
+	parsed.Engine.SimFaults = append(parsed.Engine.SimFaults, f)
 	func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		cfg := parsed
@@ -149,7 +150,7 @@ func TestAWSProvider(t *testing.T) {
 	defer fakeSTS.Close()
 	isolateAWSEnv(t, fakeSTS.URL)
 
-	srv := startServer(t, server.Config{Provider: server.ProviderAWS, Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Provider: app.ProviderAWS, Region: "us-west-2"}})
 	for range 2 {
 		if code, body := get(t, srv.URL()+"/readyz"); code != http.StatusOK {
 			t.Fatalf("/readyz = %d %s", code, body)
@@ -176,7 +177,7 @@ func TestAWSProviderUnreachableIsNotReady(t *testing.T) {
 	}))
 	defer down.Close()
 	isolateAWSEnv(t, down.URL)
-	srv := startServer(t, server.Config{Provider: server.ProviderAWS, Region: "us-west-2"})
+	srv := startServer(t, server.Config{Engine: app.Config{Provider: app.ProviderAWS, Region: "us-west-2"}})
 	code, body := get(t, srv.URL()+"/readyz")
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, "InvalidClientTokenId") {
 		t.Fatalf("/readyz = %d %q, want 503 naming the STS error", code, body)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/resolvers/server"
 )
 
@@ -77,7 +78,7 @@ func TestTLSServesHTTPSWithSecureCookies(t *testing.T) {
 			t.Fatal("plain HTTP served by the TLS listener")
 		}
 	}
-	if _, err := server.New(server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", TLSCert: certPath}); err == nil {
+	if _, err := server.New(server.Config{Engine: app.Config{DataDir: t.TempDir()}, Listen: "127.0.0.1:0", TLSCert: certPath}); err == nil {
 		t.Fatal("a certificate without a key was accepted")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/resolvers/server"
@@ -301,7 +302,7 @@ func TestWebSocketFromAnotherOriginIsRefused(t *testing.T) {
 }
 
 func TestShutdownEndsSubscriptions(t *testing.T) {
-	cfg := server.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", SimSpeed: 2000, AdminToken: adminSecret}
+	cfg := server.Config{Engine: app.Config{DataDir: t.TempDir(), SimSpeed: 2000, AdminToken: adminSecret}, Listen: "127.0.0.1:0"}
 	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +342,7 @@ func TestShutdownEndsSubscriptions(t *testing.T) {
 }
 
 func TestAnExpiredCursorGetsCursorExpiredAndWhereToResume(t *testing.T) {
-	srv := startServer(t, server.Config{EventRetention: store.EventRetention{MaxCount: 5}})
+	srv := startServer(t, server.Config{Engine: app.Config{EventRetention: store.EventRetention{MaxCount: 5}}})
 	for i := range 20 {
 		putRecord(t, srv, "cluster", fmt.Sprintf("c-%d", i), map[string]any{"id": fmt.Sprintf("c-%d", i), "name": "n"})
 	}

@@ -1,0 +1,220 @@
+// Package app is InstantStart's composition root: from a Config it opens the
+// store, makes the first admin token, builds the provider (the embedded
+// simulator or real AWS), the operation runner and the engine's services,
+// and resumes unfinished operations. The HTTP server in resolvers/server
+// serves what it builds; main only reads flags.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/auth"
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/cloud/awscloud"
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/preflight"
+	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// The providers Config.Provider names.
+const (
+	ProviderSim = "sim"
+	ProviderAWS = "aws"
+)
+
+// Config says which engine to build.
+type Config struct {
+	// DataDir holds the store and, for the simulator, its saved world.
+	DataDir string
+	// Provider is ProviderSim (the default) or ProviderAWS.
+	Provider string
+	// SimSpeed divides the simulator's latencies and the runner's waits;
+	// 0 means sim.DefaultSpeed.
+	SimSpeed float64
+	// Region is the default region; empty means the provider's default
+	// (AWS_REGION or the shared config for AWS).
+	Region string
+	// SimFaults are injected into the simulator at start.
+	SimFaults []sim.Fault
+	// AdminToken, when set, is the secret of the first admin token (from
+	// INSTANTSTART_ADMIN_TOKEN); otherwise one is made and written to
+	// <DataDir>/admin-token.
+	AdminToken string
+	// EventRetention bounds the event log by age and count; zero fields
+	// take the store's defaults (7 days, 1,000,000 events).
+	EventRetention store.EventRetention
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+	// Observer hears of operation progress (the server's metrics); nil
+	// for none.
+	Observer ops.Observer
+}
+
+// App is the built engine. Its parts are shared by every surface.
+type App struct {
+	// Config is what the App was built from, with defaults filled in.
+	Config Config
+
+	Store     *store.Store
+	Auth      *auth.Service
+	Regions   cloud.Regions
+	World     *sim.World // nil unless the provider is the simulator
+	Runner    *ops.Runner
+	Clusters  *cluster.Service
+	Compute   *compute.Service
+	Features  *features.Service
+	Preflight *preflight.Service
+	// Scale is how much faster than AWS the provider answers: the
+	// simulator's speed, or 1.
+	Scale float64
+}
+
+// New builds the engine cfg describes and resumes unfinished operations.
+// Every App must be Closed.
+func New(cfg Config) (*App, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("no data directory: set --data-dir")
+	}
+	if cfg.Provider == "" {
+		cfg.Provider = ProviderSim
+	}
+	if cfg.Provider != ProviderSim && cfg.Provider != ProviderAWS {
+		return nil, fmt.Errorf("unknown provider %q: use %s or %s", cfg.Provider, ProviderSim, ProviderAWS)
+	}
+	if cfg.SimSpeed == 0 {
+		cfg.SimSpeed = sim.DefaultSpeed
+	}
+	if cfg.SimSpeed < 0 {
+		return nil, fmt.Errorf("sim speed must be positive, got %v", cfg.SimSpeed)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	a := &App{Config: cfg, Scale: 1}
+	if err := a.build(); err != nil {
+		if a.Store != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if cerr := a.Close(ctx); cerr != nil {
+				cfg.Logger.Error("close what was built", "err", cerr)
+			}
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// build makes each part in order: the store first, so that its directory
+// lock also guards the simulator's world file.
+func (a *App) build() error {
+	cfg, log := a.Config, a.Config.Logger
+	st, err := store.Open(cfg.DataDir, store.Options{SyncWrites: true, Logger: log, EventRetention: cfg.EventRetention})
+	if err != nil {
+		return err
+	}
+	a.Store = st
+	a.Auth = auth.New(st, auth.Options{Logger: log})
+	// Bootstrap logs where the first admin token is (never the token).
+	if _, err := a.Auth.Bootstrap(cfg.DataDir, cfg.AdminToken); err != nil {
+		return fmt.Errorf("create the first admin token: %w", err)
+	}
+
+	switch cfg.Provider {
+	case ProviderSim:
+		if err := a.buildSim(); err != nil {
+			return err
+		}
+		a.Scale = cfg.SimSpeed
+	case ProviderAWS:
+		regions, err := awscloud.New(context.Background(), awscloud.Options{DefaultRegion: cfg.Region})
+		if err != nil {
+			return err
+		}
+		a.Regions = regions
+	}
+
+	// The runner scales every wait of every area for the simulator's speed.
+	a.Runner = ops.NewRunner(st, ops.Options{Speed: a.Scale, Logger: log, Observer: cfg.Observer})
+	a.Clusters = cluster.New(st, a.Runner, a.Regions, cluster.Options{Logger: log})
+	a.Compute = compute.New(st, a.Runner, a.Regions, cluster.ComputeView{Service: a.Clusters}, compute.Options{Logger: log})
+	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log})
+	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
+	if err := a.Runner.Start(); err != nil {
+		return fmt.Errorf("resume operations: %w", err)
+	}
+	return nil
+}
+
+func (a *App) buildSim() error {
+	cfg, log := a.Config, a.Config.Logger
+	world, err := sim.New(sim.Options{
+		Speed:         cfg.SimSpeed,
+		Storage:       sim.FileStorage{Path: filepath.Join(cfg.DataDir, "sim-world.json")},
+		DefaultRegion: cfg.Region,
+	})
+	if err != nil {
+		return err
+	}
+	active := map[string]bool{}
+	for _, f := range world.Faults() {
+		active[f.ID] = true
+	}
+	for _, f := range cfg.SimFaults {
+		if f.ID != "" && active[f.ID] {
+			log.Info("simulator fault already active", "fault", f.ID)
+			continue
+		}
+		stored, err := world.InjectFault(f)
+		if err != nil {
+			return fmt.Errorf("inject simulator fault: %w", err)
+		}
+		log.Info("simulator fault injected", "fault", stored.ID, "kind", stored.Kind)
+	}
+	a.World, a.Regions = world, world
+	return nil
+}
+
+// Refresh keeps the stored clusters and instance groups in line with the
+// cloud until ctx ends: often while something is changing, seldom while all
+// is settled.
+func (a *App) Refresh(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cluster.Refresher{Service: a.Clusters, Fast: a.Scaled(15 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
+	}()
+	compute.Refresher{Service: a.Compute, Fast: a.Scaled(20 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
+	<-done
+}
+
+// Scaled divides a real-world interval by the simulator's speed.
+func (a *App) Scaled(d time.Duration) time.Duration {
+	if a.World == nil {
+		return d
+	}
+	return max(time.Duration(float64(d)/a.Scale), 10*time.Millisecond)
+}
+
+// Close lets running phases reach a stored point, within ctx, and closes
+// the store.
+func (a *App) Close(ctx context.Context) error {
+	var errs []error
+	if a.Runner != nil {
+		if err := a.Runner.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop operations: %w", err))
+		}
+	}
+	if err := a.Store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,146 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+type zone struct {
+	Name string `json:"name"`
+	CIDR string `json:"cidr"`
+}
+
+type networkOutput struct {
+	VpcID string `json:"vpcId,omitempty"`
+	Zones []zone `json:"zones,omitempty"`
+	Count int    `json:"count,omitempty"`
+}
+
+func TestOutputOfReadsTypedAndOlderStoredOutputs(t *testing.T) {
+	want := networkOutput{VpcID: "vpc-1", Zones: []zone{{"a", "10.0.0.0/24"}, {"b", "10.0.1.0/24"}}, Count: 2}
+	for _, tc := range []struct {
+		name     string
+		phase    Phase
+		want     networkOutput
+		internal bool
+	}{
+		{"typed", Phase{Output: json.RawMessage(`{"vpcId":"vpc-1","zones":[{"name":"a","cidr":"10.0.0.0/24"},{"name":"b","cidr":"10.0.1.0/24"}],"count":2}`)}, want, false},
+		{"older binary: strings with a list packed as JSON", Phase{Outputs: map[string]string{"vpcId": "vpc-1", "zones": `[{"name":"a","cidr":"10.0.0.0/24"},{"name":"b","cidr":"10.0.1.0/24"}]`}},
+			networkOutput{VpcID: "vpc-1", Zones: want.Zones}, false},
+		{"older binary: strings only", Phase{Outputs: map[string]string{"vpcId": "vpc-1", "unknown": "x"}}, networkOutput{VpcID: "vpc-1"}, false},
+		{"nothing stored", Phase{}, networkOutput{}, false},
+		{"corrupt list", Phase{Output: json.RawMessage(`{"vpcId":"vpc-1","zones":"not a list"}`)}, networkOutput{}, true},
+		{"corrupt packed list", Phase{Outputs: map[string]string{"zones": `[{"name":`}}, networkOutput{}, true},
+		{"wrong type", Phase{Output: json.RawMessage(`{"count":"two"}`)}, networkOutput{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.phase
+			p.Name = "network"
+			op := &Operation{ID: "op-1", Phases: []*Phase{&p}}
+			got, err := OutputOf[networkOutput](op, "network")
+			if tc.internal {
+				if errs.CodeOf(err) != errs.Internal || !strings.Contains(err.Error(), "phase network") || !strings.Contains(err.Error(), "networkOutput") {
+					t.Fatalf("want INTERNAL naming the phase and the output, got %v", err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOutputMergesOverEarlierOutputAndRoundTrips(t *testing.T) {
+	p := &Phase{Name: "network", Outputs: map[string]string{"vpcId": "vpc-old", "legacy": "kept"}}
+	for _, out := range []any{networkOutput{VpcID: "vpc-1"}, networkOutput{Zones: []zone{{"a", "10.0.0.0/24"}}}, nil} {
+		fields, err := encodeOutput(p.Name, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.mergeOutput(fields)
+	}
+	got, err := OutputOf[networkOutput](&Operation{Phases: []*Phase{p}}, "network")
+	want := networkOutput{VpcID: "vpc-1", Zones: []zone{{"a", "10.0.0.0/24"}}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, %v; want %+v", got, err, want)
+	}
+	if p.Outputs["vpcId"] != "vpc-1" || p.Outputs["legacy"] != "kept" || p.Outputs["zones"] != `[{"name":"a","cidr":"10.0.0.0/24"}]` {
+		t.Fatalf("key/value view %v", p.Outputs)
+	}
+	if _, err := encodeOutput("network", []string{"not", "an", "object"}); errs.CodeOf(err) != errs.Internal {
+		t.Fatalf("a list as output: %v", err)
+	}
+}
+
+// TestCorruptStoredOutputFailsTheReadingPhase runs phase a to its end with a
+// typed output, stops the runner while b waits, corrupts a's stored output,
+// and resumes: b, which reads it, fails with INTERNAL and a message naming
+// phase a; it never proceeds on zero values.
+func TestCorruptStoredOutputFailsTheReadingPhase(t *testing.T) {
+	st := memStore(t)
+	w := newWorld()
+	w.pending["b"] = true
+	var read networkOutput
+	steps := func(*Operation) ([]Step, error) {
+		a := Step{Name: "a", Title: "make a", Observe: func(context.Context, *Run) (Observation, error) {
+			return Observation{State: Done, Output: networkOutput{VpcID: "vpc-1", Zones: []zone{{"a", "10.0.0.0/24"}}}}, nil
+		}}
+		b := w.step("b", "a")
+		observe := b.Observe
+		b.Observe = func(ctx context.Context, run *Run) (Observation, error) {
+			out, err := OutputOf[networkOutput](run.Op, "a")
+			if err != nil {
+				return Observation{}, err
+			}
+			read = out
+			return observe(ctx, run)
+		}
+		return []Step{a, b}, nil
+	}
+	opts := Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}}
+	r1 := NewRunner(st, opts)
+	r1.Register(Definition{Kind: "Build", Steps: steps})
+	op, err := r1.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, r1, op.ID, "b", PhaseWaiting)
+	if err := r1.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if read.VpcID != "vpc-1" || len(read.Zones) != 1 {
+		t.Fatalf("b read %+v before the corruption", read)
+	}
+
+	err = st.Update(func(tx *store.Tx) error {
+		var stored Operation
+		if err := tx.Get(recordKind, op.ID, &stored); err != nil {
+			return err
+		}
+		stored.Phase("a").Output = json.RawMessage(`{"vpcId":"vpc-1","zones":{"broken":true}}`)
+		return tx.Put(recordKind, op.ID, &stored)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r2 := NewRunner(st, opts)
+	r2.Register(Definition{Kind: "Build", Steps: steps})
+	if err := r2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r2.Shutdown(context.Background()) })
+	end := waitEnd(t, r2, op.ID)
+	b := end.Phase("b")
+	if end.Status != Failed || b.Status != PhaseFailed || b.Error == nil || b.Error.Code != string(errs.Internal) || !strings.Contains(b.Error.Message, "output ops.networkOutput of phase a") {
+		t.Fatalf("after the corruption: op %s, b %s %+v", end.Status, b.Status, b.Error)
+	}
+}
