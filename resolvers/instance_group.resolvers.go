@@ -11,6 +11,7 @@ import (
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/graph/model"
 )
@@ -68,8 +69,16 @@ func (r *mutationResolver) DeleteInstanceGroup(ctx context.Context, id string, i
 
 // InstanceGroups is the resolver for the instanceGroups field.
 func (r *queryResolver) InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error) {
-	c, err := clusterListConnection(ctx, r.Resolver, clusterID, first, after,
-		func() ([]*compute.InstanceGroup, error) { return r.Compute.Groups(clusterID, false) },
+	if _, err := pageSize(first); err != nil {
+		return nil, err
+	}
+	if _, err := r.Resolver.Clusters.Get(clusterID); err != nil {
+		return nil, err
+	}
+	c, err := readConnection(ctx, r.Resolver, first, after,
+		func(req store.PageRequest) (*store.Page[compute.InstanceGroup], error) {
+			return r.Compute.GroupsPage(clusterID, req)
+		},
 		func(g *compute.InstanceGroup) string { return g.ID })
 	if err != nil {
 		return nil, err

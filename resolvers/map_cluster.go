@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/graph/model"
 )
@@ -74,16 +75,18 @@ func mapNetwork(n cluster.Network) *model.ClusterNetwork {
 	return out
 }
 
-func mapInstanceGroupSpec(g cluster.InstanceGroupSpec) *model.InstanceGroupSpec {
+func mapInstanceGroupSpec(g compute.GroupSpec) *model.InstanceGroupSpec {
 	out := &model.InstanceGroupSpec{
 		Name:             g.Name,
-		InstanceType:     g.InstanceType,
 		Count:            g.Count,
 		Zone:             g.Zone,
 		CapacityType:     model.CapacityType(g.CapacityType),
 		ThreadsPerCore:   g.ThreadsPerCore,
 		VolumeSizeGb:     g.VolumeSizeGB,
 		DeepHealthChecks: append([]string{}, g.DeepHealthChecks...),
+	}
+	if len(g.InstanceTypes) > 0 {
+		out.InstanceType = g.InstanceTypes[0]
 	}
 	if g.MinCount > 0 {
 		minCount := g.MinCount
@@ -132,9 +135,9 @@ func mapCreateClusterInput(in model.CreateClusterInput) (cluster.CreateInput, er
 		VpcCIDR:           deref(in.VpcCidr),
 	}
 	for _, g := range in.InstanceGroups {
-		spec := cluster.InstanceGroupSpec{
+		spec := compute.GroupSpec{
 			Name:             g.Name,
-			InstanceType:     g.InstanceType,
+			InstanceTypes:    []string{g.InstanceType},
 			Count:            g.Count,
 			Zone:             deref(g.Zone),
 			DeepHealthChecks: g.DeepHealthChecks,
@@ -143,7 +146,7 @@ func mapCreateClusterInput(in model.CreateClusterInput) (cluster.CreateInput, er
 			spec.MinCount = *g.MinCount
 		}
 		if g.CapacityType != nil {
-			spec.CapacityType = cluster.CapacityType(*g.CapacityType)
+			spec.CapacityType = string(*g.CapacityType)
 		}
 		if g.ThreadsPerCore != nil {
 			spec.ThreadsPerCore = *g.ThreadsPerCore

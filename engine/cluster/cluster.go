@@ -4,7 +4,13 @@
 // engine/ops against the provider ports of engine/cloud.
 package cluster
 
-import "time"
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/compute"
+)
 
 // RecordKind is the store kind of cluster records and of their events.
 const RecordKind = "cluster"
@@ -84,28 +90,6 @@ type Roles struct {
 	Owned             bool   `json:"owned"`
 }
 
-// CapacityType is how an instance group's instances are bought.
-type CapacityType string
-
-// The capacity types.
-const (
-	OnDemand CapacityType = "ON_DEMAND"
-	Spot     CapacityType = "SPOT"
-)
-
-// InstanceGroupSpec is an instance group requested at creation.
-type InstanceGroupSpec struct {
-	Name             string       `json:"name"`
-	InstanceType     string       `json:"instanceType"`
-	Count            int          `json:"count"`
-	MinCount         int          `json:"minCount,omitempty"`
-	Zone             string       `json:"zone"`
-	CapacityType     CapacityType `json:"capacityType"`
-	ThreadsPerCore   int          `json:"threadsPerCore"`
-	VolumeSizeGB     int          `json:"volumeSizeGb"`
-	DeepHealthChecks []string     `json:"deepHealthChecks,omitempty"`
-}
-
 // NodeCounts counts a HyperPod cluster's nodes.
 type NodeCounts struct {
 	Ready int `json:"ready"` // Running
@@ -126,7 +110,7 @@ type Cluster struct {
 	EKS               EKS                 `json:"eks"`
 	HyperPod          HyperPod            `json:"hyperPod"`
 	Roles             Roles               `json:"roles"`
-	InstanceGroups    []InstanceGroupSpec `json:"instanceGroups,omitempty"`
+	InstanceGroups    []compute.GroupSpec `json:"instanceGroups,omitempty"`
 	// Nodes counts the HyperPod cluster's nodes as last read; nil until
 	// the first read.
 	Nodes *NodeCounts `json:"nodes,omitempty"`
@@ -144,7 +128,7 @@ type CreateInput struct {
 	Region            string              `json:"region"`
 	KubernetesVersion string              `json:"kubernetesVersion"`
 	Zones             []string            `json:"zones"`
-	InstanceGroups    []InstanceGroupSpec `json:"instanceGroups,omitempty"`
+	InstanceGroups    []compute.GroupSpec `json:"instanceGroups,omitempty"` // under compute.CreatingCluster's rules
 	// VpcCIDR optionally fixes the VPC's /16 (for peering plans); by default
 	// the first free one is chosen.
 	VpcCIDR string `json:"vpcCidr,omitempty"`
@@ -170,4 +154,46 @@ type Page struct {
 	Items      []*Cluster
 	TotalCount int
 	HasNext    bool
+}
+
+// UnmarshalJSON reads a cluster record, including one stored while a
+// requested group named a single "instanceType".
+func (c *Cluster) UnmarshalJSON(b []byte) error {
+	type record Cluster
+	if err := json.Unmarshal(b, (*record)(c)); err != nil {
+		return err
+	}
+	return singleInstanceTypes(b, c.InstanceGroups)
+}
+
+// UnmarshalJSON reads a stored CreateCluster request, including one stored
+// while a group named a single "instanceType".
+func (in *CreateInput) UnmarshalJSON(b []byte) error {
+	type request CreateInput
+	if err := json.Unmarshal(b, (*request)(in)); err != nil {
+		return err
+	}
+	return singleInstanceTypes(b, in.InstanceGroups)
+}
+
+// singleInstanceTypes fills the instance types of groups, decoded from b,
+// that were stored with the single "instanceType" of earlier versions.
+func singleInstanceTypes(b []byte, groups []compute.GroupSpec) error {
+	if !slices.ContainsFunc(groups, func(g compute.GroupSpec) bool { return len(g.InstanceTypes) == 0 }) {
+		return nil
+	}
+	var stored struct {
+		InstanceGroups []struct {
+			InstanceType string `json:"instanceType"`
+		} `json:"instanceGroups"`
+	}
+	if err := json.Unmarshal(b, &stored); err != nil {
+		return err
+	}
+	for i, g := range stored.InstanceGroups {
+		if i < len(groups) && len(groups[i].InstanceTypes) == 0 && g.InstanceType != "" {
+			groups[i].InstanceTypes = []string{g.InstanceType}
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
@@ -67,12 +68,12 @@ func (f *fixture) wait(t *testing.T, id string) *ops.Operation {
 	return nil
 }
 
-func p5Group() InstanceGroupSpec {
-	return InstanceGroupSpec{Name: "gpu", InstanceType: "ml.p5.48xlarge", Count: 2, Zone: "us-west-2a"}
+func p5Group() compute.GroupSpec {
+	return compute.GroupSpec{Name: "gpu", InstanceTypes: []string{"ml.p5.48xlarge"}, Count: 2, Zone: "us-west-2a"}
 }
 
 func validInput() CreateInput {
-	return CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []InstanceGroupSpec{p5Group()}}
+	return CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []compute.GroupSpec{p5Group()}}
 }
 
 func TestCreateAndDeleteCluster(t *testing.T) {
@@ -199,8 +200,8 @@ func TestBadInputIsRefusedBeforeAnythingIsMade(t *testing.T) {
 			in.Zones = append(in.Zones, "us-west-2d")
 		},
 			errs.Precondition, "input.instanceGroups[0].instanceType", "us-west-2a"},
-		{"unknown instance type", func(in *CreateInput) { in.InstanceGroups[0].InstanceType = "ml.z9.large" }, errs.Precondition, "input.instanceGroups[0].instanceType", "no zone"},
-		{"not an ml type", func(in *CreateInput) { in.InstanceGroups[0].InstanceType = "p5.48xlarge" }, errs.Validation, "input.instanceGroups[0].instanceType", "ml."},
+		{"unknown instance type", func(in *CreateInput) { in.InstanceGroups[0].InstanceTypes = []string{"ml.z9.large"} }, errs.Precondition, "input.instanceGroups[0].instanceType", "no zone"},
+		{"not an ml type", func(in *CreateInput) { in.InstanceGroups[0].InstanceTypes = []string{"p5.48xlarge"} }, errs.Validation, "input.instanceGroups[0].instanceType", "ml."},
 		{"over quota", func(in *CreateInput) { in.InstanceGroups[0].Count = 50 }, errs.Precondition, "input.instanceGroups[0].count", "quota"},
 		{"bad threads", func(in *CreateInput) { in.InstanceGroups[0].ThreadsPerCore = 3 }, errs.Validation, "input.instanceGroups[0].threadsPerCore", "1 or 2"},
 		{"group zone outside the cluster", func(in *CreateInput) { in.InstanceGroups[0].Zone = "us-west-2c" }, errs.Validation, "input.instanceGroups[0].zone", "not one of the cluster's zones"},

@@ -9,6 +9,7 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 )
@@ -18,7 +19,7 @@ import (
 type hyperPod struct {
 	p      *cloud.Provider
 	name   string
-	groups []InstanceGroupSpec
+	groups []compute.GroupSpec
 	tags   map[string]string
 }
 
@@ -75,34 +76,20 @@ func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (any, error) {
 		return nil, err
 	}
 	var groups []smtypes.ClusterInstanceGroupSpecification
-	compute, sg := computeOut.Subnets, controlPlane.SecurityGroupID
+	computeSubnets, sg := computeOut.Subnets, controlPlane.SecurityGroupID
 	var vpcSubnets []string
-	for _, s := range compute {
+	for _, s := range computeSubnets {
 		vpcSubnets = append(vpcSubnets, s.ID)
 	}
-	for _, g := range h.groups {
-		spec := smtypes.ClusterInstanceGroupSpecification{
-			InstanceGroupName: aws.String(g.Name), InstanceType: smtypes.ClusterInstanceType(g.InstanceType),
-			InstanceCount: aws.Int32(int32(g.Count)), ExecutionRole: aws.String(roles.ExecutionRoleArn),
-			ThreadsPerCore: aws.Int32(int32(g.ThreadsPerCore)),
-			InstanceStorageConfigs: []smtypes.ClusterInstanceStorageConfig{&smtypes.ClusterInstanceStorageConfigMemberEbsVolumeConfig{
-				Value: smtypes.ClusterEbsVolumeConfig{VolumeSizeInGB: aws.Int32(int32(g.VolumeSizeGB))}}},
-		}
-		if g.MinCount > 0 {
-			spec.MinInstanceCount = aws.Int32(int32(g.MinCount))
-		}
-		for _, c := range g.DeepHealthChecks {
-			spec.OnStartDeepHealthChecks = append(spec.OnStartDeepHealthChecks, smtypes.DeepHealthCheckType(c))
-		}
-		if g.CapacityType == Spot {
-			spec.CapacityRequirements = &smtypes.ClusterCapacityRequirements{Spot: &smtypes.ClusterSpotOptions{}}
-		}
-		for _, s := range compute {
+	for i := range h.groups {
+		g := &h.groups[i]
+		subnet := ""
+		for _, s := range computeSubnets {
 			if s.Zone == g.Zone {
-				spec.OverrideVpcConfig = &smtypes.VpcConfig{Subnets: []string{s.ID}, SecurityGroupIds: []string{sg}}
+				subnet = s.ID
 			}
 		}
-		groups = append(groups, spec)
+		groups = append(groups, compute.Specification(g, roles.ExecutionRoleArn, subnet, sg))
 	}
 	var tags []smtypes.Tag
 	for k, v := range h.tags {

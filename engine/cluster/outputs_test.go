@@ -3,8 +3,10 @@ package cluster
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 )
@@ -83,5 +85,25 @@ func TestCorruptOutputIsInternalAndLeavesTheRecord(t *testing.T) {
 	applyOutputs(&c, op)
 	if c.Network.SecurityGroupID != "sg-before" || len(c.Network.Subnets) != 1 || c.Network.Subnets[0].ID != "subnet-before" || c.Network.VpcID != "vpc-1" {
 		t.Fatalf("network after a corrupt output: %+v", c.Network)
+	}
+}
+
+func TestRecordsWithASingleInstanceTypeAreRead(t *testing.T) {
+	const stored = `{"id":"c1","name":"train-1","instanceGroups":[{"name":"gpu","instanceType":"ml.p5.48xlarge","count":2,"zone":"us-west-2a","capacityType":"ON_DEMAND","threadsPerCore":2,"volumeSizeGb":500}]}`
+	var c Cluster
+	if err := json.Unmarshal([]byte(stored), &c); err != nil {
+		t.Fatal(err)
+	}
+	var in CreateInput
+	if err := json.Unmarshal([]byte(stored), &in); err != nil {
+		t.Fatal(err)
+	}
+	for _, groups := range [][]compute.GroupSpec{c.InstanceGroups, in.InstanceGroups} {
+		if len(groups) != 1 || !slices.Equal(groups[0].InstanceTypes, []string{"ml.p5.48xlarge"}) || groups[0].Count != 2 {
+			t.Fatalf("groups = %+v; want gpu with ml.p5.48xlarge and count 2", groups)
+		}
+	}
+	if c.ID != "c1" || c.Name != "train-1" {
+		t.Fatalf("cluster = %+v; want the other fields read too", c)
 	}
 }

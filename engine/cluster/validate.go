@@ -13,6 +13,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/netplan"
 )
@@ -58,26 +59,11 @@ func normalize(in *CreateInput) errs.List {
 	for i := range in.InstanceGroups {
 		g := &in.InstanceGroups[i]
 		field := func(f string) string { return fmt.Sprintf("input.instanceGroups[%d].%s", i, f) }
+		bad = append(bad, compute.NormalizeSpec(g, field, compute.CreatingCluster)...)
 		if names[g.Name] {
 			bad = append(bad, errs.Field(field("name"), "instance group name %q is used twice: give each group its own name", g.Name))
 		}
 		names[g.Name] = true
-		if g.CapacityType == "" {
-			g.CapacityType = OnDemand
-		}
-		if g.CapacityType == "TRAINING_PLAN" {
-			bad = append(bad, errs.Field(field("capacityType"), "instance groups on a training plan are added once the cluster exists: create the cluster without this group, then add it with addInstanceGroup and the plan's ARN"))
-		} else if g.CapacityType != OnDemand && g.CapacityType != Spot {
-			bad = append(bad, errs.Field(field("capacityType"), "capacity type %q is not one of ON_DEMAND, SPOT", g.CapacityType))
-		}
-		if g.ThreadsPerCore == 0 {
-			g.ThreadsPerCore = capacity.DefaultThreadsPerCore(g.InstanceType, false)
-		}
-		if g.VolumeSizeGB == 0 {
-			g.VolumeSizeGB = capacity.DefaultVolumeSizeGB
-		}
-		bad = append(bad, capacity.CheckGroupShape(capacity.GroupShape{Name: g.Name, InstanceTypes: []string{g.InstanceType}, Count: g.Count, MinCount: g.MinCount,
-			ThreadsPerCore: g.ThreadsPerCore, VolumeSizeGB: g.VolumeSizeGB, DeepHealthChecks: g.DeepHealthChecks}, field)...)
 	}
 	return bad
 }
@@ -126,11 +112,14 @@ func checkAgainstRegion(ctx context.Context, p *cloud.Provider, in *CreateInput)
 	return checkQuotas(ctx, p, in)
 }
 
-// demands are the instance groups of in, as capacity checks take them.
+// demands are the instance groups of in, as capacity checks take them: each
+// on its first instance type, the one a group runs when it can.
 func demands(in *CreateInput) []capacity.Demand {
 	var out []capacity.Demand
 	for i, g := range in.InstanceGroups {
-		out = append(out, capacity.Demand{Field: fmt.Sprintf("input.instanceGroups[%d]", i), Group: g.Name, InstanceType: g.InstanceType, Zone: g.Zone, Count: g.Count})
+		if len(g.InstanceTypes) > 0 {
+			out = append(out, capacity.Demand{Field: fmt.Sprintf("input.instanceGroups[%d]", i), Group: g.Name, InstanceType: g.InstanceTypes[0], Zone: g.Zone, Count: g.Count})
+		}
 	}
 	return out
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -75,7 +77,10 @@ type Taint struct {
 	Effect string `json:"effect"`
 }
 
-// GroupSpec is what a group should be: the settings the user chooses.
+// GroupSpec is what a group should be: the settings the user chooses. It
+// is the one model of an instance group: a group asked for with
+// createCluster (engine/cluster) and one added later are both a GroupSpec,
+// normalized by NormalizeSpec and sent to HyperPod as Specification.
 type GroupSpec struct {
 	Name             string   `json:"name"`
 	InstanceTypes    []string `json:"instanceTypes"` // priority order; one unless flexible
@@ -250,6 +255,18 @@ func (s *Service) Groups(clusterID string, withDeleted bool) ([]*InstanceGroup, 
 	})
 }
 
+// GroupsPage returns one page of the live groups of a cluster in creation
+// order (their ULIDs' order), reading from the cursor on.
+func (s *Service) GroupsPage(clusterID string, req store.PageRequest) (*store.Page[InstanceGroup], error) {
+	live := func(g *InstanceGroup) bool { return g.ClusterID == clusterID && g.Status != GroupDeleted }
+	var page *store.Page[InstanceGroup]
+	err := s.store.View(func(tx *store.Tx) (err error) {
+		page, err = store.ReadPage(tx, store.Scan{Kind: GroupKind}, req, live)
+		return err
+	})
+	return page, err
+}
+
 // groupsWhere returns the group records that keep accepts, in creation
 // order.
 func (s *Service) groupsWhere(keep func(*InstanceGroup) bool) ([]*InstanceGroup, error) {
@@ -310,6 +327,37 @@ func (s *Service) Nodes(clusterID, groupID string) ([]*Node, error) {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out, err
+}
+
+// checked is a cluster as a request's checks read it: its record, its
+// region's ports (reads retried) and its HyperPod cluster as described now.
+type checked struct {
+	cluster  *Cluster
+	p        *cloud.Provider
+	hyperPod *sagemaker.DescribeClusterOutput
+}
+
+// readActive reads cluster id for a change to its groups or nodes, which
+// needs it ACTIVE (field names the id in the request).
+func (s *Service) readActive(ctx context.Context, id, field string) (*checked, error) {
+	c, err := s.activeCluster(id, field)
+	if err != nil {
+		return nil, err
+	}
+	return s.read(ctx, c)
+}
+
+// read describes the HyperPod cluster of c for a request's checks.
+func (s *Service) read(ctx context.Context, c *Cluster) (*checked, error) {
+	p, err := s.checkProvider(c.Region)
+	if err != nil {
+		return nil, err
+	}
+	hp, err := describe(ctx, p, c.HyperPodName)
+	if err != nil {
+		return nil, err
+	}
+	return &checked{cluster: c, p: p, hyperPod: hp}, nil
 }
 
 // activeCluster returns the cluster when its groups may change.

@@ -63,7 +63,7 @@ func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	f := &fixture{world: world, runner: runner, clusters: clusters, svc: svc}
 	op, err := clusters.Create(context.Background(), "tester", cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []cluster.InstanceGroupSpec{{Name: "gpu", InstanceType: "ml.g5.xlarge", Count: 1, Zone: "us-west-2a"}},
+		InstanceGroups: []compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"}},
 	}, "")
 	if err != nil {
 		t.Fatal(err)

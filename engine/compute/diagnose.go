@@ -54,14 +54,11 @@ func (s *Service) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.checkProvider(c.Region)
+	t, err := s.read(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	hp, err := describe(ctx, p, c.HyperPodName)
-	if err != nil {
-		return nil, err
-	}
+	p, hp := t.p, t.hyperPod
 	d := &Diagnosis{Node: n, AutoRecovery: hp.NodeRecovery == smtypes.ClusterNodeRecoveryAutomatic}
 	out, err := p.SageMaker.ListClusterEvents(ctx, &sagemaker.ListClusterEventsInput{
 		ClusterName: aws.String(c.HyperPodName), NodeId: aws.String(n.ID), EventTimeAfter: aws.Time(time.Now().Add(-diagnosisWindow)),

@@ -56,21 +56,14 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 	if op, err := s.runner.Replay(replay); op != nil || err != nil {
 		return op, err
 	}
-	if bad := normalizeSpec(&in.GroupSpec, "input"); len(bad) > 0 {
+	if bad := NormalizeSpec(&in.GroupSpec, func(f string) string { return "input." + f }, AddingGroup); len(bad) > 0 {
 		return nil, bad
 	}
-	c, err := s.activeCluster(in.ClusterID, "input.clusterId")
+	t, err := s.readActive(ctx, in.ClusterID, "input.clusterId")
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.checkProvider(c.Region)
-	if err != nil {
-		return nil, err
-	}
-	hp, err := describe(ctx, p, c.HyperPodName)
-	if err != nil {
-		return nil, err
-	}
+	c, p, hp := t.cluster, t.p, t.hyperPod
 	if FindGroup(hp, in.Name) != nil {
 		return nil, errs.New(errs.Precondition, "HyperPod cluster %s already has an instance group named %s; choose another name", c.HyperPodName, in.Name).WithField("input.name")
 	}
@@ -164,18 +157,11 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 	if len(bad) > 0 {
 		return nil, bad
 	}
-	c, err := s.activeCluster(g.ClusterID, "id")
+	t, err := s.readActive(ctx, g.ClusterID, "id")
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.checkProvider(c.Region)
-	if err != nil {
-		return nil, err
-	}
-	hp, err := describe(ctx, p, c.HyperPodName)
-	if err != nil {
-		return nil, err
-	}
+	c, p, hp := t.cluster, t.p, t.hyperPod
 	d := FindGroup(hp, g.Name)
 	if d == nil {
 		return nil, errs.New(errs.Precondition, "HyperPod cluster %s has no instance group %s (deleted outside InstantStart?); add it again", c.HyperPodName, g.Name).WithField("id")
@@ -401,7 +387,7 @@ func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (any, error) {
 	if d := FindGroup(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
 		subnet = d.OverrideVpcConfig.Subnets[0] // a group's subnets are fixed
 	}
-	spec := sdkSpec(&w.desired, executionRole(w.c, hp), subnet, w.c.SecurityGroupID)
+	spec := Specification(&w.desired, executionRole(w.c, hp), subnet, w.c.SecurityGroupID)
 	if d := FindGroup(hp, w.desired.Name); d != nil {
 		keepPlacement(&spec, d)
 	}

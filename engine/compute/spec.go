@@ -20,9 +20,12 @@ var sdkEffects = map[string]smtypes.ClusterKubernetesTaintEffect{
 	"NO_EXECUTE":         smtypes.ClusterKubernetesTaintEffectNoExecute,
 }
 
-// sdkSpec is the HyperPod form of a group: what CreateCluster and
-// UpdateCluster take.
-func sdkSpec(g *GroupSpec, executionRole, subnetID, securityGroup string) smtypes.ClusterInstanceGroupSpecification {
+// Specification is the HyperPod form of a group: what CreateCluster and
+// UpdateCluster take, and the one mapping of a group to it. The group runs
+// in subnetID (with securityGroup) when one is given, else in the
+// cluster's subnets. A STANDARD network interface is left unset: HyperPod's
+// default, which every instance type takes.
+func Specification(g *GroupSpec, executionRole, subnetID, securityGroup string) smtypes.ClusterInstanceGroupSpecification {
 	spec := smtypes.ClusterInstanceGroupSpecification{
 		InstanceGroupName: aws.String(g.Name),
 		InstanceCount:     aws.Int32(int32(g.Count)),
@@ -83,7 +86,7 @@ func sdkSpec(g *GroupSpec, executionRole, subnetID, securityGroup string) smtype
 func RespecGroup(d *smtypes.ClusterInstanceGroupDetails, change func(*GroupSpec)) smtypes.ClusterInstanceGroupSpecification {
 	g := ActualSpec(d)
 	change(&g)
-	spec := sdkSpec(&g, aws.ToString(d.ExecutionRole), "", "")
+	spec := Specification(&g, aws.ToString(d.ExecutionRole), "", "")
 	keepPlacement(&spec, d)
 	spec.LifeCycleConfig = d.LifeCycleConfig
 	return spec

@@ -29,10 +29,24 @@ var labelValuePattern = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A
 
 var taintEffects = []string{"NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"}
 
-// normalizeSpec fills defaults into g and checks what can be checked without
-// AWS. Fields are named under prefix ("input").
-func normalizeSpec(g *GroupSpec, prefix string) errs.List {
-	field := func(f string) string { return prefix + "." + f }
+// SpecContext says which request asks for a group: the rules differ in two
+// places only.
+type SpecContext int
+
+const (
+	// AddingGroup is addInstanceGroup: any capacity type, and the minimum
+	// count defaults to the count.
+	AddingGroup SpecContext = iota
+	// CreatingCluster is a group of createCluster: no training plan yet
+	// (a plan's capacity is added to a cluster that exists), and no
+	// minimum count unless one is given.
+	CreatingCluster
+)
+
+// NormalizeSpec fills defaults into g and checks what can be checked
+// without AWS: the one normalizer of an instance group, for every request
+// that asks for one. field names a field of g in the request's terms.
+func NormalizeSpec(g *GroupSpec, field func(string) string, in SpecContext) errs.List {
 	var bad errs.List
 	g.Name = strings.TrimSpace(g.Name)
 	switch {
@@ -56,6 +70,10 @@ func normalizeSpec(g *GroupSpec, prefix string) errs.List {
 			bad = append(bad, errs.New(errs.Precondition, "a flexible group (several instance types) cannot use Spot capacity: choose ON_DEMAND, or one instance type for Spot").WithField(field("capacityType")))
 		}
 	case TrainingPlan:
+		if in == CreatingCluster {
+			bad = append(bad, errs.Field(field("capacityType"), "instance groups on a training plan are added once the cluster exists: create the cluster without this group, then add it with addInstanceGroup and the plan's ARN"))
+			break
+		}
 		if g.TrainingPlanArn == "" {
 			bad = append(bad, errs.Field(field("trainingPlanArn"), "TRAINING_PLAN capacity needs the plan's ARN: list the region's plans with the trainingPlans query"))
 		}
@@ -63,7 +81,11 @@ func normalizeSpec(g *GroupSpec, prefix string) errs.List {
 			bad = append(bad, errs.New(errs.Precondition, "a training plan reserves one instance type: give the plan's type as instanceType, not a list").WithField(field("instanceTypes")))
 		}
 	default:
-		bad = append(bad, errs.Field(field("capacityType"), "capacity type %q is not one of ON_DEMAND, SPOT, TRAINING_PLAN", g.CapacityType))
+		types := "ON_DEMAND, SPOT, TRAINING_PLAN"
+		if in == CreatingCluster {
+			types = "ON_DEMAND, SPOT"
+		}
+		bad = append(bad, errs.Field(field("capacityType"), "capacity type %q is not one of %s", g.CapacityType, types))
 	}
 	if g.CapacityType != TrainingPlan && g.TrainingPlanArn != "" {
 		bad = append(bad, errs.Field(field("trainingPlanArn"), "a training plan ARN needs capacityType TRAINING_PLAN"))
@@ -84,7 +106,7 @@ func normalizeSpec(g *GroupSpec, prefix string) errs.List {
 	if g.VolumeSizeGB == 0 {
 		g.VolumeSizeGB = capacity.DefaultVolumeSizeGB
 	}
-	if g.MinCount == 0 {
+	if g.MinCount == 0 && in == AddingGroup {
 		g.MinCount = g.Count
 	}
 	bad = append(bad, capacity.CheckGroupShape(capacity.GroupShape{Name: g.Name, InstanceTypes: g.InstanceTypes, Count: g.Count, MinCount: g.MinCount,

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -65,9 +65,9 @@ func (f *fixture) groupChecks(t *testing.T) map[string][]string {
 }
 
 func TestDeepHealthChecksCoverTheAcceleratedGroups(t *testing.T) {
-	f := newFixtureWith(t, []cluster.InstanceGroupSpec{
-		{Name: "gpu", InstanceType: "ml.g5.xlarge", Count: 1, Zone: "us-west-2a"},
-		{Name: "cpu", InstanceType: "ml.m5.xlarge", Count: 1, Zone: "us-west-2a"},
+	f := newFixtureWith(t, []compute.GroupSpec{
+		{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"},
+		{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, Zone: "us-west-2a"},
 	})
 	ctx := context.Background()
 	got := f.feature(t, features.DeepHealthChecks)
@@ -109,7 +109,7 @@ func TestDeepHealthChecksCoverTheAcceleratedGroups(t *testing.T) {
 }
 
 func TestDeepHealthChecksWithoutAcceleratedGroups(t *testing.T) {
-	f := newFixtureWith(t, []cluster.InstanceGroupSpec{{Name: "cpu", InstanceType: "ml.m5.xlarge", Count: 1, Zone: "us-west-2a"}})
+	f := newFixtureWith(t, []compute.GroupSpec{{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, Zone: "us-west-2a"}})
 	got := f.feature(t, features.DeepHealthChecks)
 	if got.Status != features.Disabled || !strings.Contains(got.Message, "no instance group of GPU or Trainium") {
 		t.Fatalf("table row: %+v", got)

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -37,7 +38,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // newFixtureWith is newFixture with the cluster's initial instance groups.
-func newFixtureWith(t *testing.T, groups []cluster.InstanceGroupSpec) *fixture {
+func newFixtureWith(t *testing.T, groups []compute.GroupSpec) *fixture {
 	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {

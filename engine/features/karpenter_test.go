@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
 )
@@ -47,7 +47,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func TestKarpenterScalesAGroupFromZeroAndBack(t *testing.T) {
-	f := newFixtureWith(t, []cluster.InstanceGroupSpec{{Name: "burst", InstanceType: "ml.g5.xlarge", Count: 0, Zone: "us-west-2a"}})
+	f := newFixtureWith(t, []compute.GroupSpec{{Name: "burst", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 0, Zone: "us-west-2a"}})
 	ctx := context.Background()
 
 	// Refusals first: no groups, an unknown group; nothing is made.
