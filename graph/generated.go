@@ -456,6 +456,7 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
+		ClusterUpdated   func(childComplexity int, id string, since *string) int
 		Events           func(childComplexity int, since *string, filter *model.EventFilter) int
 		OperationUpdated func(childComplexity int, id string) int
 	}
@@ -560,6 +561,7 @@ type QueryResolver interface {
 	ImportableClusters(ctx context.Context, region *string) ([]*model.ImportableCluster, error)
 }
 type SubscriptionResolver interface {
+	ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error)
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
 	Events(ctx context.Context, since *string, filter *model.EventFilter) (<-chan *model.Event, error)
 }
@@ -2489,6 +2491,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subnet.Zone(childComplexity), true
 
+	case "Subscription.clusterUpdated":
+		if e.ComplexityRoot.Subscription.ClusterUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_clusterUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ClusterUpdated(childComplexity, args["id"].(string), args["since"].(*string)), true
 	case "Subscription.events":
 		if e.ComplexityRoot.Subscription.Events == nil {
 			break
@@ -3267,6 +3280,16 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
+}
+
+extend type Subscription {
+  "The cluster as stored after each change: without since, the cluster now and then every change of it; with since, every change after that cursor and then live ones, with no gap and no duplicate. A subscriber that falls behind gets the newest state and continues. The DELETED cluster is the last message: the subscription then completes."
+  clusterUpdated(
+    "The cluster's id."
+    id: ID!
+    "An event cursor, such as a connection's eventCursor or the cursor of the last event received: replay the cluster's changes after it."
+    since: String
+  ): Cluster!
 }
 `, BuiltIn: false},
 	{Name: "../schema/feature.graphqls", Input: `"""
@@ -6131,6 +6154,28 @@ func (ec *executionContext) field_Query_waitOperation_args(ctx context.Context, 
 		return nil, err
 	}
 	args["timeoutSeconds"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_clusterUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg1
 	return args, nil
 }
 
@@ -13961,6 +14006,50 @@ func (ec *executionContext) fieldContext_Subnet_role(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Subnet", field, false, false, "SubnetRole")
 }
 
+func (ec *executionContext) _Subscription_clusterUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_clusterUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().ClusterUpdated(ctx, fc.Args["id"].(string), fc.Args["since"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Cluster) graphql.Marshaler {
+			return ec.marshalNCluster2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCluster(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_clusterUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Cluster(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_clusterUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_operationUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -19754,6 +19843,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 
 	switch fields[0].Name {
+	case "clusterUpdated":
+		return ec._Subscription_clusterUpdated(ctx, fields[0])
 	case "operationUpdated":
 		return ec._Subscription_operationUpdated(ctx, fields[0])
 	case "events":

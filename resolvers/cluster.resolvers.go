@@ -110,6 +110,37 @@ func (r *queryResolver) Cluster(ctx context.Context, id string) (*model.Cluster,
 	return mapCluster(c), nil
 }
 
+// ClusterUpdated is the resolver for the clusterUpdated field.
+func (r *subscriptionResolver) ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error) {
+	if ch, ok := fed[*model.Cluster](ctx); ok {
+		return ch, nil
+	}
+	after, err := parseSince(since)
+	if err != nil {
+		return nil, err
+	}
+	read := r.Store.LastSequence() // before the read, so no change is missed
+	c, err := r.Resolver.Clusters.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	f := clusterFollow{id: id}
+	if deref(since) == "" {
+		f.first, after = c, read
+	} else {
+		// Nothing changes a deleted cluster: its replay ends with the log.
+		f.untilCaughtUp = c.Status == cluster.StatusDeleted
+	}
+	if f.first == nil || f.first.Status != cluster.StatusDeleted {
+		if f.sub, err = r.Store.Subscribe(after, clusterEvents(id)); err != nil {
+			return nil, subscribeError(err)
+		}
+	}
+	out := make(chan *model.Cluster, 1)
+	goStream(ctx, func() { r.followCluster(ctx, f, out) })
+	return out, nil
+}
+
 // Cluster returns graph.ClusterResolver implementation.
 func (r *Resolver) Cluster() graph.ClusterResolver { return &clusterResolver{r} }
 
