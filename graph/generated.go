@@ -71,6 +71,7 @@ type ComplexityRoot struct {
 
 	Cluster struct {
 		CreatedAt               func(childComplexity int) int
+		Dependencies            func(childComplexity int) int
 		Eks                     func(childComplexity int) int
 		EksClusterRoleArn       func(childComplexity int) int
 		ExecutionRoleArn        func(childComplexity int) int
@@ -98,6 +99,14 @@ type ComplexityRoot struct {
 		EventCursor func(childComplexity int) int
 		PageInfo    func(childComplexity int) int
 		TotalCount  func(childComplexity int) int
+	}
+
+	ClusterDependency struct {
+		Kind    func(childComplexity int) int
+		Message func(childComplexity int) int
+		Name    func(childComplexity int) int
+		Status  func(childComplexity int) int
+		Version func(childComplexity int) int
 	}
 
 	ClusterEdge struct {
@@ -690,6 +699,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Cluster.CreatedAt(childComplexity), true
+	case "Cluster.dependencies":
+		if e.ComplexityRoot.Cluster.Dependencies == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cluster.Dependencies(childComplexity), true
 	case "Cluster.eks":
 		if e.ComplexityRoot.Cluster.Eks == nil {
 			break
@@ -840,6 +855,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClusterConnection.TotalCount(childComplexity), true
+
+	case "ClusterDependency.kind":
+		if e.ComplexityRoot.ClusterDependency.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterDependency.Kind(childComplexity), true
+	case "ClusterDependency.message":
+		if e.ComplexityRoot.ClusterDependency.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterDependency.Message(childComplexity), true
+	case "ClusterDependency.name":
+		if e.ComplexityRoot.ClusterDependency.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterDependency.Name(childComplexity), true
+	case "ClusterDependency.status":
+		if e.ComplexityRoot.ClusterDependency.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterDependency.Status(childComplexity), true
+	case "ClusterDependency.version":
+		if e.ComplexityRoot.ClusterDependency.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterDependency.Version(childComplexity), true
 
 	case "ClusterEdge.cursor":
 		if e.ComplexityRoot.ClusterEdge.Cursor == nil {
@@ -3140,6 +3186,8 @@ type Cluster {
   requestedInstanceGroups: [InstanceGroupSpec!]!
   "The cluster's instance groups as last read from HyperPod, with those being added."
   instanceGroups: [InstanceGroup!]!
+  "HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as the last create, import or retry saw them; empty until the first saw them."
+  dependencies: [ClusterDependency!]!
   "How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation."
   nodesReady: Int
   "How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation."
@@ -3152,6 +3200,48 @@ type Cluster {
   createdAt: Time!
   "When it last changed."
   updatedAt: Time!
+}
+
+"""
+How a cluster dependency is installed.
+"""
+enum DependencyKind {
+  "A Helm chart at a pinned version."
+  HELM
+  "An EKS add-on."
+  ADDON
+}
+
+"""
+What was last seen of a cluster dependency.
+"""
+enum DependencyStatus {
+  "Installed at the pinned version."
+  INSTALLED
+  "Being installed or upgraded."
+  INSTALLING
+  "Installed at another version; a retry of the cluster's operation upgrades it."
+  OUTDATED
+  "Its install failed (see message); a retry of the cluster's operation installs it again."
+  FAILED
+  "Not installed; a retry of the cluster's operation installs it."
+  MISSING
+}
+
+"""
+Something a HyperPod EKS cluster needs installed besides the base add-ons: the health-monitoring agent that feeds node auto-recovery, and the NVIDIA, EFA and (with Trainium groups) Neuron device plugins that make nodes advertise nvidia.com/gpu, vpc.amazonaws.com/efa and aws.amazon.com/neuron.
+"""
+type ClusterDependency {
+  "The dependency's name, for example nvidia-device-plugin."
+  name: String!
+  "The installed version (the chart's version); null when it is not installed."
+  version: String
+  "Its state."
+  status: DependencyStatus!
+  "How it is installed."
+  kind: DependencyKind!
+  "Why it FAILED."
+  message: String
 }
 
 """
@@ -4557,6 +4647,8 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 		return ec.fieldContext_Cluster_requestedInstanceGroups(ctx, field)
 	case "instanceGroups":
 		return ec.fieldContext_Cluster_instanceGroups(ctx, field)
+	case "dependencies":
+		return ec.fieldContext_Cluster_dependencies(ctx, field)
 	case "nodesReady":
 		return ec.fieldContext_Cluster_nodesReady(ctx, field)
 	case "nodesTotal":
@@ -4585,6 +4677,22 @@ func (ec *executionContext) childFields_ClusterConnection(ctx context.Context, f
 		return ec.fieldContext_ClusterConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ClusterConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterDependency(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ClusterDependency_name(ctx, field)
+	case "version":
+		return ec.fieldContext_ClusterDependency_version(ctx, field)
+	case "status":
+		return ec.fieldContext_ClusterDependency_status(ctx, field)
+	case "kind":
+		return ec.fieldContext_ClusterDependency_kind(ctx, field)
+	case "message":
+		return ec.fieldContext_ClusterDependency_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterDependency", field.Name)
 }
 
 func (ec *executionContext) childFields_ClusterEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7074,6 +7182,38 @@ func (ec *executionContext) fieldContext_Cluster_instanceGroups(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Cluster_dependencies(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cluster_dependencies(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dependencies, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ClusterDependency) graphql.Marshaler {
+			return ec.marshalNClusterDependency2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterDependencyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Cluster_dependencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Cluster",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterDependency(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Cluster_nodesReady(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7350,6 +7490,121 @@ func (ec *executionContext) _ClusterConnection_totalCount(ctx context.Context, f
 }
 func (ec *executionContext) fieldContext_ClusterConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ClusterConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ClusterDependency_name(ctx context.Context, field graphql.CollectedField, obj *model.ClusterDependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterDependency_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterDependency_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterDependency", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterDependency_version(ctx context.Context, field graphql.CollectedField, obj *model.ClusterDependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterDependency_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterDependency_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterDependency", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterDependency_status(ctx context.Context, field graphql.CollectedField, obj *model.ClusterDependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterDependency_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.DependencyStatus) graphql.Marshaler {
+			return ec.marshalNDependencyStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDependencyStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterDependency_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterDependency", field, false, false, "DependencyStatus")
+}
+
+func (ec *executionContext) _ClusterDependency_kind(ctx context.Context, field graphql.CollectedField, obj *model.ClusterDependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterDependency_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.DependencyKind) graphql.Marshaler {
+			return ec.marshalNDependencyKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDependencyKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterDependency_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterDependency", field, false, false, "DependencyKind")
+}
+
+func (ec *executionContext) _ClusterDependency_message(ctx context.Context, field graphql.CollectedField, obj *model.ClusterDependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterDependency_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterDependency_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterDependency", field, false, false, "String")
 }
 
 func (ec *executionContext) _ClusterEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ClusterEdge) (ret graphql.Marshaler) {
@@ -17376,6 +17631,11 @@ func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Cluster_instanceGroups(ctx, field, obj)
 				})
+		case "dependencies":
+			out.Values[i] = ec._Cluster_dependencies(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "nodesReady":
 			out.Values[i] = ec._Cluster_nodesReady(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -17454,6 +17714,59 @@ func (ec *executionContext) _ClusterConnection(ctx context.Context, sel ast.Sele
 		case "totalCount":
 			out.Values[i] = ec._ClusterConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var clusterDependencyImplementors = []string{"ClusterDependency"}
+
+func (ec *executionContext) _ClusterDependency(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterDependency) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterDependencyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterDependency")
+		case "name":
+			out.Values[i] = ec._ClusterDependency_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._ClusterDependency_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ClusterDependency_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._ClusterDependency_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ClusterDependency_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -20562,6 +20875,30 @@ func (ec *executionContext) marshalNClusterConnection2ᚖgithubᚗcomᚋinstants
 	return ec._ClusterConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNClusterDependency2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterDependencyᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ClusterDependency) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClusterDependency2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterDependency(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNClusterDependency2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterDependency(ctx context.Context, sel ast.SelectionSet, v *model.ClusterDependency) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ClusterDependency!")
+		return graphql.Null
+	}
+	return ec._ClusterDependency(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNClusterEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ClusterEdge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -20629,6 +20966,26 @@ func (ec *executionContext) unmarshalNDeepHealthCheckResult2githubᚗcomᚋinsta
 }
 
 func (ec *executionContext) marshalNDeepHealthCheckResult2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeepHealthCheckResult(ctx context.Context, sel ast.SelectionSet, v model.DeepHealthCheckResult) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNDependencyKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDependencyKind(ctx context.Context, v any) (model.DependencyKind, error) {
+	var res model.DependencyKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDependencyKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDependencyKind(ctx context.Context, sel ast.SelectionSet, v model.DependencyKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNDependencyStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDependencyStatus(ctx context.Context, v any) (model.DependencyStatus, error) {
+	var res model.DependencyStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDependencyStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDependencyStatus(ctx context.Context, sel ast.SelectionSet, v model.DependencyStatus) graphql.Marshaler {
 	return v
 }
 

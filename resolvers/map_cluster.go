@@ -53,6 +53,11 @@ func mapCluster(c *cluster.Cluster) *model.Cluster {
 	for _, g := range c.InstanceGroups {
 		out.RequestedInstanceGroups = append(out.RequestedInstanceGroups, mapInstanceGroupSpec(g))
 	}
+	out.Dependencies = make([]*model.ClusterDependency, 0, len(c.Dependencies))
+	for _, d := range c.Dependencies {
+		out.Dependencies = append(out.Dependencies, &model.ClusterDependency{Name: d.Name, Version: optional(d.Version),
+			Status: model.DependencyStatus(d.Status), Kind: model.DependencyKind(d.Kind), Message: optional(d.Message)})
+	}
 	if c.Nodes != nil {
 		out.NodesReady, out.NodesTotal = &c.Nodes.Ready, &c.Nodes.Total
 	}

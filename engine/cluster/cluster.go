@@ -111,6 +111,9 @@ type Cluster struct {
 	HyperPod          HyperPod            `json:"hyperPod"`
 	Roles             Roles               `json:"roles"`
 	InstanceGroups    []compute.GroupSpec `json:"instanceGroups,omitempty"`
+	// Dependencies are HyperPod's cluster dependencies (the health-monitoring
+	// agent, the device plugins) as the last create or import saw them.
+	Dependencies []Dependency `json:"dependencies,omitempty"`
 	// Nodes counts the HyperPod cluster's nodes as last read; nil until
 	// the first read.
 	Nodes *NodeCounts `json:"nodes,omitempty"`

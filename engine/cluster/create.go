@@ -124,6 +124,7 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 	iamRoles := &roles{p: p, specs: clusterRoles(in.Name)}
 	cp := &controlPlane{p: p, name: in.Name, version: in.KubernetesVersion, tags: tags}
 	hp := &hyperPod{p: p, name: in.Name, groups: in.InstanceGroups, tags: tags}
+	deps := &dependencies{p: p, eksName: in.Name, instanceTypes: createInstanceTypes(&in)}
 	return []ops.Step{
 		{Name: phaseIAMRoles, Title: "Create the IAM roles", Observe: iamRoles.observe, Apply: iamRoles.apply, Timeout: 10 * time.Minute},
 		{Name: phaseVPC, Title: "Create the VPC and internet gateway", Observe: net.observeVPC, Apply: net.applyVPC, Timeout: 10 * time.Minute},
@@ -139,11 +140,13 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 			Observe: cp.observeAccess, Apply: cp.applyAccess, Timeout: 5 * time.Minute},
 		{Name: phaseAddons, Title: "Install the base add-ons", DependsOn: []string{phaseEKS},
 			Observe: cp.observeAddons, Apply: cp.applyAddons, Timeout: 20 * time.Minute},
+		{Name: phaseDependencies, Title: "Install HyperPod's cluster dependencies (health-monitoring agent, device plugins)", DependsOn: []string{phaseAccess, phaseAddons},
+			Observe: deps.observe, Apply: deps.apply, Timeout: 20 * time.Minute, Recheck: true},
 		{Name: phaseComputeSubnet, Title: "Create the compute subnet", DependsOn: []string{phaseNAT},
 			Observe: net.observeCompute, Apply: net.applyCompute, Timeout: 10 * time.Minute},
 		{Name: phaseReplaceHyperPod, Title: "Remove a failed HyperPod cluster of the same name",
 			Observe: hp.observeReplaced, Apply: hp.deleteFailed, Timeout: 20 * time.Minute, Recheck: true},
-		{Name: phaseHyperPod, Title: "Create the HyperPod cluster", DependsOn: []string{phaseIAMRoles, phaseEKS, phaseOIDC, phaseAccess, phaseAddons, phaseComputeSubnet, phaseReplaceHyperPod},
+		{Name: phaseHyperPod, Title: "Create the HyperPod cluster", DependsOn: []string{phaseIAMRoles, phaseEKS, phaseOIDC, phaseAccess, phaseAddons, phaseDependencies, phaseComputeSubnet, phaseReplaceHyperPod},
 			Observe: hp.observe, Apply: hp.apply, Timeout: 4 * time.Hour},
 	}, nil
 }

@@ -21,7 +21,8 @@ import (
 )
 
 // Import adopts an existing EKS cluster, and the HyperPod cluster it
-// orchestrates, by reading their actual state. Nothing in AWS changes.
+// orchestrates, by reading their actual state. The only change it makes is
+// to install the cluster dependencies that are missing.
 func (s *Service) Import(ctx context.Context, caller string, in ImportInput, idempotencyKey string) (*ops.Operation, error) {
 	asSent := in
 	if op, err := s.runner.Replay(ops.Request{Kind: KindImport, Target: ops.Ref{Kind: TargetKind, Name: in.Name}, RequestedBy: caller,
@@ -87,10 +88,13 @@ func (s *Service) importSteps(op *ops.Operation) ([]ops.Step, error) {
 		return nil, err
 	}
 	d := &discovery{p: p, in: in}
+	deps := &dependencies{p: p, eksName: in.EKSClusterName, instanceTypes: importedInstanceTypes(p)}
 	return []ops.Step{
 		{Name: phaseEKS, Title: "Read the EKS cluster", Observe: d.observeEKS, Timeout: 40 * time.Minute},
 		{Name: phaseNetwork, Title: "Read the network, OIDC provider and add-ons", DependsOn: []string{phaseEKS}, Observe: d.observeNetwork, Timeout: 5 * time.Minute},
 		{Name: phaseHyperPod, Title: "Find the HyperPod cluster", DependsOn: []string{phaseEKS}, Observe: d.observeHyperPod, Timeout: 60 * time.Minute},
+		{Name: phaseDependencies, Title: "Install HyperPod's missing cluster dependencies", DependsOn: []string{phaseEKS, phaseHyperPod},
+			Observe: deps.observe, Apply: deps.apply, Timeout: 20 * time.Minute, Recheck: true},
 	}, nil
 }
 

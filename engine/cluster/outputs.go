@@ -16,6 +16,7 @@ const (
 	phaseOIDC            = "oidc-provider"
 	phaseAccess          = "cluster-access"
 	phaseAddons          = "base-addons"
+	phaseDependencies    = "cluster-dependencies"
 	phaseComputeSubnet   = "compute-subnet"
 	phaseReplaceHyperPod = "replace-failed-hyperpod"
 	phaseHyperPod        = "hyperpod-cluster"
@@ -84,6 +85,12 @@ type accessOutput struct {
 // addonsOutput is the output of phaseAddons.
 type addonsOutput struct {
 	Addons ops.Names `json:"addons,omitempty"`
+}
+
+// dependenciesOutput is the output of phaseDependencies: every wanted
+// dependency as last seen.
+type dependenciesOutput struct {
+	Dependencies []Dependency `json:"dependencies,omitempty"`
 }
 
 // hyperPodOutput is the output of phaseHyperPod and phaseReplaceHyperPod.

@@ -119,6 +119,7 @@ func applyOutputs(c *Cluster, op *ops.Operation) {
 			setList(&c.EKS.Addons, addons.Addons)
 		}
 		hyperPodOutputs(c, op)
+		dependencyOutputs(c, op)
 	case KindImport:
 		if cl, ok := eksOutputs(c, op); ok {
 			set(&c.Network.VpcID, cl.VpcID)
@@ -136,6 +137,7 @@ func applyOutputs(c *Cluster, op *ops.Operation) {
 		if hp, ok := hyperPodOutputs(c, op); ok {
 			set(&c.HyperPod.Name, hp.Name)
 		}
+		dependencyOutputs(c, op)
 	case KindDelete:
 		if p := op.Phase(phaseHyperPod); p != nil && p.Status == ops.PhaseSucceeded {
 			c.HyperPod.Status = "Deleted"
@@ -181,4 +183,10 @@ func hyperPodOutputs(c *Cluster, op *ops.Operation) (hyperPodOutput, bool) {
 		c.HyperPod.FailureMessage = ""
 	}
 	return hp, true
+}
+
+func dependencyOutputs(c *Cluster, op *ops.Operation) {
+	if deps, ok := outputIn[dependenciesOutput](op, phaseDependencies); ok && len(deps.Dependencies) > 0 {
+		c.Dependencies = deps.Dependencies
+	}
 }

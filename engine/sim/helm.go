@@ -196,21 +196,27 @@ func (t *txn) helmInstall(eksCluster, ns string, chart cloud.HelmChart) (*cloud.
 	if err := s.helmEnsureNamespace(ns); err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, obj := range objs {
-		names = append(names, obj.GetName())
-	}
 	r := &helmReleaseRec{Name: name, Namespace: ns, Revision: 1}
+	for _, obj := range objs {
+		if obj.GetKind() == "DaemonSet" {
+			r.DaemonSets = append(r.DaemonSets, obj.GetName())
+		} else {
+			r.Workloads = append(r.Workloads, obj.GetName())
+		}
+	}
 	latency, failure := helmInstallTime, fmt.Sprintf("Release %q failed: context deadline exceeded", name)
 	if prev != nil {
 		r.Revision = prev.Revision + 1
 		latency, failure = helmUpgradeTime, fmt.Sprintf("Upgrade %q failed: context deadline exceeded", name)
 		// Helm deletes what the previous revision made and this one
 		// does not.
-		var gone []string
-		for _, w := range prev.Workloads {
-			if !slices.Contains(names, w) {
-				gone = append(gone, w)
+		gone := map[string][]string{}
+		kept := r.workloads()
+		for key, names := range prev.workloads() {
+			for _, w := range names {
+				if !slices.Contains(kept[key], w) {
+					gone[key] = append(gone[key], w)
+				}
 			}
 		}
 		s.helmRemoveWorkloads(prev, gone)
@@ -219,7 +225,10 @@ func (t *txn) helmInstall(eksCluster, ns string, chart cloud.HelmChart) (*cloud.
 		return nil, err
 	}
 	r.Repository, r.Chart, r.ChartVersion, r.AppVersion = chart.Repository, spec.Name, version, version
-	r.Values, r.Workloads = values, names
+	r.Values = values
+	for _, res := range spec.Advertises {
+		r.Advertises = append(r.Advertises, string(res))
+	}
 	r.Life = newLifecycle(t.now, t.after(latency))
 	if msg, failed := t.failFault(svcHelm, "Install", failure); failed {
 		r.Life.FailMessage = msg

@@ -5,21 +5,27 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // helmChart is a chart the simulated chart repositories serve: its
-// versions (the app version is the chart version for both charts here),
-// the Deployments it renders and the custom resources its CRDs define.
+// versions (the app version is the chart version for every chart here),
+// the Deployments and DaemonSets it renders, the custom resources its CRDs
+// define and the extended resources its device plugin advertises.
 type helmChart struct {
 	Repository string // the repository's URL, without a trailing slash
 	Name       string
 	Versions   []string // newest first
 	Workloads  []helmWorkload
 	Kinds      []helmKind
+	// Advertises are the extended resources the chart's device plugin
+	// makes the nodes advertise while its release is deployed (see
+	// kubeNodeCapacity).
+	Advertises []corev1.ResourceName
 }
 
-// helmWorkload is a Deployment a chart renders.
+// helmWorkload is a Deployment, or a DaemonSet, a chart renders.
 type helmWorkload struct {
 	// Name is the Deployment's name. With FullName set it is instead the
 	// chart's "fullname" helper applied to Name (see helmFullName), as the
@@ -28,6 +34,9 @@ type helmWorkload struct {
 	FullName bool
 	// Image is the container image, %s standing for the app version.
 	Image string
+	// DaemonSet makes it a DaemonSet: one pod per node, as device plugins
+	// and node agents run.
+	DaemonSet bool
 }
 
 // helmKind is a custom resource a chart's CRDs define. Scope is not
@@ -67,6 +76,35 @@ var helmCharts = []helmChart{
 			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "triggerauthentications"}, Kind: "TriggerAuthentication"},
 			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "clustertriggerauthentications"}, Kind: "ClusterTriggerAuthentication"},
 		},
+	},
+	// HyperPod's cluster dependencies: the node agent and device plugins
+	// AWS's HyperPod dependency chart installs.
+	{
+		Repository: "oci://public.ecr.aws/sagemaker-hyperpod/charts",
+		Name:       "health-monitoring-agent",
+		Versions:   []string{"1.0.742", "1.0.699"},
+		Workloads:  []helmWorkload{{Name: "health-monitoring-agent", DaemonSet: true, Image: "public.ecr.aws/sagemaker-hyperpod/health-monitoring-agent:%s"}},
+	},
+	{
+		Repository: "https://nvidia.github.io/k8s-device-plugin",
+		Name:       "nvidia-device-plugin",
+		Versions:   []string{"0.17.1", "0.17.0"},
+		Workloads:  []helmWorkload{{Name: "nvidia-device-plugin", FullName: true, DaemonSet: true, Image: "nvcr.io/nvidia/k8s-device-plugin:v%s"}},
+		Advertises: []corev1.ResourceName{kubeResourceGPU},
+	},
+	{
+		Repository: "https://aws.github.io/eks-charts",
+		Name:       "aws-efa-k8s-device-plugin",
+		Versions:   []string{"v0.5.6", "v0.5.5"},
+		Workloads:  []helmWorkload{{Name: "aws-efa-k8s-device-plugin", FullName: true, DaemonSet: true, Image: "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin:%s"}},
+		Advertises: []corev1.ResourceName{kubeResourceEFA},
+	},
+	{
+		Repository: "oci://public.ecr.aws/neuron",
+		Name:       "neuron-helm-chart",
+		Versions:   []string{"1.1.1", "1.0.0"},
+		Workloads:  []helmWorkload{{Name: "neuron-device-plugin", DaemonSet: true, Image: "public.ecr.aws/neuron/neuron-device-plugin:%s"}},
+		Advertises: []corev1.ResourceName{kubeResourceNeuron},
 	},
 }
 

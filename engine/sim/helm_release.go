@@ -41,9 +41,14 @@ type helmReleaseRec struct {
 	// release's values as JSON too, so numbers read back as float64
 	// whether or not the world was restarted in between.
 	Values json.RawMessage `json:",omitempty"`
-	// Workloads are the names of the Deployments the revision rendered.
-	Workloads []string
-	Life      lifecycle
+	// Workloads are the names of the Deployments the revision rendered,
+	// DaemonSets those of its DaemonSets.
+	Workloads  []string
+	DaemonSets []string `json:",omitempty"`
+	// Advertises are the extended resources the chart's device plugin
+	// makes nodes advertise while the release is deployed.
+	Advertises []string `json:",omitempty"`
+	Life       lifecycle
 	// Settled tells that the revision's end has reached the Kubernetes
 	// API (its Deployments made available, unless it failed).
 	Settled bool `json:",omitempty"`
@@ -69,6 +74,11 @@ func (t *txn) helmCluster(c *eksClusterRec) *helmClusterRec {
 	hc := &helmClusterRec{Region: t.region, Name: c.Name, EKSID: c.ID, Releases: map[string]*helmReleaseRec{}}
 	hs[key] = hc
 	return hc
+}
+
+// workloads are the names of what the revision rendered, by resource key.
+func (r *helmReleaseRec) workloads() map[string][]string {
+	return map[string][]string{kubeDeploymentsKey: r.Workloads, kubeDaemonSetsKey: r.DaemonSets}
 }
 
 func (r *helmReleaseRec) status(now time.Time) string {
@@ -140,7 +150,7 @@ func (t *txn) advanceHelm() {
 				if s == nil {
 					s = t.helmKube(hc.Region, t.st.Regions[hc.Region].EKS[hc.Name])
 				}
-				s.helmRemoveWorkloads(r, r.Workloads)
+				s.helmRemoveWorkloads(r, r.workloads())
 				delete(hc.Releases, rk)
 			case !r.Settled && (phase == phaseReady || phase == phaseFailed):
 				if s == nil {
@@ -153,4 +163,22 @@ func (t *txn) advanceHelm() {
 			}
 		}
 	}
+}
+
+// helmAdvertised returns the extended resources the device plugins of the
+// deployed releases of cluster c make its nodes advertise.
+func (t *txn) helmAdvertised(region string, c *eksClusterRec) map[string]bool {
+	out := map[string]bool{}
+	hc := t.st.Helm[kubeClusterKey(region, c.Name)]
+	if hc == nil || hc.EKSID != c.ID {
+		return out
+	}
+	for _, r := range hc.Releases {
+		if r.status(t.now) == cloud.HelmDeployed {
+			for _, name := range r.Advertises {
+				out[name] = true
+			}
+		}
+	}
+	return out
 }

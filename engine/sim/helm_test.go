@@ -408,3 +408,18 @@ func TestHelmReleasesGoWithTheirCluster(t *testing.T) {
 		t.Errorf("a new cluster of the same name has the old release: %+v", got)
 	}
 }
+
+// devicePlugins installs the device plugins of the chart catalog in EKS
+// cluster eks and waits (on the test clock) until they are deployed, so
+// that its nodes advertise their GPUs, EFA interfaces and Neuron devices.
+func (f *fixture) devicePlugins(eks string) {
+	f.t.Helper()
+	for _, c := range helmCharts {
+		if len(c.Advertises) == 0 {
+			continue
+		}
+		chart := cloud.HelmChart{Release: c.Name, Namespace: "kube-system", Repository: c.Repository, Chart: c.Name, Version: c.Versions[0]}
+		ok(f.p.Helm.Install(f.ctx, eks, chart)).must(f.t)
+	}
+	f.advance(helmInstallTime)
+}

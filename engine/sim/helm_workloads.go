@@ -15,14 +15,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// The Kubernetes side of a Helm release: the Deployments its chart
-// renders, labelled and annotated as Helm labels what it manages. There is
-// no Deployment controller in the simulator and the Deployments make no
-// pods: their status says what the release's progress implies, unavailable
-// while the revision is pending and available once it is deployed.
+// The Kubernetes side of a Helm release: the Deployments and DaemonSets its
+// chart renders, labelled and annotated as Helm labels what it manages.
+// There is no Deployment or DaemonSet controller in the simulator and the
+// workloads make no pods: their status says what the release's progress
+// implies, unavailable while the revision is pending and available once it
+// is deployed (a DaemonSet then counts a pod on each node of that moment).
 
-// kubeDeploymentsKey is the resource key of Deployments.
-const kubeDeploymentsKey = "apps/v1/deployments"
+// Resource keys of the workloads charts render.
+const (
+	kubeDeploymentsKey = "apps/v1/deployments"
+	kubeDaemonSetsKey  = "apps/v1/daemonsets"
+)
 
 // Labels and annotations Helm puts on what it manages.
 const (
@@ -47,7 +51,8 @@ func (t *txn) helmKube(region string, c *eksClusterRec) *kubeSession {
 	return s
 }
 
-// helmRender renders the Deployments of version of chart for a release.
+// helmRender renders the Deployments and DaemonSets of version of chart
+// for a release.
 func helmRender(chart *helmChart, version, release, ns string, values map[string]any) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, w := range chart.Workloads {
@@ -62,31 +67,46 @@ func helmRender(chart *helmChart, version, release, ns string, values map[string
 			"app.kubernetes.io/version": version,
 			helmChartLabel:              chart.Name + "-" + version,
 		}
-		d := &appsv1.Deployment{
-			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name: name, Namespace: ns, Labels: labels,
-				Annotations: map[string]string{helmReleaseName: release, helmReleaseNamespace: ns},
-			},
-			Spec: appsv1.DeploymentSpec{
-				Replicas: new(int32(1)),
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": w.Name, helmInstance: release}},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
-					Spec: corev1.PodSpec{
-						ServiceAccountName: name,
-						Containers:         []corev1.Container{{Name: w.Name, Image: fmt.Sprintf(w.Image, version)}},
-					},
-				},
+		meta := metav1.ObjectMeta{
+			Name: name, Namespace: ns, Labels: labels,
+			Annotations: map[string]string{helmReleaseName: release, helmReleaseNamespace: ns},
+		}
+		selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": w.Name, helmInstance: release}}
+		template := corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
+			Spec: corev1.PodSpec{
+				ServiceAccountName: name,
+				Containers:         []corev1.Container{{Name: w.Name, Image: fmt.Sprintf(w.Image, version)}},
 			},
 		}
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+		var obj runtime.Object = &appsv1.Deployment{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+			ObjectMeta: meta,
+			Spec:       appsv1.DeploymentSpec{Replicas: new(int32(1)), Selector: selector, Template: template},
+		}
+		if w.DaemonSet {
+			template.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+			obj = &appsv1.DaemonSet{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+				ObjectMeta: meta,
+				Spec:       appsv1.DaemonSetSpec{Selector: selector, Template: template},
+			}
+		}
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
-			return nil, fmt.Errorf("render deployment %s: %w", name, err)
+			return nil, fmt.Errorf("render %s: %w", name, err)
 		}
 		out = append(out, &unstructured.Unstructured{Object: content})
 	}
 	return out, nil
+}
+
+// helmWorkloadKey is the resource key of a rendered workload of kind.
+func helmWorkloadKey(kind string) string {
+	if kind == "DaemonSet" {
+		return kubeDaemonSetsKey
+	}
+	return kubeDeploymentsKey
 }
 
 // helmOwns tells whether obj belongs to the release name of namespace ns.
@@ -99,7 +119,7 @@ func helmOwns(obj *unstructured.Unstructured, name, ns string) bool {
 // exists but belongs to no release or to another.
 func (s *kubeSession) helmCheckOwnership(objs []*unstructured.Unstructured, name, ns, verb string) error {
 	for _, obj := range objs {
-		cur, err := s.get(kubeDeploymentsKey, ns, obj.GetName())
+		cur, err := s.get(helmWorkloadKey(obj.GetKind()), ns, obj.GetName())
 		if err != nil {
 			return err
 		}
@@ -111,8 +131,8 @@ func (s *kubeSession) helmCheckOwnership(objs []*unstructured.Unstructured, name
 		if owner != "" {
 			why = fmt.Sprintf("key %q must equal %q: current value is %q", helmReleaseName, name, owner)
 		}
-		return fmt.Errorf("rendered manifests contain a resource that already exists. Unable to continue with %s: Deployment %q in namespace %q exists and cannot be imported into the current release: invalid ownership metadata; annotation validation error: %s",
-			verb, cur.GetName(), ns, why)
+		return fmt.Errorf("rendered manifests contain a resource that already exists. Unable to continue with %s: %s %q in namespace %q exists and cannot be imported into the current release: invalid ownership metadata; annotation validation error: %s",
+			verb, obj.GetKind(), cur.GetName(), ns, why)
 	}
 	return nil
 }
@@ -128,20 +148,21 @@ func (s *kubeSession) helmEnsureNamespace(ns string) error {
 	return nil
 }
 
-// helmApply creates or updates the rendered Deployments of a new revision.
+// helmApply creates or updates the rendered workloads of a new revision.
 // A new one is unavailable until the revision is deployed; one whose
-// template changes stays available as it was (its old pod serves while
-// the new one rolls out) but is no longer up to date.
+// template changes stays available as it was (its old pods serve while
+// the new ones roll out) but is no longer up to date.
 func (s *kubeSession) helmApply(objs []*unstructured.Unstructured) error {
 	for _, obj := range objs {
-		cur, err := s.get(kubeDeploymentsKey, obj.GetNamespace(), obj.GetName())
+		key := helmWorkloadKey(obj.GetKind())
+		cur, err := s.get(key, obj.GetNamespace(), obj.GetName())
 		if err != nil {
 			return err
 		}
 		if cur == nil {
 			next := s.stamp(obj, s.t.now)
-			next.Object["status"] = helmDeploymentStatus(next, false, false, s.t.now)
-			s.put(kubeDeploymentsKey, nil, next)
+			next.Object["status"] = s.helmWorkloadStatus(next, false, false, s.t.now)
+			s.put(key, nil, next)
 			continue
 		}
 		next := cur.DeepCopy()
@@ -151,41 +172,75 @@ func (s *kubeSession) helmApply(objs []*unstructured.Unstructured) error {
 			next.Object["spec"] = obj.Object["spec"]
 			next.SetGeneration(cur.GetGeneration() + 1)
 			available := helmAvailable(cur)
-			next.Object["status"] = helmDeploymentStatus(next, available, false, s.t.now)
+			next.Object["status"] = s.helmWorkloadStatus(next, available, false, s.t.now)
 		}
-		s.put(kubeDeploymentsKey, cur, next)
+		s.put(key, cur, next)
 	}
 	return nil
 }
 
-// helmMarkAvailable makes the Deployments of release r available and up
+// helmMarkAvailable makes the workloads of release r available and up
 // to date, as of the moment its revision was deployed.
 func (s *kubeSession) helmMarkAvailable(r *helmReleaseRec) {
-	for _, name := range r.Workloads {
-		cur, err := s.get(kubeDeploymentsKey, r.Namespace, name)
-		if err != nil || cur == nil || !helmOwns(cur, r.Name, r.Namespace) {
-			continue
-		}
-		next := cur.DeepCopy()
-		next.Object["status"] = helmDeploymentStatus(next, true, true, r.Life.ReadyAt)
-		s.put(kubeDeploymentsKey, cur, next)
-	}
-}
-
-// helmRemoveWorkloads deletes the Deployments names that release r owns.
-func (s *kubeSession) helmRemoveWorkloads(r *helmReleaseRec, names []string) {
-	for _, name := range names {
-		cur, err := s.get(kubeDeploymentsKey, r.Namespace, name)
-		if err == nil && cur != nil && helmOwns(cur, r.Name, r.Namespace) {
-			s.remove(kubeDeploymentsKey, cur)
+	all := r.workloads()
+	for _, key := range sortedKeys(all) {
+		for _, name := range all[key] {
+			cur, err := s.get(key, r.Namespace, name)
+			if err != nil || cur == nil || !helmOwns(cur, r.Name, r.Namespace) {
+				continue
+			}
+			next := cur.DeepCopy()
+			next.Object["status"] = s.helmWorkloadStatus(next, true, true, r.Life.ReadyAt)
+			s.put(key, cur, next)
 		}
 	}
 }
 
-// helmAvailable tells whether the stored Deployment obj reports an
-// available replica.
+// helmRemoveWorkloads deletes the workloads of gone (by resource key) that
+// release r owns.
+func (s *kubeSession) helmRemoveWorkloads(r *helmReleaseRec, gone map[string][]string) {
+	for _, key := range sortedKeys(gone) {
+		for _, name := range gone[key] {
+			cur, err := s.get(key, r.Namespace, name)
+			if err == nil && cur != nil && helmOwns(cur, r.Name, r.Namespace) {
+				s.remove(key, cur)
+			}
+		}
+	}
+}
+
+// helmWorkloadStatus is the status of workload d: a Deployment's (see
+// helmDeploymentStatus) or a DaemonSet's, with a pod on each node when
+// available.
+func (s *kubeSession) helmWorkloadStatus(d *unstructured.Unstructured, available, current bool, at time.Time) map[string]any {
+	if d.GetKind() != "DaemonSet" {
+		return helmDeploymentStatus(d, available, current, at)
+	}
+	nodes, _ := s.list(kubeNodesKey, "")
+	n := int32(len(nodes))
+	st := appsv1.DaemonSetStatus{ObservedGeneration: d.GetGeneration(), DesiredNumberScheduled: n, CurrentNumberScheduled: n, NumberUnavailable: n}
+	if available {
+		st.NumberReady, st.NumberAvailable, st.NumberUnavailable = n, n, 0
+	}
+	if current {
+		st.UpdatedNumberScheduled = n
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
+	if err != nil {
+		// A DaemonSetStatus always converts.
+		panic(fmt.Sprintf("sim: encode a daemonset status: %v", err))
+	}
+	return out
+}
+
+// helmAvailable tells whether the stored workload obj reports an
+// available replica (a Deployment) or pod (a DaemonSet).
 func helmAvailable(obj *unstructured.Unstructured) bool {
-	n, _, _ := unstructured.NestedInt64(obj.Object, "status", "availableReplicas")
+	field := "availableReplicas"
+	if obj.GetKind() == "DaemonSet" {
+		field = "numberAvailable"
+	}
+	n, _, _ := unstructured.NestedInt64(obj.Object, "status", field)
 	return n > 0
 }
 

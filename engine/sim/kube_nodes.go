@@ -295,7 +295,7 @@ func (s *kubeSession) kubeNodeStatus(v NodeView, old corev1.NodeStatus) corev1.N
 	if v.PrivateDNS != "" {
 		addresses = append(addresses, corev1.NodeAddress{Type: corev1.NodeInternalDNS, Address: v.PrivateDNS})
 	}
-	capacity := kubeNodeCapacity(v.InstanceType)
+	capacity := s.advertisedCapacity(v.InstanceType)
 	return corev1.NodeStatus{
 		Capacity:    capacity,
 		Allocatable: capacity.DeepCopy(),
@@ -310,18 +310,20 @@ func (s *kubeSession) kubeNodeStatus(v NodeView, old corev1.NodeStatus) corev1.N
 	}
 }
 
-// kubeEFAInterfaces is how many EFA interfaces the EFA device plugin
-// advertises (as vpc.amazonaws.com/efa) on the types that have them.
-var kubeEFAInterfaces = map[string]int64{
-	"p5.48xlarge": 32, "p5e.48xlarge": 32, "p4d.24xlarge": 4, "p4de.24xlarge": 4,
-	"g5.12xlarge": 1, "g5.48xlarge": 1, "g6.12xlarge": 1, "g6e.12xlarge": 1,
-	"trn1.32xlarge": 8, "trn2.48xlarge": 16,
-}
+// The extended resources device plugins advertise on nodes.
+const (
+	kubeResourceGPU    corev1.ResourceName = "nvidia.com/gpu"
+	kubeResourceEFA    corev1.ResourceName = "vpc.amazonaws.com/efa"
+	kubeResourceNeuron corev1.ResourceName = "aws.amazon.com/neuron"
+)
 
-// kubeNodeCapacity is what a node of instanceType (a SageMaker or EC2 name)
-// offers: its vCPUs, memory and accelerators (nvidia.com/gpu, or
-// aws.amazon.com/neuron devices for Trainium), its EFA interfaces
-// (vpc.amazonaws.com/efa), and pods.
+// kubeNodeCapacity is what an instance of instanceType (a SageMaker or EC2
+// name) has to offer: its vCPUs, memory and accelerators (nvidia.com/gpu,
+// or aws.amazon.com/neuron devices for Trainium), its EFA interfaces
+// (vpc.amazonaws.com/efa, as many as its network cards carry), and pods.
+// A node advertises the extended ones only while the device plugin that
+// finds them runs (see kubeSession.advertisedCapacity); Karpenter plans
+// with all of them, as it reads them from the instance type.
 func kubeNodeCapacity(instanceType string) corev1.ResourceList {
 	out := corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(kubeMaxPods, resource.DecimalSI)}
 	typ := strings.TrimPrefix(instanceType, "ml.")
@@ -329,17 +331,31 @@ func kubeNodeCapacity(instanceType string) corev1.ResourceList {
 	if !ok {
 		return out
 	}
-	if efa := kubeEFAInterfaces[typ]; efa > 0 {
-		out["vpc.amazonaws.com/efa"] = *resource.NewQuantity(efa, resource.DecimalSI)
+	if efa := networkOf(typ).efas; efa > 0 {
+		out[kubeResourceEFA] = *resource.NewQuantity(int64(efa), resource.DecimalSI)
 	}
 	out[corev1.ResourceCPU] = *resource.NewQuantity(int64(spec.vcpus), resource.DecimalSI)
 	out[corev1.ResourceMemory] = *resource.NewQuantity(int64(spec.memoryGiB)<<30, resource.BinarySI)
 	if spec.accelerators > 0 {
-		name := corev1.ResourceName("nvidia.com/gpu")
+		name := kubeResourceGPU
 		if spec.neuron {
-			name = "aws.amazon.com/neuron"
+			name = kubeResourceNeuron
 		}
 		out[name] = *resource.NewQuantity(int64(spec.accelerators), resource.DecimalSI)
+	}
+	return out
+}
+
+// advertisedCapacity is the capacity a node of instanceType reports in
+// the session's cluster: the instance's, without the extended resources
+// whose device plugin is not deployed there.
+func (s *kubeSession) advertisedCapacity(instanceType string) corev1.ResourceList {
+	out := kubeNodeCapacity(instanceType)
+	advertised := s.t.helmAdvertised(s.rec.Region, s.eks)
+	for _, name := range []corev1.ResourceName{kubeResourceGPU, kubeResourceEFA, kubeResourceNeuron} {
+		if !advertised[string(name)] {
+			delete(out, name)
+		}
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -76,8 +77,9 @@ func TestKubeNodesFollowHyperPod(t *testing.T) {
 		if readyOf(n) != corev1.ConditionTrue || !slices.Equal(n.Status.Addresses, addrs) || !n.CreationTimestamp.Time.Equal(v.LaunchTime) {
 			t.Errorf("status %+v, created %v", n.Status, n.CreationTimestamp)
 		}
-		gpus, cpus := n.Status.Capacity["nvidia.com/gpu"], n.Status.Capacity[corev1.ResourceCPU]
-		if gpus.Value() != 1 || cpus.Value() != 4 {
+		// No device plugin runs: the GPU is not advertised.
+		_, gpus := n.Status.Capacity["nvidia.com/gpu"]
+		if cpus := n.Status.Capacity[corev1.ResourceCPU]; gpus || cpus.Value() != 4 {
 			t.Errorf("capacity %v", n.Status.Capacity)
 		}
 	}
@@ -241,5 +243,83 @@ func TestKubeNodeWatch(t *testing.T) {
 		default:
 			t.Fatal("no event for a node that joined")
 		}
+	}
+}
+
+func TestDevicePluginsMakeNodesAdvertiseDevices(t *testing.T) {
+	f := newFixture(t)
+	h := f.hyperPod()
+	in := h.input("hp", "ml.p5.48xlarge", 1, 0)
+	trn := h.spec("trn", "ml.trn1.32xlarge", 1)
+	in.InstanceGroups = append(in.InstanceGroups, trn)
+	f.createReady(in)
+	kc := f.kubeClients("eks").Core
+	capacities := func() map[string]corev1.ResourceList {
+		out := map[string]corev1.ResourceList{}
+		for _, v := range f.kubeNodes() {
+			n := ok(nodeOf(f, kc, v.InstanceID)).must(t)
+			if !maps.EqualFunc(n.Status.Capacity, n.Status.Allocatable, func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }) {
+				t.Fatalf("node %s: capacity %v, allocatable %v", n.Name, n.Status.Capacity, n.Status.Allocatable)
+			}
+			out[v.InstanceGroup] = n.Status.Capacity
+		}
+		return out
+	}
+	count := func(l corev1.ResourceList, name corev1.ResourceName) int64 {
+		q, ok := l[name]
+		if !ok {
+			return -1
+		}
+		return q.Value()
+	}
+	devices := []corev1.ResourceName{kubeResourceGPU, kubeResourceEFA, kubeResourceNeuron}
+	for group, c := range capacities() {
+		for _, name := range devices {
+			if _, ok := c[name]; ok {
+				t.Errorf("group %s advertises %s with no device plugin: %v", group, name, c)
+			}
+		}
+	}
+
+	f.devicePlugins("eks")
+	want := map[string]map[corev1.ResourceName]int64{
+		"workers": {kubeResourceGPU: 8, kubeResourceEFA: 32, kubeResourceNeuron: -1},
+		"trn":     {kubeResourceGPU: -1, kubeResourceEFA: 8, kubeResourceNeuron: 16},
+	}
+	got := capacities()
+	for group, byName := range want {
+		for name, n := range byName {
+			if c := count(got[group], name); c != n {
+				t.Errorf("group %s advertises %d of %s, want %d (-1: none)", group, c, name, n)
+			}
+		}
+	}
+	ds := ok(kc.AppsV1().DaemonSets("kube-system").List(f.ctx, metav1.ListOptions{})).must(t)
+	var names []string
+	for _, d := range ds.Items {
+		names = append(names, d.Name)
+		if d.Status.NumberAvailable != 2 || d.Status.DesiredNumberScheduled != 2 {
+			t.Errorf("daemonset %s status %+v", d.Name, d.Status)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"aws-efa-k8s-device-plugin", "neuron-device-plugin", "nvidia-device-plugin"}) {
+		t.Errorf("daemonsets %v", names)
+	}
+
+	// Uninstalled, the NVIDIA plugin takes the GPUs away with it.
+	if err := f.p.Helm.Uninstall(f.ctx, "eks", "kube-system", "nvidia-device-plugin"); err != nil {
+		t.Fatal(err)
+	}
+	f.advance(helmUninstallTime)
+	got = capacities()
+	if c := count(got["workers"], kubeResourceGPU); c != -1 {
+		t.Errorf("%d GPUs advertised with the NVIDIA plugin gone", c)
+	}
+	if c := count(got["workers"], kubeResourceEFA); c != 32 {
+		t.Errorf("%d EFA interfaces advertised, want 32", c)
+	}
+	if _, err := kc.AppsV1().DaemonSets("kube-system").Get(f.ctx, "nvidia-device-plugin", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the plugin's DaemonSet after uninstall: %v", err)
 	}
 }

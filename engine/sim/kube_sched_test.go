@@ -95,6 +95,7 @@ func podCondition(p *corev1.Pod, typ corev1.PodConditionType) corev1.PodConditio
 func schedFixture(t *testing.T) (*fixture, kubernetes.Interface, map[string]string) {
 	f := newFixture(t)
 	h := f.hyperPod()
+	f.devicePlugins("eks")
 	in := h.input("hp", "", 0, 0)
 	gpu := h.spec("gpu", "ml.g5.xlarge", 1)
 	gpu.KubernetesConfig = &smtypes.ClusterKubernetesConfig{

@@ -41,6 +41,7 @@ type group struct{ name, typ string }
 func newAutoscaled(t *testing.T, enable bool, groups ...group) *autoscaled {
 	f := newFixture(t)
 	a := &autoscaled{fixture: f, h: f.hyperPod()}
+	f.devicePlugins("eks")
 	in := continuous(a.h.input("hp", "", 0, 0))
 	for _, g := range groups {
 		in.InstanceGroups = append(in.InstanceGroups, a.h.spec(g.name, g.typ, 0))

@@ -86,7 +86,7 @@ describe("web UI", () => {
     assert.equal(page.url(), url);
     assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
     const phases = await page.locator("table.phases .badge").allInnerTexts();
-    assert.equal(phases.length, 11);
+    assert.equal(phases.length, 12);
     assert.ok(phases.every((p) => p.trim() === "SUCCEEDED"), `phases: ${phases}`);
     await screenshot(page, "operation");
   });

@@ -134,6 +134,8 @@ type Cluster struct {
 	RequestedInstanceGroups []*InstanceGroupSpec `json:"requestedInstanceGroups"`
 	// The cluster's instance groups as last read from HyperPod, with those being added.
 	InstanceGroups []*InstanceGroup `json:"instanceGroups"`
+	// HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as the last create, import or retry saw them; empty until the first saw them.
+	Dependencies []*ClusterDependency `json:"dependencies"`
 	// How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation.
 	NodesReady *int `json:"nodesReady,omitempty"`
 	// How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation.
@@ -158,6 +160,20 @@ type ClusterConnection struct {
 	PageInfo *PageInfo `json:"pageInfo"`
 	// How many clusters match in all.
 	TotalCount int `json:"totalCount"`
+}
+
+// Something a HyperPod EKS cluster needs installed besides the base add-ons: the health-monitoring agent that feeds node auto-recovery, and the NVIDIA, EFA and (with Trainium groups) Neuron device plugins that make nodes advertise nvidia.com/gpu, vpc.amazonaws.com/efa and aws.amazon.com/neuron.
+type ClusterDependency struct {
+	// The dependency's name, for example nvidia-device-plugin.
+	Name string `json:"name"`
+	// The installed version (the chart's version); null when it is not installed.
+	Version *string `json:"version,omitempty"`
+	// Its state.
+	Status DependencyStatus `json:"status"`
+	// How it is installed.
+	Kind DependencyKind `json:"kind"`
+	// Why it FAILED.
+	Message *string `json:"message,omitempty"`
 }
 
 // A cluster in a connection.
@@ -1192,6 +1208,131 @@ func (e *DeepHealthCheckResult) UnmarshalJSON(b []byte) error {
 }
 
 func (e DeepHealthCheckResult) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a cluster dependency is installed.
+type DependencyKind string
+
+const (
+	// A Helm chart at a pinned version.
+	DependencyKindHelm DependencyKind = "HELM"
+	// An EKS add-on.
+	DependencyKindAddon DependencyKind = "ADDON"
+)
+
+var AllDependencyKind = []DependencyKind{
+	DependencyKindHelm,
+	DependencyKindAddon,
+}
+
+func (e DependencyKind) IsValid() bool {
+	switch e {
+	case DependencyKindHelm, DependencyKindAddon:
+		return true
+	}
+	return false
+}
+
+func (e DependencyKind) String() string {
+	return string(e)
+}
+
+func (e *DependencyKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DependencyKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DependencyKind", str)
+	}
+	return nil
+}
+
+func (e DependencyKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DependencyKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DependencyKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What was last seen of a cluster dependency.
+type DependencyStatus string
+
+const (
+	// Installed at the pinned version.
+	DependencyStatusInstalled DependencyStatus = "INSTALLED"
+	// Being installed or upgraded.
+	DependencyStatusInstalling DependencyStatus = "INSTALLING"
+	// Installed at another version; a retry of the cluster's operation upgrades it.
+	DependencyStatusOutdated DependencyStatus = "OUTDATED"
+	// Its install failed (see message); a retry of the cluster's operation installs it again.
+	DependencyStatusFailed DependencyStatus = "FAILED"
+	// Not installed; a retry of the cluster's operation installs it.
+	DependencyStatusMissing DependencyStatus = "MISSING"
+)
+
+var AllDependencyStatus = []DependencyStatus{
+	DependencyStatusInstalled,
+	DependencyStatusInstalling,
+	DependencyStatusOutdated,
+	DependencyStatusFailed,
+	DependencyStatusMissing,
+}
+
+func (e DependencyStatus) IsValid() bool {
+	switch e {
+	case DependencyStatusInstalled, DependencyStatusInstalling, DependencyStatusOutdated, DependencyStatusFailed, DependencyStatusMissing:
+		return true
+	}
+	return false
+}
+
+func (e DependencyStatus) String() string {
+	return string(e)
+}
+
+func (e *DependencyStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DependencyStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DependencyStatus", str)
+	}
+	return nil
+}
+
+func (e DependencyStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DependencyStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DependencyStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

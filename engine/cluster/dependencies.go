@@ -1,0 +1,272 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+)
+
+// DependencyKind says how a cluster dependency is installed.
+type DependencyKind string
+
+// The ways a dependency is installed.
+const (
+	DependencyHelm  DependencyKind = "HELM"
+	DependencyAddon DependencyKind = "ADDON"
+)
+
+// DependencyStatus is what was last seen of a dependency.
+type DependencyStatus string
+
+// The dependency states.
+const (
+	DependencyInstalled  DependencyStatus = "INSTALLED"
+	DependencyInstalling DependencyStatus = "INSTALLING"
+	// DependencyOutdated: installed at another version than the pinned one.
+	DependencyOutdated DependencyStatus = "OUTDATED"
+	DependencyFailed   DependencyStatus = "FAILED"
+	DependencyMissing  DependencyStatus = "MISSING"
+)
+
+// Dependency is one of HyperPod's cluster dependencies as last seen.
+type Dependency struct {
+	Name string         `json:"name"`
+	Kind DependencyKind `json:"kind"`
+	// Version is the installed version; empty when it is missing.
+	Version string           `json:"version,omitempty"`
+	Status  DependencyStatus `json:"status"`
+	// Message says why a dependency FAILED.
+	Message string `json:"message,omitempty"`
+}
+
+// dependencyChart is a cluster dependency and the chart that installs it.
+type dependencyChart struct {
+	name  string
+	chart cloud.HelmChart
+	// trainiumOnly: needed only when an instance group runs Trainium.
+	trainiumOnly bool
+}
+
+// hyperPodDependencies are what a HyperPod EKS cluster needs besides the
+// base add-ons, in the order they are installed: the four that AWS's own
+// HyperPod dependency chart (aws/sagemaker-hyperpod-cli,
+// helm_chart/HyperPodHelmChart) installs for node health and devices. AWS
+// offers none of them as an EKS add-on, so each is a Helm chart, pinned so
+// that every cluster gets the same.
+var hyperPodDependencies = []dependencyChart{
+	// The health-monitoring agent reports GPU, Neuron and network faults to
+	// HyperPod, which is what node auto-recovery acts on. AWS ships its
+	// chart inside the dependency chart; 1.0.742 carries agent
+	// 1.0.742.0_1.0.241.0, the least managed Karpenter accepts.
+	{name: "health-monitoring-agent", chart: cloud.HelmChart{Release: "health-monitoring-agent", Namespace: "aws-hyperpod",
+		Repository: "oci://public.ecr.aws/sagemaker-hyperpod/charts", Chart: "health-monitoring-agent", Version: "1.0.742"}},
+	// NVIDIA's device plugin advertises nvidia.com/gpu on GPU nodes.
+	{name: "nvidia-device-plugin", chart: cloud.HelmChart{Release: "nvidia-device-plugin", Namespace: "kube-system",
+		Repository: "https://nvidia.github.io/k8s-device-plugin", Chart: "nvidia-device-plugin", Version: "0.17.1"}},
+	// The EFA device plugin advertises vpc.amazonaws.com/efa on EFA nodes.
+	{name: "efa-device-plugin", chart: cloud.HelmChart{Release: "aws-efa-k8s-device-plugin", Namespace: "kube-system",
+		Repository: "https://aws.github.io/eks-charts", Chart: "aws-efa-k8s-device-plugin", Version: "v0.5.6"}},
+	// The Neuron device plugin advertises aws.amazon.com/neuron on
+	// Trainium nodes.
+	{name: "neuron-device-plugin", trainiumOnly: true, chart: cloud.HelmChart{Release: "neuron-device-plugin", Namespace: "kube-system",
+		Repository: "oci://public.ecr.aws/neuron", Chart: "neuron-helm-chart", Version: "1.1.1"}},
+}
+
+// wantedDependencies are the dependencies a cluster whose groups run
+// instanceTypes needs.
+func wantedDependencies(instanceTypes []string) []dependencyChart {
+	trainium := false
+	for _, t := range instanceTypes {
+		if strings.HasPrefix(strings.TrimPrefix(t, "ml."), "trn") {
+			trainium = true
+		}
+	}
+	var out []dependencyChart
+	for _, d := range hyperPodDependencies {
+		if !d.trainiumOnly || trainium {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// dependencies is the phase that installs the cluster dependencies: in
+// createCluster, and in importCluster where they are missing. It is
+// rechecked on retry, so that a retry reinstalls one removed since.
+type dependencies struct {
+	p       *cloud.Provider
+	eksName string
+	// instanceTypes returns the instance types of the cluster's groups.
+	instanceTypes func(ctx context.Context, run *ops.Run) ([]string, error)
+}
+
+// observe reads the release of each dependency: Done when every one is
+// deployed at its pinned version, Pending while one is being installed
+// and none is missing, Absent when one is missing, at another version or
+// failed before this attempt applied anything.
+func (d *dependencies) observe(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+	seen, err := d.read(ctx, run)
+	if err != nil {
+		return ops.Observation{}, err
+	}
+	var waiting, missing, failed []string
+	for _, s := range seen {
+		switch s.Status {
+		case DependencyInstalling:
+			waiting = append(waiting, s.Name)
+		case DependencyFailed:
+			failed = append(failed, s.Name+": "+s.Message)
+		case DependencyMissing, DependencyOutdated:
+			missing = append(missing, s.Name)
+		}
+	}
+	out := dependenciesOutput{Dependencies: seen}
+	switch {
+	case len(failed) > 0 && run.Applied:
+		return ops.Observation{State: ops.Broken, Output: out, Err: errs.New(errs.Upstream,
+			"cluster dependencies failed to install (%s); fix the cause and retry the operation, which installs them again", strings.Join(failed, "; "))}, nil
+	case len(missing) > 0 || len(failed) > 0:
+		return ops.Observation{State: ops.Absent, Output: out, Message: "missing: " + strings.Join(append(missing, failed...), ", ")}, nil
+	case len(waiting) > 0:
+		return ops.Observation{State: ops.Pending, Output: out, Message: "waiting for " + strings.Join(waiting, ", ")}, nil
+	}
+	return ops.Observation{State: ops.Done, Output: out, Message: fmt.Sprintf("%d dependencies installed", len(seen))}, nil
+}
+
+// apply installs (or upgrades) each dependency that is missing, at
+// another version or failed, and leaves those installed or installing.
+func (d *dependencies) apply(ctx context.Context, run *ops.Run) (any, error) {
+	h, err := d.helm()
+	if err != nil {
+		return nil, err
+	}
+	wanted, err := d.wanted(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	out := dependenciesOutput{Dependencies: make([]Dependency, 0, len(wanted))}
+	for _, dep := range wanted {
+		s, err := d.readOne(ctx, h, dep)
+		if err != nil {
+			return nil, err
+		}
+		switch s.Status {
+		case DependencyMissing, DependencyOutdated, DependencyFailed:
+			r, err := h.Install(ctx, d.eksName, dep.chart)
+			if err != nil {
+				return nil, errs.Wrap(errs.Upstream, err, "install %s (chart %s %s): %v", dep.name, dep.chart.Chart, dep.chart.Version, err)
+			}
+			s = dependencyOf(dep, r)
+		}
+		out.Dependencies = append(out.Dependencies, s)
+	}
+	return out, nil
+}
+
+func (d *dependencies) helm() (cloud.Helm, error) {
+	if d.p.Helm == nil {
+		return nil, errs.New(errs.Internal, "the %s provider cannot install Helm charts, so the cluster's dependencies cannot be installed", d.p.Name)
+	}
+	return d.p.Helm, nil
+}
+
+func (d *dependencies) wanted(ctx context.Context, run *ops.Run) ([]dependencyChart, error) {
+	types, err := d.instanceTypes(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return wantedDependencies(types), nil
+}
+
+// read reads every wanted dependency.
+func (d *dependencies) read(ctx context.Context, run *ops.Run) ([]Dependency, error) {
+	h, err := d.helm()
+	if err != nil {
+		return nil, err
+	}
+	wanted, err := d.wanted(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Dependency, 0, len(wanted))
+	for _, dep := range wanted {
+		s, err := d.readOne(ctx, h, dep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (d *dependencies) readOne(ctx context.Context, h cloud.Helm, dep dependencyChart) (Dependency, error) {
+	r, err := h.Release(ctx, d.eksName, dep.chart.Namespace, dep.chart.Release)
+	if err != nil {
+		return Dependency{}, errs.Wrap(errs.Upstream, err, "read %s (helm release %s/%s): %v", dep.name, dep.chart.Namespace, dep.chart.Release, err)
+	}
+	return dependencyOf(dep, r), nil
+}
+
+// dependencyOf is what release r (nil when not installed) says of dep.
+func dependencyOf(dep dependencyChart, r *cloud.HelmRelease) Dependency {
+	s := Dependency{Name: dep.name, Kind: DependencyHelm, Status: DependencyMissing}
+	if r == nil {
+		return s
+	}
+	s.Version = r.ChartVersion
+	switch {
+	case r.Status == cloud.HelmUninstalling:
+		s.Status = DependencyMissing
+	case r.Chart != dep.chart.Chart || r.ChartVersion != dep.chart.Version:
+		if r.Status == cloud.HelmPendingInstall || r.Status == cloud.HelmPendingUpgrade {
+			s.Status = DependencyInstalling
+		} else {
+			s.Status = DependencyOutdated
+		}
+	case r.Status == cloud.HelmDeployed:
+		s.Status = DependencyInstalled
+	case r.Status == cloud.HelmFailed:
+		s.Status, s.Message = DependencyFailed, r.Description
+	default:
+		s.Status = DependencyInstalling
+	}
+	return s
+}
+
+// createInstanceTypes returns the instance types the request's groups run.
+func createInstanceTypes(in *CreateInput) func(context.Context, *ops.Run) ([]string, error) {
+	return func(context.Context, *ops.Run) ([]string, error) {
+		var out []string
+		for _, g := range in.InstanceGroups {
+			out = append(out, g.InstanceTypes...)
+		}
+		return out, nil
+	}
+}
+
+// importedInstanceTypes returns the instance types of the groups of the
+// HyperPod cluster an import found, none when it found none.
+func importedInstanceTypes(p *cloud.Provider) func(context.Context, *ops.Run) ([]string, error) {
+	return func(ctx context.Context, run *ops.Run) ([]string, error) {
+		hp, err := outputOf[hyperPodOutput](run, phaseHyperPod)
+		if err != nil || hp.Name == "" {
+			return nil, err
+		}
+		out, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(hp.Name)})
+		if err != nil {
+			return nil, err
+		}
+		var types []string
+		for _, g := range out.InstanceGroups {
+			types = append(types, string(g.InstanceType))
+		}
+		return types, nil
+	}
+}

@@ -1,0 +1,188 @@
+package cluster
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// installedDependencies are the dependencies of a cluster with no
+// Trainium group, all installed.
+var installedDependencies = []Dependency{
+	{Name: "health-monitoring-agent", Kind: DependencyHelm, Version: "1.0.742", Status: DependencyInstalled},
+	{Name: "nvidia-device-plugin", Kind: DependencyHelm, Version: "0.17.1", Status: DependencyInstalled},
+	{Name: "efa-device-plugin", Kind: DependencyHelm, Version: "v0.5.6", Status: DependencyInstalled},
+}
+
+// advertised sums what the cluster's nodes advertise of name.
+func (f *fixture) advertised(t *testing.T, eks string, name corev1.ResourceName) (nodes int, total int64) {
+	t.Helper()
+	p, _ := f.world.Provider("us-west-2")
+	kc, err := p.Kubernetes.Clients(context.Background(), eks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := kc.Core.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range list.Items {
+		q := n.Status.Allocatable[name]
+		total += q.Value()
+	}
+	return len(list.Items), total
+}
+
+// uninstall removes the release of dependency name and waits, with a
+// deadline, until it is gone.
+func (f *fixture) uninstall(t *testing.T, eks, name string) {
+	t.Helper()
+	p, _ := f.world.Provider("us-west-2")
+	i := slices.IndexFunc(hyperPodDependencies, func(d dependencyChart) bool { return d.name == name })
+	chart := hyperPodDependencies[i].chart
+	ctx := context.Background()
+	if err := p.Helm.Uninstall(ctx, eks, chart.Namespace, chart.Release); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if r, err := p.Helm.Release(ctx, eks, chart.Namespace, chart.Release); err == nil && r == nil {
+			return
+		}
+	}
+	t.Fatalf("release of %s is still there", name)
+}
+
+func TestCreateInstallsTheDependenciesAndNodesAdvertiseDevices(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := f.wait(t, op.ID)
+	if end.Status != ops.Succeeded {
+		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
+	}
+	if p := end.Phase(phaseDependencies); p == nil || p.Status != ops.PhaseSucceeded {
+		t.Fatalf("dependencies phase %+v", p)
+	}
+	c, _ := f.svc.Get(op.Target.ID)
+	if !slices.Equal(c.Dependencies, installedDependencies) {
+		t.Fatalf("dependencies %+v", c.Dependencies)
+	}
+	if n := f.world.Calls()["helm"]["Install"]; n != 3 {
+		t.Fatalf("%d helm installs, want 3", n)
+	}
+	// Two p5.48xlarge nodes: 8 GPUs and 32 EFA interfaces each.
+	if nodes, gpus := f.advertised(t, "train-1", "nvidia.com/gpu"); nodes != 2 || gpus != 16 {
+		t.Fatalf("%d nodes advertise %d GPUs, want 2 and 16", nodes, gpus)
+	}
+	if _, efa := f.advertised(t, "train-1", "vpc.amazonaws.com/efa"); efa != 64 {
+		t.Fatalf("nodes advertise %d EFA interfaces, want 64", efa)
+	}
+
+	// Without the NVIDIA plugin the nodes advertise no GPU.
+	f.uninstall(t, "train-1", "nvidia-device-plugin")
+	if _, gpus := f.advertised(t, "train-1", "nvidia.com/gpu"); gpus != 0 {
+		t.Fatalf("%d GPUs advertised with no device plugin", gpus)
+	}
+}
+
+func TestTrainiumGroupsGetTheNeuronPlugin(t *testing.T) {
+	got := func(types ...string) []string {
+		var names []string
+		for _, d := range wantedDependencies(types) {
+			names = append(names, d.name)
+		}
+		return names
+	}
+	base := []string{"health-monitoring-agent", "nvidia-device-plugin", "efa-device-plugin"}
+	if g := got("ml.p5.48xlarge"); !slices.Equal(g, base) {
+		t.Fatalf("for p5: %v", g)
+	}
+	if g := got("ml.m5.xlarge", "ml.trn1.32xlarge"); !slices.Equal(g, append(base, "neuron-device-plugin")) {
+		t.Fatalf("for trn1: %v", g)
+	}
+}
+
+func TestRetryReinstallsARemovedDependency(t *testing.T) {
+	f := newFixture(t)
+	fault, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultCapacity, Zone: "us-west-2a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, op.ID); end.Status != ops.Failed || end.Phase(phaseDependencies).Status != ops.PhaseSucceeded {
+		t.Fatalf("create ended %s, dependencies %s", end.Status, end.Phase(phaseDependencies).Status)
+	}
+	f.uninstall(t, "train-1", "nvidia-device-plugin")
+	if err := f.world.ClearFault(fault.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.runner.Retry(op.ID); err != nil {
+		t.Fatal(err)
+	}
+	end := f.wait(t, op.ID)
+	if end.Status != ops.Succeeded {
+		t.Fatalf("retry ended %s: %+v", end.Status, end.Error)
+	}
+	if n := f.world.Calls()["helm"]["Install"]; n != 4 {
+		t.Fatalf("%d helm installs, want 3 and the one reinstalled", n)
+	}
+	c, _ := f.svc.Get(op.Target.ID)
+	if !slices.Equal(c.Dependencies, installedDependencies) {
+		t.Fatalf("dependencies after retry %+v", c.Dependencies)
+	}
+	if nodes, gpus := f.advertised(t, "train-1", "nvidia.com/gpu"); nodes != 2 || gpus != 16 {
+		t.Fatalf("%d nodes advertise %d GPUs after retry", nodes, gpus)
+	}
+}
+
+func TestImportInstallsMissingDependencies(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.Create(context.Background(), "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, op.ID)
+	if err := f.svc.store.Update(func(tx *store.Tx) error {
+		if err := tx.DeleteIndex(indexName, "us-west-2/train-1"); err != nil {
+			return err
+		}
+		return tx.Delete(RecordKind, op.Target.ID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.uninstall(t, "train-1", "health-monitoring-agent")
+	f.uninstall(t, "train-1", "efa-device-plugin")
+	if _, efa := f.advertised(t, "train-1", "vpc.amazonaws.com/efa"); efa != 0 {
+		t.Fatalf("%d EFA interfaces advertised with no device plugin", efa)
+	}
+	imp, err := f.svc.Import(context.Background(), "tester", ImportInput{EKSClusterName: "train-1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, imp.ID); end.Status != ops.Succeeded {
+		t.Fatalf("import ended %s: %+v", end.Status, end.Error)
+	}
+	if n := f.world.Calls()["helm"]["Install"]; n != 5 {
+		t.Fatalf("%d helm installs, want 3 and the 2 missing", n)
+	}
+	c, _ := f.svc.Get(imp.Target.ID)
+	if !slices.Equal(c.Dependencies, installedDependencies) {
+		t.Fatalf("dependencies after import %+v", c.Dependencies)
+	}
+	if _, efa := f.advertised(t, "train-1", "vpc.amazonaws.com/efa"); efa != 64 {
+		t.Fatalf("nodes advertise %d EFA interfaces after import, want 64", efa)
+	}
+}
