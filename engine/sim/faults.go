@@ -82,8 +82,9 @@ type Fault struct {
 	// it fails, a capacity or fail fault on each resource it dooms, a quota
 	// fault on each request it rejects (reporting the value through
 	// ListServiceQuotas does not use it up), a node fault on each node it
-	// strikes, a healthcheck fault on each check it fails. Node and
-	// healthcheck faults fire once when Count is 0. A hold fault takes no
+	// strikes, a healthcheck fault on each check it fails, a patch fault
+	// on each updated node it leaves unhealthy. Node, healthcheck and
+	// patch faults fire once when Count is 0. A hold fault takes no
 	// count: it holds until it is cleared.
 	Count int
 	Value float64 // the quota value of a quota fault
