@@ -308,6 +308,7 @@ type ComplexityRoot struct {
 		RevokeToken           func(childComplexity int, id string) int
 		ScaleInstanceGroup    func(childComplexity int, id string, count int, idempotencyKey *string) int
 		UpdateClusterFeatures func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
+		UpdateClusterSoftware func(childComplexity int, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) int
 		UpdateInstanceGroup   func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
 	}
 
@@ -540,6 +541,7 @@ type MutationResolver interface {
 	ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error)
 	UpdateInstanceGroup(ctx context.Context, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteInstanceGroup(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	UpdateClusterSoftware(ctx context.Context, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) (*model.Operation, error)
 	RebootNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
 	ReplaceNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
 	DeleteNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
@@ -1810,6 +1812,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateClusterFeatures(childComplexity, args["clusterId"].(string), args["input"].(model.UpdateClusterFeaturesInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.updateClusterSoftware":
+		if e.ComplexityRoot.Mutation.UpdateClusterSoftware == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateClusterSoftware_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateClusterSoftware(childComplexity, args["clusterId"].(string), args["instanceGroups"].([]string), args["rollingUpdate"].(model.RollingUpdateInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.updateInstanceGroup":
 		if e.ComplexityRoot.Mutation.UpdateInstanceGroup == nil {
 			break
@@ -2748,6 +2761,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
 			graphql.NewInputUnmarshaler("ObservabilityInput", ec.unmarshalInputObservabilityInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
+			graphql.NewInputUnmarshaler("RollingUpdateInput", ec.unmarshalInputRollingUpdateInput),
 			graphql.NewInputUnmarshaler("S3CsiDriverInput", ec.unmarshalInputS3CsiDriverInput),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
 			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
@@ -4104,7 +4118,30 @@ extend type Query {
   nodeDiagnosis("The node's id (its EC2 instance id)." id: ID!): NodeDiagnosis!
 }
 
+"""
+How a software update replaces a group's nodes: in batches, each batch's health followed before the next starts.
+"""
+input RollingUpdateInput {
+  "The most of a group's nodes replaced at once, in percent of the group rounded up (1-100)."
+  maxUnavailablePercent: Int!
+  "Seconds to wait after a healthy batch before the next one starts (0-3600)."
+  waitIntervalSeconds: Int! = 0
+  "When a batch is unhealthy, roll the nodes already updated back to their previous image."
+  autoRollback: Boolean! = false
+}
+
 extend type Mutation {
+  "Patch a cluster: move its instance groups (or those named) to the latest HyperPod image (UpdateClusterSoftware), replacing the nodes in batches with their health followed. The operation fails naming the batch and the nodes when a batch is unhealthy. Follow it with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the nodes."
+  updateClusterSoftware(
+    "The cluster's id."
+    clusterId: ID!
+    "The names of the instance groups to update; all of the cluster's when left out."
+    instanceGroups: [String!]
+    "How the nodes are replaced."
+    rollingUpdate: RollingUpdateInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "nodes")
   "Reboot nodes of a cluster (in batches of up to 25, as the API allows). Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the nodes, which are RUNNING and SCHEDULABLE again when the reboot cleared the fault."
   rebootNodes(
     "The cluster's id."
@@ -5868,6 +5905,44 @@ func (ec *executionContext) field_Mutation_updateClusterFeatures_args(ctx contex
 		return nil, err
 	}
 	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateClusterSoftware_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "instanceGroups",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["instanceGroups"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "rollingUpdate",
+		func(ctx context.Context, v any) (model.RollingUpdateInput, error) {
+			return ec.unmarshalNRollingUpdateInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRollingUpdateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rollingUpdate"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg3
 	return args, nil
 }
 
@@ -11121,6 +11196,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteInstanceGroup(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteInstanceGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateClusterSoftware(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateClusterSoftware(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateClusterSoftware(ctx, fc.Args["clusterId"].(string), fc.Args["instanceGroups"].([]string), fc.Args["rollingUpdate"].(model.RollingUpdateInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateClusterSoftware(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateClusterSoftware_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -16959,6 +17078,69 @@ func UnmarshalOperationFilter(ctx context.Context, raw any) (model.OperationFilt
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRollingUpdateInput(ctx context.Context, obj any) (model.RollingUpdateInput, error) {
+	var it model.RollingUpdateInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["waitIntervalSeconds"]; !present {
+		asMap["waitIntervalSeconds"] = 0
+	}
+	if _, present := asMap["autoRollback"]; !present {
+		asMap["autoRollback"] = false
+	}
+
+	fieldsInOrder := [...]string{"maxUnavailablePercent", "waitIntervalSeconds", "autoRollback"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "maxUnavailablePercent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxUnavailablePercent"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxUnavailablePercent = data
+		case "waitIntervalSeconds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitIntervalSeconds"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WaitIntervalSeconds = data
+		case "autoRollback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoRollback"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AutoRollback = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRollingUpdateInput unmarshals raw into the RollingUpdateInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRollingUpdateInput(ctx context.Context, raw any) (model.RollingUpdateInput, error) {
+	var out model.RollingUpdateInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RollingUpdateInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputS3CsiDriverInput(ctx context.Context, obj any) (model.S3CsiDriverInput, error) {
 	var it model.S3CsiDriverInput
 	if obj == nil {
@@ -19058,6 +19240,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteInstanceGroup":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteInstanceGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateClusterSoftware":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateClusterSoftware(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -21601,6 +21790,11 @@ func (ec *executionContext) unmarshalNRole2githubᚗcomᚋinstantstartᚋinstant
 
 func (ec *executionContext) marshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx context.Context, sel ast.SelectionSet, v model.Role) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNRollingUpdateInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRollingUpdateInput(ctx context.Context, v any) (model.RollingUpdateInput, error) {
+	res, err := ec.unmarshalInputRollingUpdateInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {

@@ -13,6 +13,12 @@ import (
 	"github.com/instantstart/instantstart/graph/model"
 )
 
+// UpdateClusterSoftware is the resolver for the updateClusterSoftware field.
+func (r *mutationResolver) UpdateClusterSoftware(ctx context.Context, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) (*model.Operation, error) {
+	rolling := compute.RollingUpdate{MaxUnavailablePercent: rollingUpdate.MaxUnavailablePercent, WaitIntervalSeconds: rollingUpdate.WaitIntervalSeconds, AutoRollback: rollingUpdate.AutoRollback}
+	return operationOf(r.Compute.UpdateSoftware(ctx, auth.Caller(ctx), clusterID, instanceGroups, rolling, deref(idempotencyKey)))
+}
+
 // RebootNodes is the resolver for the rebootNodes field.
 func (r *mutationResolver) RebootNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error) {
 	return operationOf(r.Compute.RebootNodes(ctx, auth.Caller(ctx), clusterID, nodeIds, deref(idempotencyKey)))

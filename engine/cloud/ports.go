@@ -26,6 +26,7 @@ type SageMaker interface {
 	DeleteCluster(ctx context.Context, in *sagemaker.DeleteClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.DeleteClusterOutput, error)
 	ListClusterNodes(ctx context.Context, in *sagemaker.ListClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListClusterNodesOutput, error)
 	UpdateCluster(ctx context.Context, in *sagemaker.UpdateClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.UpdateClusterOutput, error)
+	UpdateClusterSoftware(ctx context.Context, in *sagemaker.UpdateClusterSoftwareInput, opts ...func(*sagemaker.Options)) (*sagemaker.UpdateClusterSoftwareOutput, error)
 	DescribeClusterNode(ctx context.Context, in *sagemaker.DescribeClusterNodeInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterNodeOutput, error)
 
 	BatchAddClusterNodes(ctx context.Context, in *sagemaker.BatchAddClusterNodesInput, opts ...func(*sagemaker.Options)) (*sagemaker.BatchAddClusterNodesOutput, error)

@@ -45,6 +45,7 @@ func (s *Service) register() {
 	for _, kind := range []string{KindRebootNodes, KindReplaceNodes, KindDeleteNodes} {
 		s.runner.Register(ops.Definition{Kind: kind, StatusQuery: nodesStatusQuery, Steps: s.nodeSteps})
 	}
+	s.runner.Register(ops.Definition{Kind: KindUpdateSoftware, StatusQuery: nodesStatusQuery, Steps: s.softwareSteps})
 }
 
 // Add checks a new group against the cluster, the zone's offerings, the

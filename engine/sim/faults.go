@@ -44,6 +44,11 @@ const (
 	// FaultHealthCheck makes the next deep health check of a matching
 	// HyperPod node (by Cluster, Group, Instance, Zone, InstanceType) fail.
 	FaultHealthCheck = "healthcheck"
+	// FaultPatch makes a matching HyperPod node (by Cluster, Group,
+	// Instance, Zone, InstanceType) come back unhealthy (Failure) from
+	// the next software update (UpdateClusterSoftware) that replaces it,
+	// so that its batch stops the rolling update.
+	FaultPatch = "patch"
 	// FaultHold keeps each asynchronous resource of Service (EKS cluster
 	// or add-on, SageMaker cluster, EC2 NAT gateway, Helm release) that
 	// Operation creates (any create, if empty; Helm's is "Install") in its
@@ -77,8 +82,9 @@ type Fault struct {
 	// it fails, a capacity or fail fault on each resource it dooms, a quota
 	// fault on each request it rejects (reporting the value through
 	// ListServiceQuotas does not use it up), a node fault on each node it
-	// strikes, a healthcheck fault on each check it fails. Node and
-	// healthcheck faults fire once when Count is 0. A hold fault takes no
+	// strikes, a healthcheck fault on each check it fails, a patch fault
+	// on each updated node it leaves unhealthy. Node, healthcheck and
+	// patch faults fire once when Count is 0. A hold fault takes no
 	// count: it holds until it is cleared.
 	Count int
 	Value float64 // the quota value of a quota fault
@@ -145,7 +151,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultHold}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -236,11 +242,11 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		if f.Value < 0 {
 			return f, fmt.Errorf("sim: a quota value must not be negative, got %v", f.Value)
 		}
-	case FaultNode, FaultHealthCheck:
+	case FaultNode, FaultHealthCheck, FaultPatch:
 		return w.normalizeNodeFault(f)
 	}
 	if f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
-		return f, fmt.Errorf("sim: cluster, group, instance and recovery select nodes; only %s and %s faults take them", FaultNode, FaultHealthCheck)
+		return f, fmt.Errorf("sim: cluster, group, instance and recovery select nodes; only %s, %s and %s faults take them", FaultNode, FaultHealthCheck, FaultPatch)
 	}
 	return f, nil
 }
@@ -265,6 +271,8 @@ func (w *World) normalizeNodeFault(f Fault) (Fault, error) {
 	switch {
 	case f.Kind == FaultHealthCheck && f.Recovery != "":
 		return f, fmt.Errorf("sim: a %s fault takes no recovery: a node that fails its deep health checks needs a replacement", FaultHealthCheck)
+	case f.Kind == FaultPatch && f.Recovery != "":
+		return f, fmt.Errorf("sim: a %s fault takes no recovery: the software update stops, and rolls back if asked", FaultPatch)
 	case f.Kind == FaultNode && f.Recovery == "":
 		f.Recovery = recoverReboot
 	case f.Kind == FaultNode && f.Recovery != recoverReboot && f.Recovery != recoverReplace:
@@ -478,6 +486,22 @@ func defaultNodeFaultMessage(recovery string) string {
 		return "GPU hardware failure: NVIDIA XID 79, the GPU has fallen off the bus (simulated fault)."
 	}
 	return "The node stopped responding: kernel soft lockup detected (simulated fault)."
+}
+
+// patchFault fires the first patch fault that selects node n and returns
+// the message its failed update reports.
+func (t *txn) patchFault(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, version string) (string, bool) {
+	for i, f := range t.st.Faults {
+		if f.Kind != FaultPatch || !t.nodeFaultMatches(f, c, g, n) {
+			continue
+		}
+		t.st.fire(i)
+		if f.Message != "" {
+			return f.Message, true
+		}
+		return fmt.Sprintf("Node %s failed its health checks after the update to image %s: the GPU driver did not load (simulated fault).", n.InstanceID, version), true
+	}
+	return "", false
 }
 
 // healthCheckFault fires the first healthcheck fault that selects node n,

@@ -45,6 +45,10 @@ type hpGroupRec struct {
 	BusyUntil *time.Time   `json:",omitempty"`
 	Deleting  bool         `json:",omitempty"`
 	Nodes     []*hpNodeRec `json:",omitempty"`
+	// ImageVersion is the image release the group runs (empty:
+	// ImageVersionCurrent); Patch its latest software update.
+	ImageVersion string      `json:",omitempty"`
+	Patch        *hpPatchRec `json:",omitempty"`
 }
 
 // lifeCycleRec is an instance group's lifecycle configuration: the
@@ -156,6 +160,8 @@ func (t *txn) groupStatus(g *hpGroupRec, cluster smtypes.ClusterStatus) smtypes.
 		return smtypes.InstanceGroupStatusDeleting
 	case g.waiting() > 0:
 		return smtypes.InstanceGroupStatusDegraded
+	case g.patching():
+		return smtypes.InstanceGroupStatusSystemupdating
 	case g.BusyUntil != nil && t.now.Before(*g.BusyUntil):
 		return smtypes.InstanceGroupStatus(g.Busy)
 	}
@@ -193,6 +199,16 @@ func (t *txn) hpGroupOut(g *hpGroupRec, cluster smtypes.ClusterStatus) smtypes.C
 		}
 	}
 	out.NetworkInterface = g.networkInterfaceOut()
+	out.CurrentImageReleaseVersion = aws.String(g.imageVersion())
+	out.DesiredImageReleaseVersion = aws.String(g.imageVersion())
+	out.ImageVersionStatus = imageVersionStatus(g.imageVersion())
+	if p := g.Patch; p != nil {
+		out.SoftwareUpdateStatus = p.Status
+		if g.patching() {
+			out.DesiredImageReleaseVersion = aws.String(p.To)
+			out.ActiveSoftwareUpdateConfig = p.configOut()
+		}
+	}
 	if g.RequirementTypes == nil {
 		out.InstanceType = smtypes.ClusterInstanceType(g.InstanceType)
 	} else {

@@ -70,6 +70,9 @@ type hpNodeRec struct {
 	Fault        string `json:",omitempty"`
 	FaultMessage string `json:",omitempty"`
 	Deleting     bool   `json:",omitempty"`
+	// ImageVersion is the image release the node runs (empty: its
+	// group's).
+	ImageVersion string `json:",omitempty"`
 	// Gen counts the node's transitions that void the ones scheduled
 	// before them (a reboot voids the end of a deep health check).
 	Gen int `json:",omitempty"`
@@ -212,6 +215,9 @@ func (t *txn) apply(c *hpClusterRec, a hpAction) {
 	case actGroupGone:
 		t.groupGone(c, g, a.At)
 		return
+	case actPatchBatch:
+		t.patchBatch(c, g, a.At)
+		return
 	}
 	n := g.node(a.Node)
 	if n == nil || n.Gen != a.Gen {
@@ -232,6 +238,10 @@ func (t *txn) apply(c *hpClusterRec, a hpAction) {
 		t.relaunch(c, g, n, a.At)
 	case actGone:
 		t.nodeGone(c, g, n, a.At)
+	case actPatched:
+		t.patched(c, g, n, a.At)
+	case actRolledBack:
+		t.rolledBack(c, g, n, a.At)
 	}
 }
 

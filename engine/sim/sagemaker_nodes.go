@@ -74,6 +74,7 @@ func (a *sageMakerAPI) ListClusterNodes(ctx context.Context, in *sagemaker.ListC
 					InstanceGroupName: aws.String(g.Name), InstanceId: optString(n.InstanceID),
 					InstanceStatus: t.hpNodeStatusOut(c, n), InstanceType: smtypes.ClusterInstanceType(n.InstanceType),
 					NodeLogicalId: aws.String(n.LogicalID), PrivateDnsHostname: optString(t.hpPrivateDNS(n.PrivateIP)),
+					CurrentImageReleaseVersion: aws.String(n.imageVersion(g)), ImageVersionStatus: imageVersionStatus(n.imageVersion(g)),
 				}
 				if n.InstanceID != "" {
 					s.LaunchTime = aws.Time(launched)
@@ -164,6 +165,8 @@ func (t *txn) hpNodeDetails(r hpNodeRef) *smtypes.ClusterNodeDetails {
 		Placement:          &smtypes.ClusterInstancePlacement{AvailabilityZone: aws.String(zone.Name), AvailabilityZoneId: aws.String(zone.ID)},
 		PrivateDnsHostname: optString(t.hpPrivateDNS(n.PrivateIP)), PrivatePrimaryIp: optString(n.PrivateIP),
 		ThreadsPerCore: aws.Int32(n.ThreadsPerCore), NetworkInterface: g.networkInterfaceOut(),
+		CurrentImageReleaseVersion: aws.String(n.imageVersion(g)), DesiredImageReleaseVersion: aws.String(n.imageVersion(g)),
+		ImageVersionStatus: imageVersionStatus(n.imageVersion(g)),
 	}
 	if n.InstanceID != "" {
 		d.LaunchTime = aws.Time(n.LaunchedAt)

@@ -850,6 +850,16 @@ type ResourceRef struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// How a software update replaces a group's nodes: in batches, each batch's health followed before the next starts.
+type RollingUpdateInput struct {
+	// The most of a group's nodes replaced at once, in percent of the group rounded up (1-100).
+	MaxUnavailablePercent int `json:"maxUnavailablePercent"`
+	// Seconds to wait after a healthy batch before the next one starts (0-3600).
+	WaitIntervalSeconds int `json:"waitIntervalSeconds"`
+	// When a batch is unhealthy, roll the nodes already updated back to their previous image.
+	AutoRollback bool `json:"autoRollback"`
+}
+
 // Installs or removes the Mountpoint for S3 CSI driver.
 type S3CsiDriverInput struct {
 	// True to install it, false to remove it.

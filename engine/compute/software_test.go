@@ -1,0 +1,94 @@
+package compute_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/sim"
+)
+
+// ended follows op to its end.
+func (f *fixture) ended(t *testing.T, op *ops.Operation) *ops.Operation {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		end, err := f.runner.Wait(context.Background(), op.ID, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end.Status.Terminal() {
+			return end
+		}
+	}
+	t.Fatalf("operation %s did not end", op.ID)
+	return nil
+}
+
+func TestUpdateClusterSoftwareMovesTheNodesToTheLatestImage(t *testing.T) {
+	f := newFixture(t)
+	op, err := f.svc.UpdateSoftware(context.Background(), "tester", f.cluster.ID, nil, compute.RollingUpdate{MaxUnavailablePercent: 50, WaitIntervalSeconds: 30}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := f.succeeded(t, op)
+	if p := end.Phase("software-update"); p == nil || !strings.Contains(p.Message, "1 of 1 nodes on the latest image") {
+		t.Errorf("phase: %+v", p)
+	}
+}
+
+func TestUpdateClusterSoftwareStopsOnAnUnhealthyBatch(t *testing.T) {
+	for _, rollback := range []bool{false, true} {
+		f := newFixture(t)
+		node := f.onlyNode(t)
+		if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultPatch, Cluster: f.cluster.HyperPodName}); err != nil {
+			t.Fatal(err)
+		}
+		op, err := f.svc.UpdateSoftware(context.Background(), "tester", f.cluster.ID, []string{"gpu"},
+			compute.RollingUpdate{MaxUnavailablePercent: 100, AutoRollback: rollback}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := f.ended(t, op)
+		if end.Status != ops.Failed || end.Error == nil {
+			t.Fatalf("rollback %v: the operation ended %s", rollback, end.Status)
+		}
+		msg := end.Error.Message
+		for _, want := range []string{"instance group gpu", "batch 1 of 1", node.ID} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("rollback %v: the error %q does not name %q", rollback, msg, want)
+			}
+		}
+		if rolled := strings.Contains(msg, "rolled the updated nodes back"); rolled != rollback {
+			t.Errorf("rollback %v: the error %q", rollback, msg)
+		}
+	}
+}
+
+func TestUpdateClusterSoftwareChecksItsInput(t *testing.T) {
+	f := newFixture(t)
+	before := f.mutations()
+	for _, tc := range []struct {
+		groups  []string
+		rolling compute.RollingUpdate
+		field   string
+	}{
+		{nil, compute.RollingUpdate{MaxUnavailablePercent: 0}, "rollingUpdate.maxUnavailablePercent"},
+		{nil, compute.RollingUpdate{MaxUnavailablePercent: 101}, "rollingUpdate.maxUnavailablePercent"},
+		{nil, compute.RollingUpdate{MaxUnavailablePercent: 10, WaitIntervalSeconds: -1}, "rollingUpdate.waitIntervalSeconds"},
+		{nil, compute.RollingUpdate{MaxUnavailablePercent: 10, WaitIntervalSeconds: 3601}, "rollingUpdate.waitIntervalSeconds"},
+		{[]string{"cpu"}, compute.RollingUpdate{MaxUnavailablePercent: 10}, "instanceGroups[0]"},
+		{[]string{"gpu", "gpu"}, compute.RollingUpdate{MaxUnavailablePercent: 10}, "instanceGroups[1]"},
+	} {
+		_, err := f.svc.UpdateSoftware(context.Background(), "tester", f.cluster.ID, tc.groups, tc.rolling, "")
+		list, ok := err.(errs.List)
+		if !ok || len(list) != 1 || list[0].Code != errs.Validation || list[0].Field != tc.field {
+			t.Errorf("%v %+v: %v, want a VALIDATION error on %s", tc.groups, tc.rolling, err, tc.field)
+		}
+	}
+	f.noMutationSince(t, before)
+}
