@@ -215,6 +215,24 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 	return s
 }
 
+// stepStart decodes op's stored request into in, then reads the cluster
+// it names (clusterID, called after the decode) and that cluster's
+// provider: what every operation of this area needs to build its phases.
+func (s *Service) stepStart(op *ops.Operation, in any, clusterID func() string) (*Cluster, *cloud.Provider, error) {
+	if err := json.Unmarshal(op.Input, in); err != nil {
+		return nil, nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
+	c, err := s.clusters.Cluster(clusterID())
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, p, nil
+}
+
 func (s *Service) provider(region string) (*cloud.Provider, error) {
 	p, err := s.regions.Provider(region)
 	if err != nil {

@@ -239,14 +239,7 @@ func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string)
 // groupSteps builds the phases of a group operation.
 func (s *Service) groupSteps(op *ops.Operation) ([]ops.Step, error) {
 	var in groupInput
-	if err := json.Unmarshal(op.Input, &in); err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
-	}
-	c, err := s.clusters.Cluster(in.ClusterID)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.provider(c.Region)
+	c, p, err := s.stepStart(op, &in, func() string { return in.ClusterID })
 	if err != nil {
 		return nil, err
 	}

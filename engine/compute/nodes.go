@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,14 +92,7 @@ func (s *Service) nodeAction(caller, kind, clusterID string, nodeIDs []string, k
 // nodeSteps builds one phase per batch, each after the one before.
 func (s *Service) nodeSteps(op *ops.Operation) ([]ops.Step, error) {
 	var in nodesInput
-	if err := json.Unmarshal(op.Input, &in); err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
-	}
-	c, err := s.clusters.Cluster(in.ClusterID)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.provider(c.Region)
+	c, p, err := s.stepStart(op, &in, func() string { return in.ClusterID })
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -102,14 +101,7 @@ func (s *Service) UpdateSoftware(ctx context.Context, caller, clusterID string, 
 // softwareSteps builds the phase of an UpdateClusterSoftware operation.
 func (s *Service) softwareSteps(op *ops.Operation) ([]ops.Step, error) {
 	var in softwareInput
-	if err := json.Unmarshal(op.Input, &in); err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
-	}
-	c, err := s.clusters.Cluster(in.ClusterID)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.provider(c.Region)
+	c, p, err := s.stepStart(op, &in, func() string { return in.ClusterID })
 	if err != nil {
 		return nil, err
 	}
