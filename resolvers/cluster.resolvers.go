@@ -115,30 +115,7 @@ func (r *subscriptionResolver) ClusterUpdated(ctx context.Context, id string, si
 	if ch, ok := fed[*model.Cluster](ctx); ok {
 		return ch, nil
 	}
-	after, err := parseSince(since)
-	if err != nil {
-		return nil, err
-	}
-	read := r.Store.LastSequence() // before the read, so no change is missed
-	c, err := r.Resolver.Clusters.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	f := clusterFollow{id: id}
-	if deref(since) == "" {
-		f.first, after = c, read
-	} else {
-		// Nothing changes a deleted cluster: its replay ends with the log.
-		f.untilCaughtUp = c.Status == cluster.StatusDeleted
-	}
-	if f.first == nil || f.first.Status != cluster.StatusDeleted {
-		if f.sub, err = r.Store.Subscribe(after, clusterEvents(id)); err != nil {
-			return nil, subscribeError(err)
-		}
-	}
-	out := make(chan *model.Cluster, 1)
-	goStream(ctx, func() { r.followCluster(ctx, f, out) })
-	return out, nil
+	return r.clusterStream(id).open(ctx, since)
 }
 
 // Cluster returns graph.ClusterResolver implementation.

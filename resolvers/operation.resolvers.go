@@ -120,14 +120,7 @@ func (r *subscriptionResolver) OperationUpdated(ctx context.Context, id string) 
 	if ch, ok := fed[*model.Operation](ctx); ok {
 		return ch, nil
 	}
-	since := r.Store.LastSequence() // before the read, so no change is missed
-	op, err := r.Ops.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	out := make(chan *model.Operation, 1)
-	goStream(ctx, func() { r.followOperation(ctx, op, since, out) })
-	return out, nil
+	return r.operationStream(id).open(ctx, nil)
 }
 
 // Events is the resolver for the events field.
