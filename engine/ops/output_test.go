@@ -6,10 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/engine/store"
 )
 
 type zone struct {
@@ -105,40 +103,13 @@ func TestCorruptStoredOutputFailsTheReadingPhase(t *testing.T) {
 		}
 		return []Step{a, b}, nil
 	}
-	opts := Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}}
-	r1 := NewRunner(st, opts)
-	r1.Register(Definition{Kind: "Build", Steps: steps})
-	op, err := r1.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitPhase(t, r1, op.ID, "b", PhaseWaiting)
-	if err := r1.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if read.VpcID != "vpc-1" || len(read.Zones) != 1 {
-		t.Fatalf("b read %+v before the corruption", read)
-	}
-
-	err = st.Update(func(tx *store.Tx) error {
-		var stored Operation
-		if err := tx.Get(recordKind, op.ID, &stored); err != nil {
-			return err
+	r2, id := resumeAfterDown(t, st, steps, "b", func(stored *Operation) {
+		if read.VpcID != "vpc-1" || len(read.Zones) != 1 {
+			t.Errorf("b read %+v before the corruption", read)
 		}
 		stored.Phase("a").Output = json.RawMessage(`{"vpcId":"vpc-1","zones":{"broken":true}}`)
-		return tx.Put(recordKind, op.ID, &stored)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	r2 := NewRunner(st, opts)
-	r2.Register(Definition{Kind: "Build", Steps: steps})
-	if err := r2.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r2.Shutdown(context.Background()) })
-	end := waitEnd(t, r2, op.ID)
+	end := waitEnd(t, r2, id)
 	b := end.Phase("b")
 	if end.Status != Failed || b.Status != PhaseFailed || b.Error == nil || b.Error.Code != string(errs.Internal) || !strings.Contains(b.Error.Message, "output ops.networkOutput of phase a") {
 		t.Fatalf("after the corruption: op %s, b %s %+v", end.Status, b.Status, b.Error)

@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/instantstart/instantstart/engine/store"
 )
 
 // TestResumedPhaseObservesBeforeItsDeadlineCounts stops a runner while a
@@ -41,46 +39,21 @@ func TestResumedPhaseObservesBeforeItsDeadlineCounts(t *testing.T) {
 				}
 				return []Step{s}, nil
 			}
-			opts := Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}}
-			r1 := NewRunner(st, opts)
-			r1.Register(Definition{Kind: "Build", Steps: steps})
-			op, err := r1.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			waitPhase(t, r1, op.ID, "a", PhaseWaiting)
-			if err := r1.Shutdown(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-
-			// The process was down for ten hours.
-			err = st.Update(func(tx *store.Tx) error {
-				var stored Operation
-				if err := tx.Get(recordKind, op.ID, &stored); err != nil {
-					return err
-				}
+			before := int64(0)
+			r2, id := resumeAfterDown(t, st, steps, "a", func(stored *Operation) {
+				// The process was down for ten hours.
 				p := stored.Phase("a")
 				long := time.Now().Add(-10 * time.Hour).UTC()
 				p.StartedAt, p.Elapsed = &long, tc.elapsed
-				return tx.Put(recordKind, op.ID, &stored)
+				w.set("a", tc.ready, !tc.ready)
+				before = observed.Load()
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.set("a", tc.ready, !tc.ready)
-			before := observed.Load()
-
-			r2 := NewRunner(st, opts)
-			r2.Register(Definition{Kind: "Build", Steps: steps})
-			if err := r2.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = r2.Shutdown(context.Background()) })
 
 			var got *Operation
+			var err error
 			deadline := time.Now().Add(10 * time.Second)
 			for {
-				if got, err = r2.Get(op.ID); err != nil {
+				if got, err = r2.Get(id); err != nil {
 					t.Fatal(err)
 				}
 				if got.Status.Terminal() || observed.Load()-before >= 5 {
@@ -89,7 +62,7 @@ func TestResumedPhaseObservesBeforeItsDeadlineCounts(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the resumed phase Observed %d times in 10s", observed.Load()-before)
 				}
-				if _, err := r2.Wait(context.Background(), op.ID, 100*time.Millisecond); err != nil {
+				if _, err := r2.Wait(context.Background(), id, 100*time.Millisecond); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -107,7 +80,7 @@ func TestResumedPhaseObservesBeforeItsDeadlineCounts(t *testing.T) {
 				// The clock restarted at the resume: the phase ends as soon
 				// as its goal holds.
 				w.set("a", true, false)
-				if end := waitEnd(t, r2, op.ID); end.Status != Succeeded {
+				if end := waitEnd(t, r2, id); end.Status != Succeeded {
 					t.Fatalf("after the goal held: %s", end.Status)
 				}
 			}

@@ -137,6 +137,43 @@ func submit(t *testing.T, r *Runner, target string) *Operation {
 	return op
 }
 
+// resumeAfterDown runs steps with a runner until phase waiting is WAITING,
+// stops that runner, changes the stored operation with edit as if while
+// the process was down, and resumes it with a new runner. It returns the
+// new runner and the operation's id.
+func resumeAfterDown(t *testing.T, st *store.Store, steps func(*Operation) ([]Step, error), waiting string, edit func(*Operation)) (*Runner, string) {
+	t.Helper()
+	opts := Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}}
+	r1 := NewRunner(st, opts)
+	r1.Register(Definition{Kind: "Build", Steps: steps})
+	op, err := r1.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, r1, op.ID, waiting, PhaseWaiting)
+	if err := r1.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(func(tx *store.Tx) error {
+		var stored Operation
+		if err := tx.Get(recordKind, op.ID, &stored); err != nil {
+			return err
+		}
+		edit(&stored)
+		return tx.Put(recordKind, op.ID, &stored)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := NewRunner(st, opts)
+	r2.Register(Definition{Kind: "Build", Steps: steps})
+	if err := r2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r2.Shutdown(context.Background()) })
+	return r2, op.ID
+}
+
 func TestObserveFirstSkipsApplyWhenGoalHolds(t *testing.T) {
 	w := newWorld()
 	w.exists["a"], w.exists["b"] = true, true
