@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -49,15 +50,11 @@ func mapPhase(p *ops.Phase) *model.Phase {
 		Error:      mapOperationError(p.Error),
 		StartedAt:  p.StartedAt,
 		FinishedAt: p.FinishedAt,
-		Outputs:    make([]*model.PhaseOutput, 0, len(p.Outputs)),
 	}
-	keys := make([]string, 0, len(p.Outputs))
-	for k := range p.Outputs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out.Outputs = append(out.Outputs, &model.PhaseOutput{Key: k, Value: p.Outputs[k]})
+	fields := p.OutputFields()
+	out.Outputs = make([]*model.PhaseOutput, 0, len(fields))
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		out.Outputs = append(out.Outputs, &model.PhaseOutput{Key: k, Value: fields[k]})
 	}
 	return out
 }

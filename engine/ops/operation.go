@@ -83,9 +83,10 @@ type Phase struct {
 	// Output is the phase's typed output as one JSON object; read it with
 	// OutputOf.
 	Output json.RawMessage `json:"output,omitempty"`
-	// Outputs is Output flattened to strings, for clients that list
-	// key/value pairs. Phases never read it; operations stored before
-	// outputs were typed have only this (OutputOf reads it then).
+	// Outputs is what operations stored before outputs were typed hold
+	// instead of Output: strings, with lists packed as JSON text. OutputOf
+	// and OutputFields read it; the next output a phase stores moves it
+	// into Output.
 	Outputs map[string]string `json:"outputs,omitempty"`
 	// Recheck: a retry runs the phase again even when it succeeded (see
 	// Step.Recheck).

@@ -99,8 +99,8 @@ func encodeOutput(phase string, v any) (map[string]json.RawMessage, error) {
 	return fields, nil
 }
 
-// mergeOutput stores fields over the phase's output, key by key, and
-// refreshes Phase.Outputs, the key/value view clients list.
+// mergeOutput stores fields over the phase's output, key by key. A phase
+// stored by an older binary has its string outputs moved into Output.
 func (p *Phase) mergeOutput(fields map[string]json.RawMessage) {
 	if len(fields) == 0 {
 		return
@@ -117,7 +117,23 @@ func (p *Phase) mergeOutput(fields map[string]json.RawMessage) {
 	}
 	maps.Copy(stored, fields)
 	p.Output, _ = json.Marshal(stored) // raw messages that decoded re-encode
-	p.Outputs = outputView(stored)
+	p.Outputs = nil
+}
+
+// OutputFields is the phase's output flattened to strings, for clients
+// that list key/value pairs: strings as they are, anything else as its
+// JSON text. A phase stored by an older binary gives its string outputs;
+// an output that is not a JSON object gives one field, "output", with its
+// text.
+func (p *Phase) OutputFields() map[string]string {
+	if len(p.Output) == 0 {
+		return maps.Clone(p.Outputs)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(p.Output, &fields); err != nil {
+		return map[string]string{"output": string(p.Output)}
+	}
+	return outputView(fields)
 }
 
 // outputView flattens an output to strings: strings as they are, anything

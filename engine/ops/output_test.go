@@ -70,8 +70,8 @@ func TestOutputMergesOverEarlierOutputAndRoundTrips(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, %v; want %+v", got, err, want)
 	}
-	if p.Outputs["vpcId"] != "vpc-1" || p.Outputs["legacy"] != "kept" || p.Outputs["zones"] != `[{"name":"a","cidr":"10.0.0.0/24"}]` {
-		t.Fatalf("key/value view %v", p.Outputs)
+	if v := p.OutputFields(); len(p.Outputs) != 0 || v["vpcId"] != "vpc-1" || v["legacy"] != "kept" || v["zones"] != `[{"name":"a","cidr":"10.0.0.0/24"}]` {
+		t.Fatalf("key/value view %v, older strings left %v", v, p.Outputs)
 	}
 	if _, err := encodeOutput("network", []string{"not", "an", "object"}); errs.CodeOf(err) != errs.Internal {
 		t.Fatalf("a list as output: %v", err)
@@ -113,5 +113,24 @@ func TestCorruptStoredOutputFailsTheReadingPhase(t *testing.T) {
 	b := end.Phase("b")
 	if end.Status != Failed || b.Status != PhaseFailed || b.Error == nil || b.Error.Code != string(errs.Internal) || !strings.Contains(b.Error.Message, "output ops.networkOutput of phase a") {
 		t.Fatalf("after the corruption: op %s, b %s %+v", end.Status, b.Status, b.Error)
+	}
+}
+
+func TestOutputFieldsListsTypedAndOlderOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		phase Phase
+		want  map[string]string
+	}{
+		{"typed", Phase{Output: json.RawMessage(`{"vpcId":"vpc-1","count":2,"zones":["a"]}`)}, map[string]string{"vpcId": "vpc-1", "count": "2", "zones": `["a"]`}},
+		{"older binary", Phase{Outputs: map[string]string{"vpcId": "vpc-1"}}, map[string]string{"vpcId": "vpc-1"}},
+		{"nothing stored", Phase{}, nil},
+		{"not an object", Phase{Output: json.RawMessage(`["a"]`)}, map[string]string{"output": `["a"]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.phase.OutputFields(); !reflect.DeepEqual(got, tc.want) && (len(got) != 0 || len(tc.want) != 0) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

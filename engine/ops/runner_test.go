@@ -210,8 +210,8 @@ func TestPhasesRunAsDAGWithIndependentPhasesConcurrently(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"a", "b", "c"} {
-		if p := op.Phase(name); p.Attempt != 1 || p.Outputs["requested"] != name {
-			t.Fatalf("phase %s: attempt %d outputs %v", name, p.Attempt, p.Outputs)
+		if p := op.Phase(name); p.Attempt != 1 || p.OutputFields()["requested"] != name {
+			t.Fatalf("phase %s: attempt %d outputs %v", name, p.Attempt, p.OutputFields())
 		}
 	}
 }
