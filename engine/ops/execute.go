@@ -43,6 +43,7 @@ func (r *Runner) execute(ctx context.Context, id string) {
 		byName[steps[i].Name] = &steps[i]
 	}
 	if op, err = r.update(id, func(op *Operation) error {
+		replan(op, steps)
 		if op.Status == Queued {
 			now := time.Now().UTC()
 			op.Status, op.StartedAt = Running, &now

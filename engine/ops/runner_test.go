@@ -3,7 +3,9 @@ package ops
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -549,5 +551,43 @@ func TestShutdownLeavesOperationsToResume(t *testing.T) {
 	defer r2.Shutdown(context.Background())
 	if end := waitEnd(t, r2, op.ID); end.Status != Succeeded {
 		t.Fatalf("resumed: %s", end.Status)
+	}
+}
+
+// TestRetryAddsPhasesANewerVersionDefines fails an operation whose
+// definition then gains a phase between two others, as when a newer
+// version of InstantStart resumes it: the retry adds the phase at its
+// place, runs it, and re-runs none that succeeded.
+func TestRetryAddsPhasesANewerVersionDefines(t *testing.T) {
+	w := newWorld()
+	w.failApply["b"] = errs.New(errs.Upstream, "capacity error in us-west-2a")
+	var newer atomic.Bool
+	r := testRunner(t, memStore(t), w, func() []Step {
+		if newer.Load() {
+			return []Step{w.step("a"), w.step("n", "a"), w.step("b", "n")}
+		}
+		return []Step{w.step("a"), w.step("b", "a")}
+	})
+	op := waitEnd(t, r, submit(t, r, "t1").ID)
+	if op.Status != Failed || len(op.Phases) != 2 {
+		t.Fatalf("before the upgrade: %s with %d phases", op.Status, len(op.Phases))
+	}
+	newer.Store(true)
+	if _, err := r.Retry(op.ID); err != nil {
+		t.Fatal(err)
+	}
+	op = waitEnd(t, r, op.ID)
+	var names []string
+	for _, p := range op.Phases {
+		names = append(names, p.Name)
+	}
+	if op.Status != Succeeded || strings.Join(names, ",") != "a,n,b" || op.Phase("n").Status != PhaseSucceeded {
+		t.Fatalf("after the retry: %s, phases %v", op.Status, names)
+	}
+	if deps := op.Phase("b").DependsOn; len(deps) != 1 || deps[0] != "n" {
+		t.Fatalf("b depends on %v, want n", deps)
+	}
+	if w.count("a") != 1 || w.count("n") != 1 || w.count("b") != 2 {
+		t.Fatalf("applies a=%d n=%d b=%d, want 1 1 2", w.count("a"), w.count("n"), w.count("b"))
 	}
 }

@@ -165,6 +165,39 @@ func (r *Runner) plan(op *Operation, def *Definition) error {
 	return nil
 }
 
+// replan brings the phases of an operation stored by an older version of
+// InstantStart in line with the definition's steps, when it resumes or is
+// retried: a step it lacks becomes a pending phase at its place in the
+// steps' order, and a phase that has not succeeded takes its step's
+// current title and dependencies. Phases that ended keep what they did.
+func replan(op *Operation, steps []Step) {
+	stored := make(map[string]*Phase, len(op.Phases))
+	for _, p := range op.Phases {
+		stored[p.Name] = p
+	}
+	var phases []*Phase
+	for _, st := range steps {
+		p := stored[st.Name]
+		switch {
+		case p == nil:
+			p = &Phase{Name: st.Name, Title: st.Title, DependsOn: st.DependsOn, Status: PhasePending, Recheck: st.Recheck,
+				Message: "added by a newer version of InstantStart"}
+		case !p.Status.done():
+			p.Title, p.DependsOn, p.Recheck = st.Title, st.DependsOn, st.Recheck
+		}
+		delete(stored, st.Name)
+		phases = append(phases, p)
+	}
+	// A stored phase the steps no longer have stays, after the others: the
+	// runner says it is unknown if it still has work.
+	for _, p := range op.Phases {
+		if stored[p.Name] != nil {
+			phases = append(phases, p)
+		}
+	}
+	op.Phases = phases
+}
+
 func (r *Runner) byIdempotencyKey(tx *store.Tx, caller, key, hash string) (*Operation, error) {
 	v, err := tx.GetIndex(indexIdem, idemKey(caller, key))
 	if errors.Is(err, store.ErrNotFound) {
