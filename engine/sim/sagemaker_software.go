@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -12,13 +13,17 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 )
 
-// The HyperPod image release versions the simulator knows: every group
-// starts on ImageVersionCurrent, and ImageVersionAvailable is the newer
-// release UpdateClusterSoftware moves it to.
+// The HyperPod image release versions the simulator knows, in the
+// MAJOR.MINOR.PATCH form the API documents: every group starts on
+// ImageVersionCurrent, and ImageVersionAvailable is the newer release
+// UpdateClusterSoftware moves it to.
 const (
-	ImageVersionCurrent   = "2026.09.12-1"
-	ImageVersionAvailable = "2026.11.20-1"
+	ImageVersionCurrent   = "1.5.2"
+	ImageVersionAvailable = "1.6.0"
 )
+
+// releaseVersionPattern is the form of an ImageReleaseVersion.
+var releaseVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 
 // hpPatchNodeTime is how long one node takes to be replaced with the new
 // image: drained, re-imaged, booted and checked.
@@ -164,7 +169,7 @@ func patchGroups(c *hpClusterRec, specs []smtypes.UpdateClusterSoftwareInstanceG
 			}
 		}
 	}
-	for _, s := range specs {
+	for i, s := range specs {
 		name := aws.ToString(s.InstanceGroupName)
 		g := c.group(name)
 		switch {
@@ -172,6 +177,8 @@ func patchGroups(c *hpClusterRec, specs []smtypes.UpdateClusterSoftwareInstanceG
 			return nil, sageMakerValidation("Instance group %s does not exist in cluster %s.", name, c.Name)
 		case slices.Contains(groups, g):
 			return nil, sageMakerValidation("InstanceGroups names %s twice.", name)
+		case s.ImageReleaseVersion != nil && !releaseVersionPattern.MatchString(*s.ImageReleaseVersion):
+			return nil, sageMakerValidation("Value '%s' at 'instanceGroups.%d.member.imageReleaseVersion' failed to satisfy constraint: Member must satisfy regular expression pattern: [0-9]+\\.[0-9]+\\.[0-9]+", *s.ImageReleaseVersion, i+1)
 		case s.ImageReleaseVersion != nil && *s.ImageReleaseVersion != ImageVersionAvailable && *s.ImageReleaseVersion != ImageVersionCurrent:
 			return nil, sageMakerValidation("Image release version %s does not exist; the releases are %s and %s.", *s.ImageReleaseVersion, ImageVersionCurrent, ImageVersionAvailable)
 		}

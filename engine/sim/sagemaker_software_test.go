@@ -159,6 +159,12 @@ func TestUpdateClusterSoftwareRefusesBadRequests(t *testing.T) {
 	missing.InstanceGroups = []smtypes.UpdateClusterSoftwareInstanceGroupSpecification{{InstanceGroupName: aws.String("nope")}}
 	_, err = f.p.SageMaker.UpdateClusterSoftware(f.ctx, missing)
 	mustCode(t, err, "ValidationException")
+	for _, v := range []string{"2026.11.20-1", "1.6", "9.9.9"} { // not MAJOR.MINOR.PATCH; no such release
+		version := patchInput(50, 0, false)
+		version.InstanceGroups = []smtypes.UpdateClusterSoftwareInstanceGroupSpecification{{InstanceGroupName: aws.String("workers"), ImageReleaseVersion: aws.String(v)}}
+		_, err = f.p.SageMaker.UpdateClusterSoftware(f.ctx, version)
+		mustCode(t, err, "ValidationException")
+	}
 	ok(f.p.SageMaker.UpdateClusterSoftware(f.ctx, patchInput(50, 0, false))).must(t)
 	var conflict *smtypes.ConflictException
 	if _, err := f.p.SageMaker.UpdateClusterSoftware(f.ctx, patchInput(50, 0, false)); !errors.As(err, &conflict) {
