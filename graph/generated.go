@@ -222,6 +222,7 @@ type ComplexityRoot struct {
 		NetworkInterfaceMode func(childComplexity int) int
 		Nodes                func(childComplexity int) int
 		Operations           func(childComplexity int, first *int, after *string) int
+		Software             func(childComplexity int) int
 		Status               func(childComplexity int) int
 		StatusMessage        func(childComplexity int) int
 		SubnetID             func(childComplexity int) int
@@ -244,6 +245,13 @@ type ComplexityRoot struct {
 	InstanceGroupEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	InstanceGroupSoftware struct {
+		ImageVersion       func(childComplexity int) int
+		ImageVersionStatus func(childComplexity int) int
+		TargetImageVersion func(childComplexity int) int
+		UpdateStatus       func(childComplexity int) int
 	}
 
 	InstanceGroupSpec struct {
@@ -318,6 +326,8 @@ type ComplexityRoot struct {
 		DeepHealthCheck    func(childComplexity int) int
 		Health             func(childComplexity int) int
 		ID                 func(childComplexity int) int
+		ImageVersion       func(childComplexity int) int
+		ImageVersionStatus func(childComplexity int) int
 		InstanceGroupID    func(childComplexity int) int
 		InstanceGroupName  func(childComplexity int) int
 		InstanceID         func(childComplexity int) int
@@ -1379,6 +1389,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstanceGroup.Operations(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "InstanceGroup.software":
+		if e.ComplexityRoot.InstanceGroup.Software == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroup.Software(childComplexity), true
 	case "InstanceGroup.status":
 		if e.ComplexityRoot.InstanceGroup.Status == nil {
 			break
@@ -1477,6 +1493,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstanceGroupEdge.Node(childComplexity), true
+
+	case "InstanceGroupSoftware.imageVersion":
+		if e.ComplexityRoot.InstanceGroupSoftware.ImageVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupSoftware.ImageVersion(childComplexity), true
+	case "InstanceGroupSoftware.imageVersionStatus":
+		if e.ComplexityRoot.InstanceGroupSoftware.ImageVersionStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupSoftware.ImageVersionStatus(childComplexity), true
+	case "InstanceGroupSoftware.targetImageVersion":
+		if e.ComplexityRoot.InstanceGroupSoftware.TargetImageVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupSoftware.TargetImageVersion(childComplexity), true
+	case "InstanceGroupSoftware.updateStatus":
+		if e.ComplexityRoot.InstanceGroupSoftware.UpdateStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupSoftware.UpdateStatus(childComplexity), true
 
 	case "InstanceGroupSpec.capacityType":
 		if e.ComplexityRoot.InstanceGroupSpec.CapacityType == nil {
@@ -1865,6 +1906,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Node.ID(childComplexity), true
+	case "Node.imageVersion":
+		if e.ComplexityRoot.Node.ImageVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.ImageVersion(childComplexity), true
+	case "Node.imageVersionStatus":
+		if e.ComplexityRoot.Node.ImageVersionStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Node.ImageVersionStatus(childComplexity), true
 	case "Node.instanceGroupId":
 		if e.ComplexityRoot.Node.InstanceGroupID == nil {
 			break
@@ -3702,6 +3755,54 @@ enum TaintEffect {
 }
 
 """
+Whether a newer HyperPod image (AMI) exists for what a group or node runs, as SageMaker reports it.
+"""
+enum ImageVersionStatus {
+  "It runs the latest HyperPod image."
+  UP_TO_DATE
+  "A newer HyperPod image is available: updateClusterSoftware moves to it."
+  UPDATE_AVAILABLE
+  "A newer image fixes a security issue: update soon."
+  SECURITY_UPDATE_REQUIRED
+  "The image it runs is no longer supported: update."
+  END_OF_LIFE
+  "SageMaker does not say (an older API, or not read yet)."
+  UNKNOWN
+}
+
+"""
+The state of a group's software update (UpdateClusterSoftware), as SageMaker reports it.
+"""
+enum SoftwareUpdateStatus {
+  "Requested; no batch has started yet."
+  PENDING
+  "Batches of nodes are being replaced with the new image."
+  IN_PROGRESS
+  "Every node of the group runs the new image."
+  SUCCEEDED
+  "A batch was unhealthy and the update stopped; the nodes already updated keep the new image."
+  FAILED
+  "A batch was unhealthy and the updated nodes are going back to their previous image."
+  ROLLBACK_IN_PROGRESS
+  "A batch was unhealthy and the updated nodes are back on their previous image."
+  ROLLBACK_COMPLETE
+}
+
+"""
+The HyperPod image (AMI) release a group runs, and its software update.
+"""
+type InstanceGroupSoftware {
+  "The image release version the group's instances run, for example 1.6.0."
+  imageVersion: String
+  "The release the group is moving to while an update runs; the same as imageVersion otherwise."
+  targetImageVersion: String
+  "Whether a newer image is available. SageMaker has no call that lists releases, so the newer release's version is known only once an update targets it."
+  imageVersionStatus: ImageVersionStatus!
+  "The state of the group's latest software update; null when it has had none."
+  updateStatus: SoftwareUpdateStatus
+}
+
+"""
 A Kubernetes label.
 """
 type KubernetesLabel {
@@ -3769,6 +3870,8 @@ type InstanceGroup {
   status: InstanceGroupStatus!
   "Why the group is in its state, when that needs saying."
   statusMessage: String
+  "The HyperPod image the group runs, whether a newer one is available, and its software update (see updateClusterSoftware)."
+  software: InstanceGroupSoftware!
   "False for a group found in HyperPod that InstantStart did not create (created with the cluster counts as created by InstantStart)."
   managed: Boolean!
   "The group's nodes."
@@ -4022,6 +4125,10 @@ type Node {
   zone: String!
   "Its private DNS hostname."
   privateDnsHostname: String
+  "The HyperPod image release version the instance runs."
+  imageVersion: String
+  "Whether a newer HyperPod image is available for the instance."
+  imageVersionStatus: ImageVersionStatus!
   "The Kubernetes node name, when it has joined."
   kubernetesNodeName: String
   "When the instance was launched."
@@ -4966,6 +5073,8 @@ func (ec *executionContext) childFields_InstanceGroup(ctx context.Context, field
 		return ec.fieldContext_InstanceGroup_status(ctx, field)
 	case "statusMessage":
 		return ec.fieldContext_InstanceGroup_statusMessage(ctx, field)
+	case "software":
+		return ec.fieldContext_InstanceGroup_software(ctx, field)
 	case "managed":
 		return ec.fieldContext_InstanceGroup_managed(ctx, field)
 	case "nodes":
@@ -5004,6 +5113,20 @@ func (ec *executionContext) childFields_InstanceGroupEdge(ctx context.Context, f
 		return ec.fieldContext_InstanceGroupEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_InstanceGroupSoftware(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "imageVersion":
+		return ec.fieldContext_InstanceGroupSoftware_imageVersion(ctx, field)
+	case "targetImageVersion":
+		return ec.fieldContext_InstanceGroupSoftware_targetImageVersion(ctx, field)
+	case "imageVersionStatus":
+		return ec.fieldContext_InstanceGroupSoftware_imageVersionStatus(ctx, field)
+	case "updateStatus":
+		return ec.fieldContext_InstanceGroupSoftware_updateStatus(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InstanceGroupSoftware", field.Name)
 }
 
 func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5130,6 +5253,10 @@ func (ec *executionContext) childFields_Node(ctx context.Context, field graphql.
 		return ec.fieldContext_Node_zone(ctx, field)
 	case "privateDnsHostname":
 		return ec.fieldContext_Node_privateDnsHostname(ctx, field)
+	case "imageVersion":
+		return ec.fieldContext_Node_imageVersion(ctx, field)
+	case "imageVersionStatus":
+		return ec.fieldContext_Node_imageVersionStatus(ctx, field)
 	case "kubernetesNodeName":
 		return ec.fieldContext_Node_kubernetesNodeName(ctx, field)
 	case "launchTime":
@@ -9753,6 +9880,38 @@ func (ec *executionContext) fieldContext_InstanceGroup_statusMessage(_ context.C
 	return graphql.NewScalarFieldContext("InstanceGroup", field, false, false, "String")
 }
 
+func (ec *executionContext) _InstanceGroup_software(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroup_software(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Software, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InstanceGroupSoftware) graphql.Marshaler {
+			return ec.marshalNInstanceGroupSoftware2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupSoftware(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroup_software(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InstanceGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InstanceGroupSoftware(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _InstanceGroup_managed(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroup) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10093,6 +10252,98 @@ func (ec *executionContext) fieldContext_InstanceGroupEdge_node(_ context.Contex
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _InstanceGroupSoftware_imageVersion(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSoftware) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupSoftware_imageVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImageVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupSoftware_imageVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupSoftware", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroupSoftware_targetImageVersion(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSoftware) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupSoftware_targetImageVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetImageVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupSoftware_targetImageVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupSoftware", field, false, false, "String")
+}
+
+func (ec *executionContext) _InstanceGroupSoftware_imageVersionStatus(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSoftware) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupSoftware_imageVersionStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImageVersionStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ImageVersionStatus) graphql.Marshaler {
+			return ec.marshalNImageVersionStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImageVersionStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupSoftware_imageVersionStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupSoftware", field, false, false, "ImageVersionStatus")
+}
+
+func (ec *executionContext) _InstanceGroupSoftware_updateStatus(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSoftware) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupSoftware_updateStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdateStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SoftwareUpdateStatus) graphql.Marshaler {
+			return ec.marshalOSoftwareUpdateStatus2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSoftwareUpdateStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupSoftware_updateStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupSoftware", field, false, false, "SoftwareUpdateStatus")
 }
 
 func (ec *executionContext) _InstanceGroupSpec_name(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSpec) (ret graphql.Marshaler) {
@@ -11786,6 +12037,52 @@ func (ec *executionContext) _Node_privateDnsHostname(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_Node_privateDnsHostname(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_imageVersion(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_imageVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImageVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Node_imageVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "String")
+}
+
+func (ec *executionContext) _Node_imageVersionStatus(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Node_imageVersionStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImageVersionStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ImageVersionStatus) graphql.Marshaler {
+			return ec.marshalNImageVersionStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImageVersionStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Node_imageVersionStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Node", field, false, false, "ImageVersionStatus")
 }
 
 func (ec *executionContext) _Node_kubernetesNodeName(ctx context.Context, field graphql.CollectedField, obj *model.Node) (ret graphql.Marshaler) {
@@ -18706,6 +19003,11 @@ func (ec *executionContext) _InstanceGroup(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "software":
+			out.Values[i] = ec._InstanceGroup_software(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "managed":
 			out.Values[i] = ec._InstanceGroup_managed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -18823,6 +19125,54 @@ func (ec *executionContext) _InstanceGroupEdge(ctx context.Context, sel ast.Sele
 		case "node":
 			out.Values[i] = ec._InstanceGroupEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var instanceGroupSoftwareImplementors = []string{"InstanceGroupSoftware"}
+
+func (ec *executionContext) _InstanceGroupSoftware(ctx context.Context, sel ast.SelectionSet, obj *model.InstanceGroupSoftware) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, instanceGroupSoftwareImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InstanceGroupSoftware")
+		case "imageVersion":
+			out.Values[i] = ec._InstanceGroupSoftware_imageVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "targetImageVersion":
+			out.Values[i] = ec._InstanceGroupSoftware_targetImageVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "imageVersionStatus":
+			out.Values[i] = ec._InstanceGroupSoftware_imageVersionStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateStatus":
+			out.Values[i] = ec._InstanceGroupSoftware_updateStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -19382,6 +19732,16 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 		case "privateDnsHostname":
 			out.Values[i] = ec._Node_privateDnsHostname(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "imageVersion":
+			out.Values[i] = ec._Node_imageVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "imageVersionStatus":
+			out.Values[i] = ec._Node_imageVersionStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "kubernetesNodeName":
@@ -21323,6 +21683,16 @@ func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast
 	return ret
 }
 
+func (ec *executionContext) unmarshalNImageVersionStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImageVersionStatus(ctx context.Context, v any) (model.ImageVersionStatus, error) {
+	var res model.ImageVersionStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImageVersionStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImageVersionStatus(ctx context.Context, sel ast.SelectionSet, v model.ImageVersionStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNImportClusterInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐImportClusterInput(ctx context.Context, v any) (model.ImportClusterInput, error) {
 	res, err := ec.unmarshalInputImportClusterInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -21411,6 +21781,14 @@ func (ec *executionContext) marshalNInstanceGroupEdge2ᚖgithubᚗcomᚋinstants
 func (ec *executionContext) unmarshalNInstanceGroupInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupInput(ctx context.Context, v any) (*model.InstanceGroupInput, error) {
 	res, err := ec.unmarshalInputInstanceGroupInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInstanceGroupSoftware2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupSoftware(ctx context.Context, sel ast.SelectionSet, v *model.InstanceGroupSoftware) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InstanceGroupSoftware!")
+		return graphql.Null
+	}
+	return ec._InstanceGroupSoftware(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNInstanceGroupSpec2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInstanceGroupSpecᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InstanceGroupSpec) graphql.Marshaler {
@@ -22541,6 +22919,22 @@ func (ec *executionContext) marshalOS3CsiDriverSettings2ᚖgithubᚗcomᚋinstan
 		return graphql.Null
 	}
 	return ec._S3CsiDriverSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSoftwareUpdateStatus2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSoftwareUpdateStatus(ctx context.Context, v any) (*model.SoftwareUpdateStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.SoftwareUpdateStatus)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSoftwareUpdateStatus2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSoftwareUpdateStatus(ctx context.Context, sel ast.SelectionSet, v *model.SoftwareUpdateStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -14,6 +14,13 @@ func mapInstanceGroup(g *compute.InstanceGroup) *model.InstanceGroup {
 		Labels: make([]*model.KubernetesLabel, 0, len(g.Labels)), Taints: make([]*model.Taint, 0, len(g.Taints)),
 		TargetCount: g.Count, CurrentCount: g.CurrentCount, Status: model.InstanceGroupStatus(g.Status),
 		StatusMessage: optional(g.StatusMessage), Managed: g.Managed, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
+		Software: &model.InstanceGroupSoftware{
+			ImageVersion: optional(g.Software.ImageVersion), TargetImageVersion: optional(g.Software.TargetImageVersion),
+			ImageVersionStatus: imageVersionStatus(g.Software.ImageVersionStatus),
+		},
+	}
+	if v := model.SoftwareUpdateStatus(g.Software.UpdateStatus); v.IsValid() {
+		out.Software.UpdateStatus = &v
 	}
 	if len(g.InstanceTypes) > 0 {
 		out.InstanceType = g.InstanceTypes[0]
@@ -40,7 +47,17 @@ func mapNode(n *compute.Node) *model.Node {
 		StatusMessage: optional(n.StatusMessage), Health: model.NodeHealth(n.Health), DeepHealthCheck: model.DeepHealthCheckResult(n.DeepHealthCheck),
 		CapacityType: model.CapacityType(n.CapacityType), Zone: n.Zone, PrivateDNSHostname: optional(n.PrivateDNS),
 		KubernetesNodeName: optional(n.KubeNodeName), LaunchTime: n.LaunchTime, UpdatedAt: n.UpdatedAt,
+		ImageVersion: optional(n.ImageVersion), ImageVersionStatus: imageVersionStatus(n.ImageStatus),
 	}
+}
+
+// imageVersionStatus maps a stored image version status to the schema's
+// enum: empty, or a value a newer SageMaker added, is UNKNOWN.
+func imageVersionStatus(s string) model.ImageVersionStatus {
+	if v := model.ImageVersionStatus(s); v.IsValid() {
+		return v
+	}
+	return model.ImageVersionStatusUnknown
 }
 
 func mapLabels(in []*model.KubernetesLabelInput) []compute.Label {

@@ -109,11 +109,23 @@ type InstanceGroup struct {
 	Status          GroupStatus `json:"status"`
 	StatusMessage   string      `json:"statusMessage,omitempty"`
 	CurrentCount    int         `json:"currentCount"`
+	Software        Software    `json:"software"`
 	Managed         bool        `json:"managed"`
 	LastOperationID string      `json:"lastOperationId,omitempty"`
 	CreatedAt       time.Time   `json:"createdAt"`
 	UpdatedAt       time.Time   `json:"updatedAt"`
 	DeletedAt       *time.Time  `json:"deletedAt,omitempty"`
+}
+
+// Software is the HyperPod image a group or node runs, as SageMaker
+// reports it. ImageVersionStatus and UpdateStatus are in the schema's form
+// (UPDATE_AVAILABLE, ROLLBACK_COMPLETE); an empty ImageVersionStatus is
+// UNKNOWN and an empty UpdateStatus means no update has run.
+type Software struct {
+	ImageVersion       string `json:"imageVersion,omitempty"`
+	TargetImageVersion string `json:"targetImageVersion,omitempty"`
+	ImageVersionStatus string `json:"imageVersionStatus,omitempty"`
+	UpdateStatus       string `json:"updateStatus,omitempty"`
 }
 
 // Node health labels and deep health check results, as the schema names
@@ -148,6 +160,8 @@ type Node struct {
 	Zone            string     `json:"zone"`
 	PrivateDNS      string     `json:"privateDnsHostname,omitempty"`
 	KubeNodeName    string     `json:"kubernetesNodeName,omitempty"`
+	ImageVersion    string     `json:"imageVersion,omitempty"`
+	ImageStatus     string     `json:"imageVersionStatus,omitempty"` // ImageVersionStatus in the schema's form; empty is UNKNOWN
 	LaunchTime      *time.Time `json:"launchTime,omitempty"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
 }

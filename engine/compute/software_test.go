@@ -31,6 +31,12 @@ func (f *fixture) ended(t *testing.T, op *ops.Operation) *ops.Operation {
 
 func TestUpdateClusterSoftwareMovesTheNodesToTheLatestImage(t *testing.T) {
 	f := newFixture(t)
+	node := f.onlyNode(t)
+	before := f.groupNamed(t, "gpu").Software
+	if before.ImageVersion != sim.ImageVersionCurrent || before.ImageVersionStatus != "UPDATE_AVAILABLE" || before.UpdateStatus != "" ||
+		node.ImageVersion != sim.ImageVersionCurrent || node.ImageStatus != "UPDATE_AVAILABLE" {
+		t.Fatalf("before the update the group's software is %+v and the node runs %s (%s)", before, node.ImageVersion, node.ImageStatus)
+	}
 	op, err := f.svc.UpdateSoftware(context.Background(), "tester", f.cluster.ID, nil, compute.RollingUpdate{MaxUnavailablePercent: 50, WaitIntervalSeconds: 30}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +44,16 @@ func TestUpdateClusterSoftwareMovesTheNodesToTheLatestImage(t *testing.T) {
 	end := f.succeeded(t, op)
 	if p := end.Phase("software-update"); p == nil || !strings.Contains(p.Message, "1 of 1 nodes on the latest image") {
 		t.Errorf("phase: %+v", p)
+	}
+	f.sync(t)
+	after := f.groupNamed(t, "gpu").Software
+	want := compute.Software{ImageVersion: sim.ImageVersionAvailable, TargetImageVersion: sim.ImageVersionAvailable, ImageVersionStatus: "UP_TO_DATE", UpdateStatus: "SUCCEEDED"}
+	if after != want {
+		t.Errorf("after the update the group's software is %+v, want %+v", after, want)
+	}
+	nodes := mustNodes(t, f, f.groupNamed(t, "gpu").ID)
+	if len(nodes) != 1 || nodes[0].ImageVersion != sim.ImageVersionAvailable || nodes[0].ImageStatus != "UP_TO_DATE" {
+		t.Errorf("after the update the nodes are %+v", nodes)
 	}
 }
 

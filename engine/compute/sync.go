@@ -271,6 +271,7 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 			g.SubnetID = cmp.Or(g.SubnetID, pl.subnet)
 		}
 		g.CurrentCount = int(aws.ToInt32(d.CurrentCount))
+		g.Software = softwareOf(d)
 		if !s.operationRunning(g.LastOperationID) {
 			g.Status = groupStatus(d.Status)
 			if g.Status == GroupInService {
@@ -301,6 +302,16 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		delete(byName, name)
 	}
 	return byName, stale, nil
+}
+
+// softwareOf reads the image a group runs and its software update.
+func softwareOf(d *smtypes.ClusterInstanceGroupDetails) Software {
+	return Software{
+		ImageVersion:       aws.ToString(d.CurrentImageReleaseVersion),
+		TargetImageVersion: aws.ToString(d.DesiredImageReleaseVersion),
+		ImageVersionStatus: schemaEnum(d.ImageVersionStatus),
+		UpdateStatus:       schemaEnum(d.SoftwareUpdateStatus),
+	}
 }
 
 func sameGroup(a, b *InstanceGroup) bool {
@@ -379,9 +390,10 @@ func healthOf(label string) string {
 	return HealthUnknown
 }
 
-// nodeStatusOf maps an instance status to the schema's form
-// (DeepHealthCheckInProgress -> DEEP_HEALTH_CHECK_IN_PROGRESS).
-func nodeStatusOf(s smtypes.ClusterInstanceStatus) string {
+// schemaEnum maps a SageMaker enum value to the schema's form
+// (DeepHealthCheckInProgress -> DEEP_HEALTH_CHECK_IN_PROGRESS,
+// UpdateAvailable -> UPDATE_AVAILABLE).
+func schemaEnum[E ~string](s E) string {
 	var b strings.Builder
 	for i, r := range string(s) {
 		if i > 0 && r >= 'A' && r <= 'Z' {
@@ -418,8 +430,9 @@ func syncNodes(tx *store.Tx, c *Cluster, groups map[string]*InstanceGroup, summa
 			InstanceType: string(sum.InstanceType), CapacityType: g.CapacityType, Zone: g.Zone, LaunchTime: sum.LaunchTime,
 			Health: HealthUnknown, DeepHealthCheck: DeepCheckNone, PrivateDNS: aws.ToString(sum.PrivateDnsHostname)}
 		if st := sum.InstanceStatus; st != nil {
-			n.Status, n.StatusMessage = nodeStatusOf(st.Status), aws.ToString(st.Message)
+			n.Status, n.StatusMessage = schemaEnum(st.Status), aws.ToString(st.Message)
 		}
+		n.ImageVersion, n.ImageStatus = aws.ToString(sum.CurrentImageReleaseVersion), schemaEnum(sum.ImageVersionStatus)
 		if k, ok := kube[id]; ok {
 			n.KubeNodeName, n.Health, n.Zone = k.name, healthOf(k.health), cmp.Or(k.zone, n.Zone)
 			switch k.deepHealth {

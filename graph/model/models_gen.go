@@ -460,6 +460,8 @@ type InstanceGroup struct {
 	Status InstanceGroupStatus `json:"status"`
 	// Why the group is in its state, when that needs saying.
 	StatusMessage *string `json:"statusMessage,omitempty"`
+	// The HyperPod image the group runs, whether a newer one is available, and its software update (see updateClusterSoftware).
+	Software *InstanceGroupSoftware `json:"software"`
 	// False for a group found in HyperPod that InstantStart did not create (created with the cluster counts as created by InstantStart).
 	Managed bool `json:"managed"`
 	// The group's nodes.
@@ -514,6 +516,18 @@ type InstanceGroupInput struct {
 	VolumeSizeGb *int `json:"volumeSizeGb,omitempty"`
 	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity.
 	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
+}
+
+// The HyperPod image (AMI) release a group runs, and its software update.
+type InstanceGroupSoftware struct {
+	// The image release version the group's instances run, for example 1.6.0.
+	ImageVersion *string `json:"imageVersion,omitempty"`
+	// The release the group is moving to while an update runs; the same as imageVersion otherwise.
+	TargetImageVersion *string `json:"targetImageVersion,omitempty"`
+	// Whether a newer image is available. SageMaker has no call that lists releases, so the newer release's version is known only once an update targets it.
+	ImageVersionStatus ImageVersionStatus `json:"imageVersionStatus"`
+	// The state of the group's latest software update; null when it has had none.
+	UpdateStatus *SoftwareUpdateStatus `json:"updateStatus,omitempty"`
 }
 
 // An instance group requested with the cluster.
@@ -648,6 +662,10 @@ type Node struct {
 	Zone string `json:"zone"`
 	// Its private DNS hostname.
 	PrivateDNSHostname *string `json:"privateDnsHostname,omitempty"`
+	// The HyperPod image release version the instance runs.
+	ImageVersion *string `json:"imageVersion,omitempty"`
+	// Whether a newer HyperPod image is available for the instance.
+	ImageVersionStatus ImageVersionStatus `json:"imageVersionStatus"`
 	// The Kubernetes node name, when it has joined.
 	KubernetesNodeName *string `json:"kubernetesNodeName,omitempty"`
 	// When the instance was launched.
@@ -1564,6 +1582,73 @@ func (e FeatureStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Whether a newer HyperPod image (AMI) exists for what a group or node runs, as SageMaker reports it.
+type ImageVersionStatus string
+
+const (
+	// It runs the latest HyperPod image.
+	ImageVersionStatusUpToDate ImageVersionStatus = "UP_TO_DATE"
+	// A newer HyperPod image is available: updateClusterSoftware moves to it.
+	ImageVersionStatusUpdateAvailable ImageVersionStatus = "UPDATE_AVAILABLE"
+	// A newer image fixes a security issue: update soon.
+	ImageVersionStatusSecurityUpdateRequired ImageVersionStatus = "SECURITY_UPDATE_REQUIRED"
+	// The image it runs is no longer supported: update.
+	ImageVersionStatusEndOfLife ImageVersionStatus = "END_OF_LIFE"
+	// SageMaker does not say (an older API, or not read yet).
+	ImageVersionStatusUnknown ImageVersionStatus = "UNKNOWN"
+)
+
+var AllImageVersionStatus = []ImageVersionStatus{
+	ImageVersionStatusUpToDate,
+	ImageVersionStatusUpdateAvailable,
+	ImageVersionStatusSecurityUpdateRequired,
+	ImageVersionStatusEndOfLife,
+	ImageVersionStatusUnknown,
+}
+
+func (e ImageVersionStatus) IsValid() bool {
+	switch e {
+	case ImageVersionStatusUpToDate, ImageVersionStatusUpdateAvailable, ImageVersionStatusSecurityUpdateRequired, ImageVersionStatusEndOfLife, ImageVersionStatusUnknown:
+		return true
+	}
+	return false
+}
+
+func (e ImageVersionStatus) String() string {
+	return string(e)
+}
+
+func (e *ImageVersionStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImageVersionStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImageVersionStatus", str)
+	}
+	return nil
+}
+
+func (e ImageVersionStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImageVersionStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImageVersionStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // The state of an instance group, as HyperPod reports it.
 type InstanceGroupStatus string
 
@@ -2101,6 +2186,76 @@ func (e *Role) UnmarshalJSON(b []byte) error {
 }
 
 func (e Role) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The state of a group's software update (UpdateClusterSoftware), as SageMaker reports it.
+type SoftwareUpdateStatus string
+
+const (
+	// Requested; no batch has started yet.
+	SoftwareUpdateStatusPending SoftwareUpdateStatus = "PENDING"
+	// Batches of nodes are being replaced with the new image.
+	SoftwareUpdateStatusInProgress SoftwareUpdateStatus = "IN_PROGRESS"
+	// Every node of the group runs the new image.
+	SoftwareUpdateStatusSucceeded SoftwareUpdateStatus = "SUCCEEDED"
+	// A batch was unhealthy and the update stopped; the nodes already updated keep the new image.
+	SoftwareUpdateStatusFailed SoftwareUpdateStatus = "FAILED"
+	// A batch was unhealthy and the updated nodes are going back to their previous image.
+	SoftwareUpdateStatusRollbackInProgress SoftwareUpdateStatus = "ROLLBACK_IN_PROGRESS"
+	// A batch was unhealthy and the updated nodes are back on their previous image.
+	SoftwareUpdateStatusRollbackComplete SoftwareUpdateStatus = "ROLLBACK_COMPLETE"
+)
+
+var AllSoftwareUpdateStatus = []SoftwareUpdateStatus{
+	SoftwareUpdateStatusPending,
+	SoftwareUpdateStatusInProgress,
+	SoftwareUpdateStatusSucceeded,
+	SoftwareUpdateStatusFailed,
+	SoftwareUpdateStatusRollbackInProgress,
+	SoftwareUpdateStatusRollbackComplete,
+}
+
+func (e SoftwareUpdateStatus) IsValid() bool {
+	switch e {
+	case SoftwareUpdateStatusPending, SoftwareUpdateStatusInProgress, SoftwareUpdateStatusSucceeded, SoftwareUpdateStatusFailed, SoftwareUpdateStatusRollbackInProgress, SoftwareUpdateStatusRollbackComplete:
+		return true
+	}
+	return false
+}
+
+func (e SoftwareUpdateStatus) String() string {
+	return string(e)
+}
+
+func (e *SoftwareUpdateStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = SoftwareUpdateStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid SoftwareUpdateStatus", str)
+	}
+	return nil
+}
+
+func (e SoftwareUpdateStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *SoftwareUpdateStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e SoftwareUpdateStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
