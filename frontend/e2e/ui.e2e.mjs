@@ -2,7 +2,8 @@
 // simulator: sign in, create a cluster from the form and watch it come up
 // live, see a validation error at its field, fail on an injected fault and
 // retry, add an instance group and watch its nodes come up live, turn a
-// feature on and see a re-apply that changes nothing said plainly, delete; and
+// feature on and see a re-apply that changes nothing said plainly, patch the
+// cluster's software in a rolling update, delete; and
 // the bundled GraphiQL playground runs a query and a subscription with every
 // host but the server blocked. Run with: npm run e2e
 // (needs Go and /usr/bin/chromium).
@@ -289,6 +290,49 @@ describe("web UI", () => {
     await dialog.getByRole("button", { name: "Change S3 CSI driver (Mountpoint for Amazon S3)" }).click();
     await reach(s3, "ENABLED", "Mounts datasets, models");
     await screenshot(page, "features-s3-csi");
+  });
+
+  test("patches a cluster from its page: each group's image, a rolling update, and the new image once it ends", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-restart" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    const clusterUrl = page.url();
+    const software = page.getByRole("region", { name: "Software" });
+    const groups = ["workers", "ui-added"];
+    const before = {};
+    for (const name of groups) {
+      const row = software.locator(`tr[data-group="${name}"]`);
+      await row.getByText("update available").waitFor();
+      before[name] = (await row.locator("code").innerText()).trim();
+    }
+    await software.getByRole("button", { name: "Update software" }).click();
+    const dialog = page.locator("dialog[open]");
+    for (const name of groups) assert.equal(await dialog.getByRole("checkbox", { name: `Update ${name}` }).isChecked(), true, name);
+
+    // A percentage out of range is refused at its field before anything is sent.
+    const percent = dialog.locator("#f-rollingUpdate-maxUnavailablePercent");
+    await percent.fill("0");
+    await dialog.getByRole("button", { name: "Start the update" }).click();
+    await dialog.locator("#f-rollingUpdate-maxUnavailablePercent-error").waitFor();
+    assert.equal(await percent.getAttribute("aria-invalid"), "true");
+    await percent.fill("50");
+    await dialog.getByRole("row", { name: /ui-added/ }).getByText("2 batches of up to 1").waitFor();
+    await screenshot(page, "update-software");
+    await dialog.getByRole("button", { name: "Start the update" }).click();
+    await software.getByRole("status").getByRole("link", { name: "Follow its progress" }).click();
+    await page.waitForURL(/\/operations\//);
+    const { status, seen } = await followOperation(page);
+    assert.equal(status, "SUCCEEDED", `phases seen: ${[...seen]}`);
+
+    await page.goto(clusterUrl);
+    for (const name of groups) {
+      const row = software.locator(`tr[data-group="${name}"]`);
+      await row.getByText("up to date").waitFor();
+      await row.getByText("last update succeeded").waitFor();
+      const after = (await row.locator("code").innerText()).trim();
+      assert.notEqual(after, before[name], `${name} still runs ${after}`);
+    }
+    await screenshot(page, "software-updated");
   });
 
   test("shows the failed phase of an injected fault, and Retry completes it", async () => {

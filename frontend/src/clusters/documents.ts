@@ -228,3 +228,11 @@ export const ClusterComputeEventsSubscription = graphql(`
     }
   }
 `);
+
+export const UpdateClusterSoftwareMutation = graphql(`
+  mutation UpdateClusterSoftware($clusterId: ID!, $instanceGroups: [String!], $rollingUpdate: RollingUpdateInput!, $idempotencyKey: String) {
+    updateClusterSoftware(clusterId: $clusterId, instanceGroups: $instanceGroups, rollingUpdate: $rollingUpdate, idempotencyKey: $idempotencyKey) {
+      ...OperationSummary
+    }
+  }
+`);

@@ -29,6 +29,12 @@ export const InstanceGroupRowFragment = graphql(`
     currentCount
     status
     statusMessage
+    software {
+      imageVersion
+      targetImageVersion
+      imageVersionStatus
+      updateStatus
+    }
     managed
     lastOperation {
       ...OperationSummary

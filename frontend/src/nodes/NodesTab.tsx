@@ -4,6 +4,7 @@ import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
 import type { ClusterCompute } from "../clusters/useClusterCompute";
 import type { InstanceGroupRowFragment, NodeRowFragment } from "../gql/graphql";
+import { imageStatusWords } from "../clusters/softwareUpdate";
 import { capacityWords } from "../instanceGroups/words";
 import { OperationStarted } from "../operations/OperationStarted";
 import { EmptyState, ErrorBanner, Loading, errorMessages } from "../ui/feedback";
@@ -242,6 +243,7 @@ function GroupSection({ section, selected, now, onToggle, onDiagnose }: SectionP
                 <th scope="col">Deep health check</th>
                 <th scope="col">Capacity</th>
                 <th scope="col">Launched</th>
+                <th scope="col">Image</th>
                 <th scope="col">
                   <span className="sr-only">Diagnose</span>
                 </th>
@@ -278,6 +280,12 @@ function GroupSection({ section, selected, now, onToggle, onDiagnose }: SectionP
                   <td className="nowrap">{capacityWords[n.capacityType]}</td>
                   <td className="nowrap" title={formatTime(n.launchTime)}>
                     {formatAgo(n.launchTime, now)}
+                  </td>
+                  <td className="nowrap" title={imageStatusWords[n.imageVersionStatus]}>
+                    {n.imageVersion ? <code>{n.imageVersion}</code> : <span className="muted">—</span>}
+                    {n.imageVersionStatus !== "UP_TO_DATE" && n.imageVersionStatus !== "UNKNOWN" && (
+                      <div className="cell-note">{imageStatusWords[n.imageVersionStatus]}</div>
+                    )}
                   </td>
                   <td>
                     <button type="button" className="button" onClick={() => onDiagnose(n.id)} aria-label={`Diagnose ${n.instanceId}`}>

@@ -17,6 +17,8 @@ export const NodeRowFragment = graphql(`
     zone
     privateDnsHostname
     kubernetesNodeName
+    imageVersion
+    imageVersionStatus
     launchTime
     updatedAt
   }

@@ -40,6 +40,23 @@ export function Field({ path, label, hint, errors, children }: FieldProps) {
   );
 }
 
+/** A Field holding a whole number from min to max, as typed. */
+export function WholeNumberField({
+  min,
+  max,
+  value,
+  onChange,
+  ...field
+}: Omit<FieldProps, "children"> & { min: number; max: number; value: string; onChange: (value: string) => void }) {
+  return (
+    <Field {...field}>
+      {(props) => (
+        <input {...props} type="number" inputMode="numeric" min={min} max={max} step={1} value={value} onChange={(e) => onChange(e.target.value)} />
+      )}
+    </Field>
+  );
+}
+
 export function FieldErrorList({ id, messages }: { id?: string; messages: string[] | undefined }) {
   if (!messages || messages.length === 0) return null;
   return (

@@ -14,6 +14,7 @@ const tones: Record<string, Tone> = {
   SCHEDULABLE: "ok",
   PASSED: "ok",
   ENABLED: "ok",
+  UPTODATE: "ok",
   // in progress
   RUNNING: "progress",
   WAITING: "progress",
@@ -23,6 +24,7 @@ const tones: Record<string, Tone> = {
   UPDATING: "progress",
   SYSTEMUPDATING: "progress",
   ROLLINGBACK: "progress",
+  ROLLBACKINPROGRESS: "progress",
   INPROGRESS: "progress",
   DEEPHEALTHCHECKINPROGRESS: "progress",
   SHUTTINGDOWN: "progress",
@@ -33,10 +35,14 @@ const tones: Record<string, Tone> = {
   UNSCHEDULABLEPENDINGREBOOT: "warn",
   UNSCHEDULABLEPENDINGREPLACEMENT: "warn",
   PARTIAL: "warn",
+  UPDATEAVAILABLE: "warn",
+  SECURITYUPDATEREQUIRED: "warn",
+  ROLLBACKCOMPLETE: "warn",
   // failed
   FAILED: "bad",
   FAILURE: "bad",
   UNSCHEDULABLE: "bad",
+  ENDOFLIFE: "bad",
   // ended or gone
   CANCELLED: "ended",
   DELETED: "ended",
