@@ -255,15 +255,17 @@ type ComplexityRoot struct {
 	}
 
 	InstanceGroupSpec struct {
-		CapacityType     func(childComplexity int) int
-		Count            func(childComplexity int) int
-		DeepHealthChecks func(childComplexity int) int
-		InstanceType     func(childComplexity int) int
-		MinCount         func(childComplexity int) int
-		Name             func(childComplexity int) int
-		ThreadsPerCore   func(childComplexity int) int
-		VolumeSizeGb     func(childComplexity int) int
-		Zone             func(childComplexity int) int
+		CapacityType         func(childComplexity int) int
+		Count                func(childComplexity int) int
+		DeepHealthChecks     func(childComplexity int) int
+		InstanceType         func(childComplexity int) int
+		InstanceTypes        func(childComplexity int) int
+		MinCount             func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		NetworkInterfaceMode func(childComplexity int) int
+		ThreadsPerCore       func(childComplexity int) int
+		VolumeSizeGb         func(childComplexity int) int
+		Zone                 func(childComplexity int) int
 	}
 
 	InstanceQuota struct {
@@ -302,22 +304,23 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddInstanceGroup      func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
-		CancelOperation       func(childComplexity int, id string) int
-		CreateCluster         func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
-		CreateToken           func(childComplexity int, input model.CreateTokenInput) int
-		DeleteCluster         func(childComplexity int, id string, idempotencyKey *string) int
-		DeleteInstanceGroup   func(childComplexity int, id string, idempotencyKey *string) int
-		DeleteNodes           func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
-		ImportCluster         func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
-		RebootNodes           func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
-		ReplaceNodes          func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
-		RetryOperation        func(childComplexity int, id string) int
-		RevokeToken           func(childComplexity int, id string) int
-		ScaleInstanceGroup    func(childComplexity int, id string, count int, idempotencyKey *string) int
-		UpdateClusterFeatures func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
-		UpdateClusterSoftware func(childComplexity int, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) int
-		UpdateInstanceGroup   func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
+		AddInstanceGroup          func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
+		CancelOperation           func(childComplexity int, id string) int
+		CreateCluster             func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
+		CreateToken               func(childComplexity int, input model.CreateTokenInput) int
+		DeleteCluster             func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		ImportCluster             func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
+		RebootNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		RepairClusterDependencies func(childComplexity int, clusterID string, idempotencyKey *string) int
+		ReplaceNodes              func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		RetryOperation            func(childComplexity int, id string) int
+		RevokeToken               func(childComplexity int, id string) int
+		ScaleInstanceGroup        func(childComplexity int, id string, count int, idempotencyKey *string) int
+		UpdateClusterFeatures     func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
+		UpdateClusterSoftware     func(childComplexity int, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) int
+		UpdateInstanceGroup       func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
 	}
 
 	Node struct {
@@ -546,6 +549,7 @@ type MutationResolver interface {
 	CreateCluster(ctx context.Context, input model.CreateClusterInput, idempotencyKey *string) (*model.Operation, error)
 	ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error)
 	UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error)
 	AddInstanceGroup(ctx context.Context, input model.AddInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
 	ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error)
@@ -1543,6 +1547,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstanceGroupSpec.InstanceType(childComplexity), true
+	case "InstanceGroupSpec.instanceTypes":
+		if e.ComplexityRoot.InstanceGroupSpec.InstanceTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupSpec.InstanceTypes(childComplexity), true
 	case "InstanceGroupSpec.minCount":
 		if e.ComplexityRoot.InstanceGroupSpec.MinCount == nil {
 			break
@@ -1555,6 +1565,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstanceGroupSpec.Name(childComplexity), true
+	case "InstanceGroupSpec.networkInterfaceMode":
+		if e.ComplexityRoot.InstanceGroupSpec.NetworkInterfaceMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InstanceGroupSpec.NetworkInterfaceMode(childComplexity), true
 	case "InstanceGroupSpec.threadsPerCore":
 		if e.ComplexityRoot.InstanceGroupSpec.ThreadsPerCore == nil {
 			break
@@ -1798,6 +1814,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RebootNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
+	case "Mutation.repairClusterDependencies":
+		if e.ComplexityRoot.Mutation.RepairClusterDependencies == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_repairClusterDependencies_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RepairClusterDependencies(childComplexity, args["clusterId"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.replaceNodes":
 		if e.ComplexityRoot.Mutation.ReplaceNodes == nil {
 			break
@@ -3201,8 +3228,10 @@ An instance group requested with the cluster.
 type InstanceGroupSpec {
   "The group's name."
   name: String!
-  "The instance type, for example ml.p5.48xlarge."
+  "The instance type, for example ml.p5.48xlarge; a flexible group's first choice."
   instanceType: String!
+  "The instance types in priority order: one, or a flexible group's list."
+  instanceTypes: [String!]!
   "How many instances."
   count: Int!
   "The minimum count for the group to reach InService."
@@ -3211,6 +3240,8 @@ type InstanceGroupSpec {
   zone: String!
   "How the instances are bought."
   capacityType: CapacityType!
+  "The network interfaces."
+  networkInterfaceMode: NetworkInterfaceMode!
   "Threads per core (1 or 2)."
   threadsPerCore: Int!
   "The EBS volume size per instance in GiB."
@@ -3253,7 +3284,7 @@ type Cluster {
   requestedInstanceGroups: [InstanceGroupSpec!]!
   "The cluster's instance groups as last read from HyperPod, with those being added."
   instanceGroups: [InstanceGroup!]!
-  "HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as the last create, import or retry saw them; empty until the first saw them."
+  "HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as last read: by the cluster's operations and, while it is ACTIVE, by the refresher, so one removed outside InstantStart shows. Empty until the creation or import reads them."
   dependencies: [ClusterDependency!]!
   "How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation."
   nodesReady: Int
@@ -3287,11 +3318,11 @@ enum DependencyStatus {
   INSTALLED
   "Being installed or upgraded."
   INSTALLING
-  "Installed at another version; a retry of the cluster's operation upgrades it."
+  "Installed at another version; a retry of the cluster's failed operation, or repairClusterDependencies on an ACTIVE cluster, upgrades it."
   OUTDATED
-  "Its install failed (see message); a retry of the cluster's operation installs it again."
+  "Its install failed (see message); a retry of the cluster's failed operation, or repairClusterDependencies on an ACTIVE cluster, installs it again."
   FAILED
-  "Not installed; a retry of the cluster's operation installs it."
+  "Not installed; a retry of the cluster's failed operation, or repairClusterDependencies on an ACTIVE cluster, installs it."
   MISSING
 }
 
@@ -3341,8 +3372,10 @@ An instance group to create with the cluster.
 input InstanceGroupInput {
   "The group's name: letters, digits and hyphens, 1-63 characters."
   name: String!
-  "The instance type, for example ml.p5.48xlarge; it must be offered in the zone."
-  instanceType: String!
+  "The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes."
+  instanceType: String
+  "A flexible group: instance types in priority order (2-10), each offered in the zone; HyperPod launches the first it has capacity for. ON_DEMAND only. Give this or instanceType."
+  instanceTypes: [String!]
   "How many instances (0-1000)."
   count: Int!
   "The minimum count for the group to reach InService (default: count)."
@@ -3351,12 +3384,18 @@ input InstanceGroupInput {
   zone: String
   "How the instances are bought (default ON_DEMAND). Training-plan groups are added with addInstanceGroup once the cluster exists."
   capacityType: CapacityType = ON_DEMAND
+  "The network interfaces (default STANDARD). Fixed for the group's lifetime."
+  networkInterfaceMode: NetworkInterfaceMode = STANDARD
   "Threads per core, 1 or 2 (default: 2 on p4, p5 and p6, else 1)."
   threadsPerCore: Int
   "The EBS volume per instance in GiB, 50-16384 (default 500)."
   volumeSizeGb: Int
   "Deep health checks to run when instances start: InstanceStress, InstanceConnectivity."
   deepHealthChecks: [String!]
+  "Kubernetes labels for the group's nodes."
+  labels: [KubernetesLabelInput!]
+  "Kubernetes taints for the group's nodes."
+  taints: [TaintInput!]
 }
 
 """
@@ -3437,6 +3476,13 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
+  "Reinstall HyperPod's cluster dependencies that are MISSING, FAILED or OUTDATED on an ACTIVE cluster (removed or broken since it was made); those installed are left alone, and when all are it ends SUCCEEDED with noop true. A failed creation or import is repaired by retrying it instead. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the cluster's dependencies."
+  repairClusterDependencies(
+    "The cluster's id."
+    clusterId: ID!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "cluster")
 }
 
 extend type Subscription {
@@ -5135,6 +5181,8 @@ func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, f
 		return ec.fieldContext_InstanceGroupSpec_name(ctx, field)
 	case "instanceType":
 		return ec.fieldContext_InstanceGroupSpec_instanceType(ctx, field)
+	case "instanceTypes":
+		return ec.fieldContext_InstanceGroupSpec_instanceTypes(ctx, field)
 	case "count":
 		return ec.fieldContext_InstanceGroupSpec_count(ctx, field)
 	case "minCount":
@@ -5143,6 +5191,8 @@ func (ec *executionContext) childFields_InstanceGroupSpec(ctx context.Context, f
 		return ec.fieldContext_InstanceGroupSpec_zone(ctx, field)
 	case "capacityType":
 		return ec.fieldContext_InstanceGroupSpec_capacityType(ctx, field)
+	case "networkInterfaceMode":
+		return ec.fieldContext_InstanceGroupSpec_networkInterfaceMode(ctx, field)
 	case "threadsPerCore":
 		return ec.fieldContext_InstanceGroupSpec_threadsPerCore(ctx, field)
 	case "volumeSizeGb":
@@ -5914,6 +5964,28 @@ func (ec *executionContext) field_Mutation_rebootNodes_args(ctx context.Context,
 		return nil, err
 	}
 	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_repairClusterDependencies_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
 	return args, nil
 }
 
@@ -10392,6 +10464,29 @@ func (ec *executionContext) fieldContext_InstanceGroupSpec_instanceType(_ contex
 	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "String")
 }
 
+func (ec *executionContext) _InstanceGroupSpec_instanceTypes(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSpec) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupSpec_instanceTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceTypes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupSpec_instanceTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "String")
+}
+
 func (ec *executionContext) _InstanceGroupSpec_count(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSpec) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10482,6 +10577,29 @@ func (ec *executionContext) _InstanceGroupSpec_capacityType(ctx context.Context,
 }
 func (ec *executionContext) fieldContext_InstanceGroupSpec_capacityType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "CapacityType")
+}
+
+func (ec *executionContext) _InstanceGroupSpec_networkInterfaceMode(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSpec) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InstanceGroupSpec_networkInterfaceMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NetworkInterfaceMode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.NetworkInterfaceMode) graphql.Marshaler {
+			return ec.marshalNNetworkInterfaceMode2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InstanceGroupSpec_networkInterfaceMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InstanceGroupSpec", field, false, false, "NetworkInterfaceMode")
 }
 
 func (ec *executionContext) _InstanceGroupSpec_threadsPerCore(ctx context.Context, field graphql.CollectedField, obj *model.InstanceGroupSpec) (ret graphql.Marshaler) {
@@ -11227,6 +11345,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteCluster(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCluster_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_repairClusterDependencies(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_repairClusterDependencies(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RepairClusterDependencies(ctx, fc.Args["clusterId"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_repairClusterDependencies(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_repairClusterDependencies_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17077,8 +17239,11 @@ func (ec *executionContext) unmarshalInputInstanceGroupInput(ctx context.Context
 	if _, present := asMap["capacityType"]; !present {
 		asMap["capacityType"] = "ON_DEMAND"
 	}
+	if _, present := asMap["networkInterfaceMode"]; !present {
+		asMap["networkInterfaceMode"] = "STANDARD"
+	}
 
-	fieldsInOrder := [...]string{"name", "instanceType", "count", "minCount", "zone", "capacityType", "threadsPerCore", "volumeSizeGb", "deepHealthChecks"}
+	fieldsInOrder := [...]string{"name", "instanceType", "instanceTypes", "count", "minCount", "zone", "capacityType", "networkInterfaceMode", "threadsPerCore", "volumeSizeGb", "deepHealthChecks", "labels", "taints"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17094,11 +17259,18 @@ func (ec *executionContext) unmarshalInputInstanceGroupInput(ctx context.Context
 			it.Name = data
 		case "instanceType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceType"))
-			data, err := ec.unmarshalNString2string(ctx, v)
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.InstanceType = data
+		case "instanceTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceTypes"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceTypes = data
 		case "count":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
 			data, err := ec.unmarshalNInt2int(ctx, v)
@@ -17127,6 +17299,13 @@ func (ec *executionContext) unmarshalInputInstanceGroupInput(ctx context.Context
 				return it, err
 			}
 			it.CapacityType = data
+		case "networkInterfaceMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("networkInterfaceMode"))
+			data, err := ec.unmarshalONetworkInterfaceMode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NetworkInterfaceMode = data
 		case "threadsPerCore":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threadsPerCore"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -17148,6 +17327,20 @@ func (ec *executionContext) unmarshalInputInstanceGroupInput(ctx context.Context
 				return it, err
 			}
 			it.DeepHealthChecks = data
+		case "labels":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("labels"))
+			data, err := ec.unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Labels = data
+		case "taints":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taints"))
+			data, err := ec.unmarshalOTaintInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Taints = data
 		}
 	}
 	return it, nil
@@ -19213,6 +19406,11 @@ func (ec *executionContext) _InstanceGroupSpec(ctx context.Context, sel ast.Sele
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "instanceTypes":
+			out.Values[i] = ec._InstanceGroupSpec_instanceTypes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "count":
 			out.Values[i] = ec._InstanceGroupSpec_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -19230,6 +19428,11 @@ func (ec *executionContext) _InstanceGroupSpec(ctx context.Context, sel ast.Sele
 			}
 		case "capacityType":
 			out.Values[i] = ec._InstanceGroupSpec_capacityType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "networkInterfaceMode":
+			out.Values[i] = ec._InstanceGroupSpec_networkInterfaceMode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19555,6 +19758,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCluster":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCluster(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "repairClusterDependencies":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_repairClusterDependencies(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

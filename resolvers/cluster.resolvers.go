@@ -82,6 +82,15 @@ func (r *mutationResolver) DeleteCluster(ctx context.Context, id string, idempot
 	return mapOperation(op), nil
 }
 
+// RepairClusterDependencies is the resolver for the repairClusterDependencies field.
+func (r *mutationResolver) RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error) {
+	op, err := r.Clusters.RepairDependencies(ctx, auth.Caller(ctx), clusterID, deref(idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	return mapOperation(op), nil
+}
+
 // Clusters is the resolver for the clusters field.
 func (r *queryResolver) Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error) {
 	f := mapClusterFilter(filter)

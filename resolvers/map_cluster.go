@@ -82,16 +82,21 @@ func mapNetwork(n cluster.Network) *model.ClusterNetwork {
 
 func mapInstanceGroupSpec(g compute.GroupSpec) *model.InstanceGroupSpec {
 	out := &model.InstanceGroupSpec{
-		Name:             g.Name,
-		Count:            g.Count,
-		Zone:             g.Zone,
-		CapacityType:     model.CapacityType(g.CapacityType),
-		ThreadsPerCore:   g.ThreadsPerCore,
-		VolumeSizeGb:     g.VolumeSizeGB,
-		DeepHealthChecks: append([]string{}, g.DeepHealthChecks...),
+		Name:                 g.Name,
+		InstanceTypes:        append([]string{}, g.InstanceTypes...),
+		Count:                g.Count,
+		Zone:                 g.Zone,
+		CapacityType:         model.CapacityType(g.CapacityType),
+		NetworkInterfaceMode: model.NetworkInterfaceMode(g.InterfaceMode),
+		ThreadsPerCore:       g.ThreadsPerCore,
+		VolumeSizeGb:         g.VolumeSizeGB,
+		DeepHealthChecks:     append([]string{}, g.DeepHealthChecks...),
 	}
 	if len(g.InstanceTypes) > 0 {
 		out.InstanceType = g.InstanceTypes[0]
+	}
+	if out.NetworkInterfaceMode == "" {
+		out.NetworkInterfaceMode = model.NetworkInterfaceModeStandard
 	}
 	if g.MinCount > 0 {
 		minCount := g.MinCount
@@ -140,28 +145,21 @@ func mapCreateClusterInput(in model.CreateClusterInput) (cluster.CreateInput, er
 		VpcCIDR:           deref(in.VpcCidr),
 	}
 	for _, g := range in.InstanceGroups {
-		spec := compute.GroupSpec{
-			Name:             g.Name,
-			InstanceTypes:    []string{g.InstanceType},
-			Count:            g.Count,
-			Zone:             deref(g.Zone),
-			DeepHealthChecks: g.DeepHealthChecks,
-		}
-		if g.MinCount != nil {
-			spec.MinCount = *g.MinCount
-		}
-		if g.CapacityType != nil {
-			spec.CapacityType = string(*g.CapacityType)
-		}
-		if g.ThreadsPerCore != nil {
-			spec.ThreadsPerCore = *g.ThreadsPerCore
-		}
-		if g.VolumeSizeGb != nil {
-			spec.VolumeSizeGB = *g.VolumeSizeGb
-		}
-		out.InstanceGroups = append(out.InstanceGroups, spec)
+		out.InstanceGroups = append(out.InstanceGroups, mapInstanceGroupInput(g))
 	}
 	return out, nil
+}
+
+// mapInstanceGroupInput maps a group of createCluster the way
+// addInstanceGroup's group is mapped: both ask the same decisions of one
+// group model, except that a group created with its cluster names no
+// cluster and no training plan (compute.NormalizeSpec refuses one).
+func mapInstanceGroupInput(g *model.InstanceGroupInput) compute.GroupSpec {
+	return mapAddInstanceGroupInput(model.AddInstanceGroupInput{
+		Name: g.Name, InstanceType: g.InstanceType, InstanceTypes: g.InstanceTypes, Count: g.Count, MinCount: g.MinCount, Zone: g.Zone,
+		CapacityType: g.CapacityType, NetworkInterfaceMode: g.NetworkInterfaceMode, ThreadsPerCore: g.ThreadsPerCore,
+		VolumeSizeGb: g.VolumeSizeGb, DeepHealthChecks: g.DeepHealthChecks, Labels: g.Labels, Taints: g.Taints,
+	}).GroupSpec
 }
 
 func mapImportClusterInput(in model.ImportClusterInput) (cluster.ImportInput, error) {

@@ -205,6 +205,22 @@ func TestBadInputIsRefusedBeforeAnythingIsMade(t *testing.T) {
 		{"over quota", func(in *CreateInput) { in.InstanceGroups[0].Count = 50 }, errs.Precondition, "input.instanceGroups[0].count", "quota"},
 		{"bad threads", func(in *CreateInput) { in.InstanceGroups[0].ThreadsPerCore = 3 }, errs.Validation, "input.instanceGroups[0].threadsPerCore", "1 or 2"},
 		{"group zone outside the cluster", func(in *CreateInput) { in.InstanceGroups[0].Zone = "us-west-2c" }, errs.Validation, "input.instanceGroups[0].zone", "not one of the cluster's zones"},
+		{"unknown network interface mode", func(in *CreateInput) { in.InstanceGroups[0].InterfaceMode = "EFA_PLUS" }, errs.Validation, "input.instanceGroups[0].networkInterfaceMode", "STANDARD, EFA_ONLY"},
+		{"flexible type not offered in the zone", func(in *CreateInput) {
+			in.InstanceGroups[0].InstanceTypes = []string{"ml.p5.48xlarge", "ml.p5e.48xlarge"}
+		}, errs.Precondition, "input.instanceGroups[0].instanceType", "ml.p5e.48xlarge of group gpu is not offered in us-west-2a"},
+		{"instance type listed twice", func(in *CreateInput) {
+			in.InstanceGroups[0].InstanceTypes = []string{"ml.p5.48xlarge", "ml.p5.48xlarge"}
+		}, errs.Validation, "input.instanceGroups[0].instanceTypes", "listed twice"},
+		{"flexible group on spot", func(in *CreateInput) {
+			in.InstanceGroups[0].InstanceTypes, in.InstanceGroups[0].CapacityType = []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}, compute.Spot
+		}, errs.Precondition, "input.instanceGroups[0].capacityType", "flexible"},
+		{"label key of HyperPod's", func(in *CreateInput) {
+			in.InstanceGroups[0].Labels = []compute.Label{{Key: "sagemaker.amazonaws.com/node", Value: "x"}}
+		}, errs.Validation, "input.instanceGroups[0].labels", "HyperPod's"},
+		{"unknown taint effect", func(in *CreateInput) {
+			in.InstanceGroups[0].Taints = []compute.Taint{{Key: "dedicated", Effect: "EVICT"}}
+		}, errs.Validation, "input.instanceGroups[0].taints", "EVICT"},
 		{"VPC range with host bits", func(in *CreateInput) { in.VpcCIDR = "10.0.0.1/16" }, errs.Validation, "input.vpcCidr", "10.0.0.0/16"},
 		{"VPC range not a /16", func(in *CreateInput) { in.VpcCIDR = "10.9.0.0/20" }, errs.Validation, "input.vpcCidr", "/16"},
 	} {

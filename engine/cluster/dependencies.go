@@ -3,12 +3,15 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 )
@@ -97,8 +100,37 @@ func wantedDependencies(instanceTypes []string) []dependencyChart {
 	return out
 }
 
+// dependenciesStep returns the phase that installs the dependencies a new
+// group of instanceTypes needs beyond those every cluster has, or nil when
+// it needs none. It observes every dependency the group needs, so that it
+// also repairs one removed since the cluster was made.
+func (s *Service) dependenciesStep(clusterID string, instanceTypes []string) (*ops.Step, error) {
+	var extra []string
+	for _, d := range wantedDependencies(instanceTypes) {
+		if d.trainiumOnly {
+			extra = append(extra, d.name)
+		}
+	}
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	c, err := s.Get(clusterID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.provider(c.Region)
+	if err != nil {
+		return nil, err
+	}
+	types := slices.Clone(instanceTypes)
+	d := &dependencies{p: p, eksName: c.EKS.Name, instanceTypes: func(context.Context, *ops.Run) ([]string, error) { return types, nil }}
+	return &ops.Step{Name: phaseDependencies, Title: "Install what the group needs: " + strings.Join(extra, ", "),
+		Observe: d.observe, Apply: d.apply, Timeout: 20 * time.Minute, Recheck: true}, nil
+}
+
 // dependencies is the phase that installs the cluster dependencies: in
-// createCluster, and in importCluster where they are missing. It is
+// createCluster, in importCluster where they are missing, and in
+// addInstanceGroup for a group that needs more (dependenciesStep). It is
 // rechecked on retry, so that a retry reinstalls one removed since.
 type dependencies struct {
 	p       *cloud.Provider
@@ -256,17 +288,26 @@ func createInstanceTypes(in *CreateInput) func(context.Context, *ops.Run) ([]str
 func importedInstanceTypes(p *cloud.Provider) func(context.Context, *ops.Run) ([]string, error) {
 	return func(ctx context.Context, run *ops.Run) ([]string, error) {
 		hp, err := outputOf[hyperPodOutput](run, phaseHyperPod)
-		if err != nil || hp.Name == "" {
-			return nil, err
-		}
-		out, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(hp.Name)})
 		if err != nil {
 			return nil, err
 		}
-		var types []string
-		for _, g := range out.InstanceGroups {
-			types = append(types, string(g.InstanceType))
-		}
-		return types, nil
+		return hyperPodInstanceTypes(ctx, p, hp.Name)
 	}
+}
+
+// hyperPodInstanceTypes returns the instance types the groups of HyperPod
+// cluster name run (none when name is empty).
+func hyperPodInstanceTypes(ctx context.Context, p *cloud.Provider, name string) ([]string, error) {
+	if name == "" {
+		return nil, nil
+	}
+	out, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(name)})
+	if err != nil {
+		return nil, errs.FromUpstream(err, "read the instance types of HyperPod cluster "+name)
+	}
+	var types []string
+	for i := range out.InstanceGroups {
+		types = append(types, compute.ActualSpec(&out.InstanceGroups[i]).InstanceTypes...)
+	}
+	return types, nil
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,5 +185,58 @@ func TestImportInstallsMissingDependencies(t *testing.T) {
 	}
 	if _, efa := f.advertised(t, "train-1", "vpc.amazonaws.com/efa"); efa != 64 {
 		t.Fatalf("nodes advertise %d EFA interfaces after import, want 64", efa)
+	}
+}
+
+// TestRefreshShowsABrokenDependencyAndRepairReinstallsIt: a dependency
+// removed outside InstantStart after the creation succeeded shows on the
+// next refresh, with what to do, and repairClusterDependencies reinstalls
+// it; a second repair finds nothing to do.
+func TestRefreshShowsABrokenDependencyAndRepairReinstallsIt(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	op, err := f.svc.Create(ctx, "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
+		t.Fatalf("create ended %s", end.Status)
+	}
+	id := op.Target.ID
+	f.uninstall(t, "train-1", "nvidia-device-plugin")
+	if _, err := f.svc.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := f.svc.Get(id)
+	if i := slices.IndexFunc(c.Dependencies, func(d Dependency) bool { return d.Name == "nvidia-device-plugin" }); i < 0 || c.Dependencies[i].Status != DependencyMissing {
+		t.Fatalf("after the removal the dependencies are %+v", c.Dependencies)
+	}
+	if !strings.Contains(c.StatusMessage, "nvidia-device-plugin is MISSING") || !strings.Contains(c.StatusMessage, "repairClusterDependencies") {
+		t.Fatalf("status message %q", c.StatusMessage)
+	}
+
+	repair, err := f.svc.RepairDependencies(ctx, "tester", id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, repair.ID); end.Status != ops.Succeeded || end.Noop {
+		t.Fatalf("repair ended %s (noop %v): %+v", end.Status, end.Noop, end.Error)
+	}
+	c, _ = f.svc.Get(id)
+	if !slices.Equal(c.Dependencies, installedDependencies) || c.Status != StatusActive {
+		t.Fatalf("after the repair: %s, dependencies %+v", c.Status, c.Dependencies)
+	}
+	if _, err := f.svc.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ = f.svc.Get(id); c.StatusMessage != "" {
+		t.Fatalf("after the repair the status message is %q", c.StatusMessage)
+	}
+	again, err := f.svc.RepairDependencies(ctx, "tester", id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, again.ID); end.Status != ops.Succeeded || !end.Noop {
+		t.Fatalf("a repair with nothing to do ended %s (noop %v)", end.Status, end.Noop)
 	}
 }

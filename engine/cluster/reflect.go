@@ -138,6 +138,8 @@ func applyOutputs(c *Cluster, op *ops.Operation) {
 			set(&c.HyperPod.Name, hp.Name)
 		}
 		dependencyOutputs(c, op)
+	case KindRepairDependencies:
+		dependencyOutputs(c, op)
 	case KindDelete:
 		if p := op.Phase(phaseHyperPod); p != nil && p.Status == ops.PhaseSucceeded {
 			c.HyperPod.Status = "Deleted"

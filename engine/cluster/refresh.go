@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -9,7 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -29,10 +33,14 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 				continue // its operation keeps the record current
 			}
 		}
-		eksStatus, hpStatus, failure, err := s.readActual(ctx, c)
+		eksStatus, hpStatus, failure, types, err := s.readActual(ctx, c)
 		var nodes NodeCounts
 		if err == nil {
 			nodes, err = s.countNodes(ctx, c, hpStatus)
+		}
+		deps := c.Dependencies
+		if err == nil && c.Status == StatusActive && eksStatus == "ACTIVE" {
+			deps = s.readDependencies(ctx, c, types)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -53,10 +61,11 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 			before := cur
 			cur.EKS.Status, cur.HyperPod.Status, cur.HyperPod.FailureMessage = eksStatus, hpStatus, failure
 			cur.Nodes = &nodes
+			cur.Dependencies = deps
 			cur.StatusMessage = driftMessage(&cur)
 			if before.EKS.Status == cur.EKS.Status && before.HyperPod.Status == cur.HyperPod.Status &&
 				before.HyperPod.FailureMessage == cur.HyperPod.FailureMessage && before.StatusMessage == cur.StatusMessage &&
-				before.Nodes != nil && *before.Nodes == nodes {
+				before.Nodes != nil && *before.Nodes == nodes && slices.Equal(before.Dependencies, cur.Dependencies) {
 				return nil
 			}
 			updated = true
@@ -73,12 +82,13 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 	return changed, nil
 }
 
-// readActual describes the cluster's EKS and HyperPod clusters; a cluster
-// that no longer exists reads as "NOT_FOUND".
-func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStatus, failure string, err error) {
+// readActual describes the cluster's EKS and HyperPod clusters, and the
+// instance types the HyperPod cluster's groups run; a cluster that no
+// longer exists reads as "NOT_FOUND".
+func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStatus, failure string, instanceTypes []string, err error) {
 	p, err := s.provider(c.Region)
 	if err != nil {
-		return "", "", "", err
+		return "", "", "", nil, err
 	}
 	eksStatus, hpStatus = c.EKS.Status, c.HyperPod.Status
 	out, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(c.EKS.Name)})
@@ -86,21 +96,42 @@ func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStat
 	case errs.IsNotFound(err):
 		eksStatus = notFound
 	case err != nil:
-		return "", "", "", err
+		return "", "", "", nil, err
 	default:
 		eksStatus = string(out.Cluster.Status)
 	}
 	if c.HyperPod.Name == "" {
-		return eksStatus, hpStatus, "", nil
+		return eksStatus, hpStatus, "", nil, nil
 	}
 	hp, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(c.HyperPod.Name)})
 	switch {
 	case errs.IsNotFound(err):
-		return eksStatus, notFound, "", nil
+		return eksStatus, notFound, "", nil, nil
 	case err != nil:
-		return "", "", "", err
+		return "", "", "", nil, err
 	}
-	return eksStatus, string(hp.ClusterStatus), aws.ToString(hp.FailureMessage), nil
+	for i := range hp.InstanceGroups {
+		instanceTypes = append(instanceTypes, compute.ActualSpec(&hp.InstanceGroups[i]).InstanceTypes...)
+	}
+	return eksStatus, string(hp.ClusterStatus), aws.ToString(hp.FailureMessage), instanceTypes, nil
+}
+
+// readDependencies reads the cluster dependencies that groups of
+// instanceTypes need, so that one removed or failed outside InstantStart
+// shows. When they cannot be read (Kubernetes unreachable), the record
+// keeps what it last saw rather than a guess.
+func (s *Service) readDependencies(ctx context.Context, c *Cluster, instanceTypes []string) []Dependency {
+	p, err := s.provider(c.Region)
+	if err != nil || p.Helm == nil {
+		return c.Dependencies
+	}
+	d := &dependencies{p: p, eksName: c.EKS.Name, instanceTypes: func(context.Context, *ops.Run) ([]string, error) { return instanceTypes, nil }}
+	seen, err := d.read(ctx, nil)
+	if err != nil {
+		s.log.Debug("read cluster dependencies", "cluster", c.ID, "err", err)
+		return c.Dependencies
+	}
+	return seen
 }
 
 const notFound = "NOT_FOUND"
@@ -148,6 +179,16 @@ func driftMessage(c *Cluster) string {
 		return "the HyperPod cluster " + c.HyperPod.Name + " no longer exists (deleted outside InstantStart?)"
 	case c.HyperPod.Status == "Failed" || c.HyperPod.Status == "RollingBack":
 		return "the HyperPod cluster is " + c.HyperPod.Status + ": " + c.HyperPod.FailureMessage
+	}
+	var broken []string
+	for _, d := range c.Dependencies {
+		switch d.Status {
+		case DependencyMissing, DependencyFailed, DependencyOutdated:
+			broken = append(broken, d.Name+" is "+string(d.Status))
+		}
+	}
+	if len(broken) > 0 {
+		return "cluster dependencies need repair (" + strings.Join(broken, ", ") + "): run repairClusterDependencies"
 	}
 	return ""
 }

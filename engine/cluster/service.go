@@ -111,4 +111,5 @@ func (s *Service) register() {
 	s.runner.Register(ops.Definition{Kind: KindCreate, StatusQuery: statusQuery, Steps: s.createSteps, Reflect: reflectOperation})
 	s.runner.Register(ops.Definition{Kind: KindImport, StatusQuery: statusQuery, Steps: s.importSteps, Reflect: reflectOperation})
 	s.runner.Register(ops.Definition{Kind: KindDelete, StatusQuery: statusQuery, Steps: s.deleteSteps, Reflect: reflectOperation})
+	s.runner.Register(ops.Definition{Kind: KindRepairDependencies, StatusQuery: statusQuery, Steps: s.repairSteps, Reflect: reflectOperation})
 }

@@ -112,13 +112,19 @@ func checkAgainstRegion(ctx context.Context, p *cloud.Provider, in *CreateInput)
 	return checkQuotas(ctx, p, in)
 }
 
-// demands are the instance groups of in, as capacity checks take them: each
-// on its first instance type, the one a group runs when it can.
+// demands are the instance groups of in, as capacity checks take them:
+// every instance type of a group, the count on its first, the one a group
+// runs when it can. A flexible group's later types must be offered in its
+// zone too, as addInstanceGroup checks.
 func demands(in *CreateInput) []capacity.Demand {
 	var out []capacity.Demand
 	for i, g := range in.InstanceGroups {
-		if len(g.InstanceTypes) > 0 {
-			out = append(out, capacity.Demand{Field: fmt.Sprintf("input.instanceGroups[%d]", i), Group: g.Name, InstanceType: g.InstanceTypes[0], Zone: g.Zone, Count: g.Count})
+		for j, t := range g.InstanceTypes {
+			d := capacity.Demand{Field: fmt.Sprintf("input.instanceGroups[%d]", i), Group: g.Name, InstanceType: t, Zone: g.Zone}
+			if j == 0 {
+				d.Count = g.Count
+			}
+			out = append(out, d)
 		}
 	}
 	return out
@@ -134,7 +140,9 @@ func checkOfferings(ctx context.Context, p *cloud.Provider, in *CreateInput) err
 // account's clusters already use, ask for more instances of a type than
 // the account's HyperPod cluster quota allows.
 func checkQuotas(ctx context.Context, p *cloud.Provider, in *CreateInput) error {
-	d := demands(in)
+	// A type no instances are asked of (a flexible group's later choices)
+	// draws on no quota.
+	d := slices.DeleteFunc(demands(in), func(d capacity.Demand) bool { return d.Count == 0 })
 	if len(d) == 0 {
 		return nil
 	}

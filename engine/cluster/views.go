@@ -6,6 +6,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/ops"
 )
 
 // ComputeView shows the cluster area to the compute area as the narrow
@@ -40,6 +41,12 @@ func (v ComputeView) Live() ([]*compute.Cluster, error) {
 // ComputeSubnet finds or makes the cluster's compute subnet in zone.
 func (v ComputeView) ComputeSubnet(ctx context.Context, clusterID, zone string, create bool) (string, error) {
 	return v.Service.ComputeSubnet(ctx, clusterID, zone, create)
+}
+
+// DependenciesStep returns the phase that installs what a new group of
+// instanceTypes needs beyond every cluster's dependencies.
+func (v ComputeView) DependenciesStep(clusterID string, instanceTypes []string) (*ops.Step, error) {
+	return v.Service.dependenciesStep(clusterID, instanceTypes)
 }
 
 func computeCluster(c *Cluster) *compute.Cluster {

@@ -194,6 +194,11 @@ type Clusters interface {
 	// netplan.ComputeSubnet and routed like the others); "" when there is
 	// none and create is false.
 	ComputeSubnet(ctx context.Context, clusterID, zone string, create bool) (string, error)
+	// DependenciesStep returns the phase that installs the cluster
+	// dependencies a new group of instanceTypes needs beyond those every
+	// cluster has (the Neuron device plugin for Trainium), or nil when it
+	// needs none.
+	DependenciesStep(clusterID string, instanceTypes []string) (*ops.Step, error)
 }
 
 // Options tune the service.

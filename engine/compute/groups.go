@@ -246,11 +246,22 @@ func (s *Service) groupSteps(op *ops.Operation) ([]ops.Step, error) {
 	w := &groupWork{s: s, p: p, c: c, desired: in.Desired}
 	switch op.Kind {
 	case KindAddGroup:
-		return []ops.Step{
+		steps := []ops.Step{
 			{Name: phaseComputeSubnet, Title: "Find or make the compute subnet in " + in.Desired.Zone, Observe: w.observeSubnet, Apply: w.applySubnet, Timeout: 10 * time.Minute},
 			{Name: phaseAddGroup, Title: "Add the instance group to the HyperPod cluster", DependsOn: []string{phaseComputeSubnet},
 				Observe: w.observeAdded, Apply: w.applyGroup, Timeout: 4 * time.Hour},
-		}, nil
+		}
+		// What the group needs on the cluster (a device plugin) runs before
+		// its nodes join, so that they advertise their devices at once.
+		deps, err := s.clusters.DependenciesStep(c.ID, in.Desired.InstanceTypes)
+		if err != nil {
+			return nil, err
+		}
+		if deps != nil {
+			steps[1].DependsOn = append(steps[1].DependsOn, deps.Name)
+			steps = append([]ops.Step{*deps}, steps...)
+		}
+		return steps, nil
 	case KindScaleGroup, KindUpdateGroup:
 		title := "Change " + strings.Join(in.Changed, ", ")
 		if op.Kind == KindScaleGroup {

@@ -134,7 +134,7 @@ type Cluster struct {
 	RequestedInstanceGroups []*InstanceGroupSpec `json:"requestedInstanceGroups"`
 	// The cluster's instance groups as last read from HyperPod, with those being added.
 	InstanceGroups []*InstanceGroup `json:"instanceGroups"`
-	// HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as the last create, import or retry saw them; empty until the first saw them.
+	// HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as last read: by the cluster's operations and, while it is ACTIVE, by the refresher, so one removed outside InstantStart shows. Empty until the creation or import reads them.
 	Dependencies []*ClusterDependency `json:"dependencies"`
 	// How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation.
 	NodesReady *int `json:"nodesReady,omitempty"`
@@ -500,8 +500,10 @@ type InstanceGroupEdge struct {
 type InstanceGroupInput struct {
 	// The group's name: letters, digits and hyphens, 1-63 characters.
 	Name string `json:"name"`
-	// The instance type, for example ml.p5.48xlarge; it must be offered in the zone.
-	InstanceType string `json:"instanceType"`
+	// The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes.
+	InstanceType *string `json:"instanceType,omitempty"`
+	// A flexible group: instance types in priority order (2-10), each offered in the zone; HyperPod launches the first it has capacity for. ON_DEMAND only. Give this or instanceType.
+	InstanceTypes []string `json:"instanceTypes,omitempty"`
 	// How many instances (0-1000).
 	Count int `json:"count"`
 	// The minimum count for the group to reach InService (default: count).
@@ -510,12 +512,18 @@ type InstanceGroupInput struct {
 	Zone *string `json:"zone,omitempty"`
 	// How the instances are bought (default ON_DEMAND). Training-plan groups are added with addInstanceGroup once the cluster exists.
 	CapacityType *CapacityType `json:"capacityType,omitempty"`
+	// The network interfaces (default STANDARD). Fixed for the group's lifetime.
+	NetworkInterfaceMode *NetworkInterfaceMode `json:"networkInterfaceMode,omitempty"`
 	// Threads per core, 1 or 2 (default: 2 on p4, p5 and p6, else 1).
 	ThreadsPerCore *int `json:"threadsPerCore,omitempty"`
 	// The EBS volume per instance in GiB, 50-16384 (default 500).
 	VolumeSizeGb *int `json:"volumeSizeGb,omitempty"`
 	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity.
 	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
+	// Kubernetes labels for the group's nodes.
+	Labels []*KubernetesLabelInput `json:"labels,omitempty"`
+	// Kubernetes taints for the group's nodes.
+	Taints []*TaintInput `json:"taints,omitempty"`
 }
 
 // The HyperPod image (AMI) release a group runs, and its software update.
@@ -534,8 +542,10 @@ type InstanceGroupSoftware struct {
 type InstanceGroupSpec struct {
 	// The group's name.
 	Name string `json:"name"`
-	// The instance type, for example ml.p5.48xlarge.
+	// The instance type, for example ml.p5.48xlarge; a flexible group's first choice.
 	InstanceType string `json:"instanceType"`
+	// The instance types in priority order: one, or a flexible group's list.
+	InstanceTypes []string `json:"instanceTypes"`
 	// How many instances.
 	Count int `json:"count"`
 	// The minimum count for the group to reach InService.
@@ -544,6 +554,8 @@ type InstanceGroupSpec struct {
 	Zone string `json:"zone"`
 	// How the instances are bought.
 	CapacityType CapacityType `json:"capacityType"`
+	// The network interfaces.
+	NetworkInterfaceMode NetworkInterfaceMode `json:"networkInterfaceMode"`
 	// Threads per core (1 or 2).
 	ThreadsPerCore int `json:"threadsPerCore"`
 	// The EBS volume size per instance in GiB.
@@ -1307,11 +1319,11 @@ const (
 	DependencyStatusInstalled DependencyStatus = "INSTALLED"
 	// Being installed or upgraded.
 	DependencyStatusInstalling DependencyStatus = "INSTALLING"
-	// Installed at another version; a retry of the cluster's operation upgrades it.
+	// Installed at another version; a retry of the cluster's failed operation, or repairClusterDependencies on an ACTIVE cluster, upgrades it.
 	DependencyStatusOutdated DependencyStatus = "OUTDATED"
-	// Its install failed (see message); a retry of the cluster's operation installs it again.
+	// Its install failed (see message); a retry of the cluster's failed operation, or repairClusterDependencies on an ACTIVE cluster, installs it again.
 	DependencyStatusFailed DependencyStatus = "FAILED"
-	// Not installed; a retry of the cluster's operation installs it.
+	// Not installed; a retry of the cluster's failed operation, or repairClusterDependencies on an ACTIVE cluster, installs it.
 	DependencyStatusMissing DependencyStatus = "MISSING"
 )
 

@@ -33,4 +33,31 @@ func TestClusterDependenciesOverGraphQL(t *testing.T) {
 	if !slices.Equal(rows, want) {
 		t.Fatalf("dependencies %q, want %q", rows, want)
 	}
+
+	// With every dependency installed, a repair has nothing to do.
+	res = query(t, srv, `mutation($id: ID!) { repairClusterDependencies(clusterId: $id) { id kind statusQuery target { id } } }`, map[string]any{"id": id})
+	var repair struct {
+		RepairClusterDependencies struct {
+			ID, Kind, StatusQuery string
+			Target                struct{ ID string }
+		}
+	}
+	mustDecode(t, res, &repair)
+	r := repair.RepairClusterDependencies
+	if r.Kind != "RepairClusterDependencies" || r.StatusQuery != "cluster" || r.Target.ID != id {
+		t.Fatalf("repair %+v", r)
+	}
+	if s := waitOperation(t, srv, r.ID); s != "SUCCEEDED" {
+		t.Fatalf("repair ended %s", s)
+	}
+	res = query(t, srv, `query($id: ID!) { operation(id: $id) { noop } }`, map[string]any{"id": r.ID})
+	var done struct{ Operation struct{ Noop bool } }
+	mustDecode(t, res, &done)
+	if !done.Operation.Noop {
+		t.Fatal("a repair of installed dependencies changed something")
+	}
+	res = query(t, srv, `mutation { repairClusterDependencies(clusterId: "nope") { id } }`, nil)
+	if len(res.Errors) != 1 || res.Errors[0].Code() != "NOT_FOUND" {
+		t.Fatalf("a repair of no cluster: %+v", res.Errors)
+	}
 }
