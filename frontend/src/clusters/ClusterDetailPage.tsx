@@ -11,7 +11,6 @@ import type {
   InstanceGroupRowFragment,
   OperationSummaryFragment,
 } from "../gql/graphql";
-import { OperationStarted } from "../operations/OperationStarted";
 import { OperationsTable } from "../operations/OperationsTable";
 import { EmptyState, ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { GuardedButton } from "../ui/GuardedButton";
@@ -23,9 +22,9 @@ import { NodesTab } from "../nodes/NodesTab";
 import { FeaturesTab } from "../features/FeaturesTab";
 import { useClusterFeatures } from "../features/useClusterFeatures";
 import { DeleteClusterDialog } from "./DeleteClusterDialog";
-import { imageStatusWords, softwareUpdateDenied, updatableGroups, updateStatusWords, versionText } from "./softwareUpdate";
-import { UpdateSoftwareDialog } from "./UpdateSoftwareDialog";
 import { ClusterDetailEventsSubscription, ClusterQuery } from "./documents";
+import { DependenciesCard } from "./DependenciesCard";
+import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
 
 /** The tabs of the cluster page, each at its own path under /clusters/:id. */
@@ -215,6 +214,8 @@ function Overview({
 
       <SoftwareCard cluster={cluster} groups={groups} />
 
+      <DependenciesCard cluster={cluster} />
+
       <section className="card">
         <h2>Network</h2>
         <dl className="meta">
@@ -273,79 +274,6 @@ function Overview({
         {operations.length === 0 ? <p className="muted">No operations yet.</p> : <OperationsTable operations={operations} showTarget={false} />}
       </section>
     </>
-  );
-}
-
-/**
- * The HyperPod image each group runs, whether a newer one is available,
- * its last software update, and the rolling update that patches them.
- */
-function SoftwareCard({ cluster, groups }: { cluster: ClusterDetailFragment; groups: InstanceGroupRowFragment[] | null }) {
-  const { me } = useSession();
-  const [open, setOpen] = useState(false);
-  const [started, setStarted] = useState<{ what: string; id: string } | null>(null);
-  const live = groups ? updatableGroups(groups) : [];
-  const denied = deniedReason(me.role, "OPERATOR") ?? (groups ? softwareUpdateDenied(cluster, groups) : "Loading the instance groups…");
-  return (
-    <section className="card" aria-label="Software">
-      <div className="section-head">
-        <h2>Software</h2>
-        <GuardedButton className="button" deniedReason={denied} onClick={() => setOpen(true)}>
-          Update software
-        </GuardedButton>
-      </div>
-      {started && <OperationStarted what={started.what} operationId={started.id} onDismiss={() => setStarted(null)} />}
-      {groups === null ? (
-        <Loading what="the instance groups" />
-      ) : live.length === 0 ? (
-        <p className="muted">No instance groups yet.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="sr-only">The HyperPod image of each instance group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Group</th>
-                <th scope="col">Image release</th>
-                <th scope="col">Newer image</th>
-                <th scope="col">Last update</th>
-              </tr>
-            </thead>
-            <tbody>
-              {live.map((g) => (
-                <tr key={g.id} data-group={g.name}>
-                  <td>{g.name}</td>
-                  <td>
-                    <code>{versionText(g)}</code>
-                  </td>
-                  <td>
-                    <StatusBadge status={g.software.imageVersionStatus} label={imageStatusWords[g.software.imageVersionStatus]} />
-                  </td>
-                  <td>
-                    {g.software.updateStatus ? (
-                      <StatusBadge status={g.software.updateStatus} label={updateStatusWords[g.software.updateStatus]} />
-                    ) : (
-                      <span className="muted">none yet</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {open && groups && (
-        <UpdateSoftwareDialog
-          clusterId={cluster.id}
-          groups={groups}
-          onClose={() => setOpen(false)}
-          onStarted={(op, names) => {
-            setOpen(false);
-            setStarted({ what: `Updating the software of ${names.join(", ")}`, id: op.id });
-          }}
-        />
-      )}
-    </section>
   );
 }
 

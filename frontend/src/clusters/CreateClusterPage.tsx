@@ -3,8 +3,9 @@ import { useMutation, useQuery } from "urql";
 import { Link, navigate } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import type { CapacityType } from "../gql/graphql";
+import type { CapacityType, NetworkInterfaceMode } from "../gql/graphql";
 import { describeOffering, offeringLabel, splitOfferings } from "../instanceGroups/offerings";
+import { interfaceWords } from "../instanceGroups/words";
 import { ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { Field, FieldErrorList, FormErrors, inputId, useFocusFirstError } from "../ui/Field";
 import { clearField, generalKey, hasErrors, newIdempotencyKey, type FieldErrors } from "../ui/fieldErrors";
@@ -15,7 +16,7 @@ import { CreateClusterMutation, PreflightInstanceTypesQuery as InstanceTypesQuer
 let groupKeys = 0;
 
 function newGroup(zone: string, index: number): GroupDraft {
-  return { key: `g${++groupKeys}`, name: index === 0 ? "workers" : `workers-${index + 1}`, zone, instanceType: "", count: "1", capacityType: "ON_DEMAND" };
+  return { key: `g${++groupKeys}`, name: index === 0 ? "workers" : `workers-${index + 1}`, zone, instanceType: "", count: "1", capacityType: "ON_DEMAND", networkInterfaceMode: "STANDARD" };
 }
 
 /**
@@ -265,6 +266,7 @@ function GroupFields({ index, group, region, zones, errors, onChange, onRemove }
   const chosen = offerings.find((o) => o.instanceType === group.instanceType);
   const { accelerated, cpuOnly } = splitOfferings(offerings);
   const capacityName = useId();
+  const interfaceName = useId();
   const p = (field: Parameters<typeof fieldPaths.group>[1]) => fieldPaths.group(index, field);
 
   return (
@@ -341,6 +343,33 @@ function GroupFields({ index, group, region, zones, errors, onChange, onRemove }
           </div>
           <p className="hint">{group.capacityType === "SPOT" ? "Cheaper; instances may be reclaimed. Fixed for the group's life." : "Fixed for the group's life."}</p>
           <FieldErrorList messages={errors[p("capacityType")]} />
+        </div>
+        <div className="field">
+          <span className="label" id={`${interfaceName}-label`}>
+            Network interfaces
+          </span>
+          <div className="radios" role="radiogroup" aria-labelledby={`${interfaceName}-label`} id={inputId(p("networkInterfaceMode"))}>
+            {(Object.keys(interfaceWords) as NetworkInterfaceMode[]).map((m) => (
+              <label key={m} className="check">
+                <input
+                  type="radio"
+                  name={interfaceName}
+                  value={m}
+                  checked={group.networkInterfaceMode === m}
+                  aria-invalid={m === group.networkInterfaceMode && errors[p("networkInterfaceMode")] ? true : undefined}
+                  onChange={() => onChange({ networkInterfaceMode: m }, "networkInterfaceMode")}
+                />
+                {interfaceWords[m]}
+              </label>
+            ))}
+          </div>
+          <p className="hint">
+            {group.networkInterfaceMode === "EFA_ONLY"
+              ? "The EFA device without ENA, for instances that reach the network through another interface."
+              : "The EFA device plus an ENA device for IP networking: the usual choice."}{" "}
+            Fixed for the group's life.
+          </p>
+          <FieldErrorList messages={errors[p("networkInterfaceMode")]} />
         </div>
       </div>
       <button type="button" className="button button-quiet" onClick={onRemove}>

@@ -17,6 +17,7 @@ const group = (patch: Partial<GroupDraft> = {}): GroupDraft => ({
   instanceType: "ml.g5.12xlarge",
   count: "2",
   capacityType: "ON_DEMAND",
+  networkInterfaceMode: "STANDARD",
   ...patch,
 });
 
@@ -113,8 +114,18 @@ describe("toInput", () => {
       name: "demo",
       region: "us-east-1",
       zones: ["us-east-1a", "us-east-1b"],
-      instanceGroups: [{ name: "gpu", zone: "us-east-1a", instanceType: "ml.g5.12xlarge", count: 3, capacityType: "SPOT" }],
+      instanceGroups: [
+        { name: "gpu", zone: "us-east-1a", instanceType: "ml.g5.12xlarge", count: 3, capacityType: "SPOT", networkInterfaceMode: "STANDARD" },
+      ],
     });
+  });
+
+  it("sends each group's network interface mode", () => {
+    const input = toInput(draft({ groups: [group({ networkInterfaceMode: "EFA_ONLY" }), group({ name: "cpu" })] }));
+    expect(input.instanceGroups?.map((g) => [g.name, g.networkInterfaceMode])).toEqual([
+      ["gpu", "EFA_ONLY"],
+      ["cpu", "STANDARD"],
+    ]);
   });
 
   it("leaves instance groups out when there are none", () => {
@@ -131,6 +142,7 @@ describe("server errors", () => {
     ["input.instanceGroups[0].instanceType", 1, "input.instanceGroups[0].instanceType"],
     ["input.instanceGroups[1].count", 2, "input.instanceGroups[1].count"],
     ["input.instanceGroups[0].zone", 1, "input.instanceGroups[0].zone"],
+    ["input.instanceGroups[1].networkInterfaceMode", 2, "input.instanceGroups[1].networkInterfaceMode"],
     // fields the form does not show go to the top
     ["input.instanceGroups[0].volumeSizeGb", 1, generalKey],
     ["input.instanceGroups[3].name", 1, generalKey],

@@ -5,7 +5,7 @@
 // Errors are keyed by the server's field paths (input.name, input.zones,
 // input.instanceGroups[0].instanceType), so that client and server errors
 // land in the same place.
-import type { CapacityType, CreateClusterInput } from "../gql/graphql";
+import type { CapacityType, CreateClusterInput, NetworkInterfaceMode } from "../gql/graphql";
 import { addError as add, generalKey, parseWhole, sortServerErrors, type FieldErrors, type ServerError } from "../ui/fieldErrors";
 
 export interface GroupDraft {
@@ -17,6 +17,7 @@ export interface GroupDraft {
   /** As typed; checked to be a whole number 0-1000. */
   count: string;
   capacityType: CapacityType;
+  networkInterfaceMode: NetworkInterfaceMode;
 }
 
 export interface ClusterDraft {
@@ -34,7 +35,7 @@ export const fieldPaths = {
   name: "input.name",
   region: "input.region",
   zones: "input.zones",
-  group: (i: number, field: "name" | "zone" | "instanceType" | "count" | "capacityType") => `input.instanceGroups[${i}].${field}`,
+  group: (i: number, field: "name" | "zone" | "instanceType" | "count" | "capacityType" | "networkInterfaceMode") => `input.instanceGroups[${i}].${field}`,
 };
 
 /** The checks the server makes before it asks AWS anything. */
@@ -101,13 +102,14 @@ export function toInput(draft: ClusterDraft): CreateClusterInput {
       instanceType: g.instanceType,
       count: parseCount(g.count) ?? 0,
       capacityType: g.capacityType,
+      networkInterfaceMode: g.networkInterfaceMode,
     }));
   }
   return input;
 }
 
 /** The form fields the server's field paths may name. */
-const formFields = new Set(["name", "region", "zones", "zone", "instanceType", "count", "capacityType"]);
+const formFields = new Set(["name", "region", "zones", "zone", "instanceType", "count", "capacityType", "networkInterfaceMode"]);
 
 /**
  * Where a server error belongs on the form: the key of the field it

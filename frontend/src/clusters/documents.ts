@@ -104,6 +104,13 @@ export const ClusterDetailFragment = graphql(`
     }
     eksClusterRoleArn
     executionRoleArn
+    dependencies {
+      name
+      version
+      status
+      kind
+      message
+    }
   }
 `);
 
@@ -232,6 +239,14 @@ export const ClusterComputeEventsSubscription = graphql(`
 export const UpdateClusterSoftwareMutation = graphql(`
   mutation UpdateClusterSoftware($clusterId: ID!, $instanceGroups: [String!], $rollingUpdate: RollingUpdateInput!, $idempotencyKey: String) {
     updateClusterSoftware(clusterId: $clusterId, instanceGroups: $instanceGroups, rollingUpdate: $rollingUpdate, idempotencyKey: $idempotencyKey) {
+      ...OperationSummary
+    }
+  }
+`);
+
+export const RepairClusterDependenciesMutation = graphql(`
+  mutation RepairClusterDependencies($clusterId: ID!, $idempotencyKey: String) {
+    repairClusterDependencies(clusterId: $clusterId, idempotencyKey: $idempotencyKey) {
       ...OperationSummary
     }
   }
