@@ -4262,7 +4262,7 @@ extend type Query {
     instanceGroupId: ID
     "How many (1-200)."
     first: Int = 200
-    "The cursor after which to start."
+    "pageInfo.endCursor of the previous page. A cursor is a place in the list's order, not a node: the next page starts past it even when that node has since been deleted."
     after: String
   ): NodeConnection!
   "One node by id (its instance id). The status query of rebootNodes, replaceNodes and deleteNodes."

@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
@@ -67,7 +68,7 @@ func (r *queryResolver) AuditLog(ctx context.Context, filter *model.AuditFilter,
 	if filter != nil {
 		f = auth.AuditFilter{TokenName: deref(filter.TokenName), Mutation: deref(filter.Mutation), Outcome: deref(filter.Outcome)}
 	}
-	page, err := r.Auth.AuditLog(f, n, deref(after))
+	page, err := r.Auth.AuditLog(f, store.PageRequest{First: n, After: deref(after), Count: selected(ctx, "totalCount")})
 	if err != nil {
 		return nil, err
 	}

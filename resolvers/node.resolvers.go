@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
@@ -36,16 +37,24 @@ func (r *mutationResolver) DeleteNodes(ctx context.Context, clusterID string, no
 
 // Nodes is the resolver for the nodes field.
 func (r *queryResolver) Nodes(ctx context.Context, clusterID string, instanceGroupID *string, first *int, after *string) (*model.NodeConnection, error) {
-	c, err := clusterListConnection(ctx, r.Resolver, clusterID, first, after,
-		func() ([]*compute.Node, error) { return r.Compute.Nodes(clusterID, deref(instanceGroupID)) },
-		func(x *compute.Node) string { return x.ID })
+	if _, err := pageSize(first); err != nil {
+		return nil, err
+	}
+	if _, err := r.Resolver.Clusters.Get(clusterID); err != nil {
+		return nil, err
+	}
+	c, err := readConnection(ctx, r.Resolver, first, after,
+		func(req store.PageRequest) (*store.Page[compute.Node], error) {
+			return r.Compute.NodesPage(clusterID, deref(instanceGroupID), req)
+		},
+		compute.NodeCursor)
 	if err != nil {
 		return nil, err
 	}
 	out := &model.NodeConnection{EventCursor: c.eventCursor, TotalCount: c.page.Total, PageInfo: c.pageInfo,
 		Edges: make([]*model.NodeEdge, 0, len(c.page.Items))}
 	for _, x := range c.page.Items {
-		out.Edges = append(out.Edges, &model.NodeEdge{Cursor: x.ID, Node: mapNode(x)})
+		out.Edges = append(out.Edges, &model.NodeEdge{Cursor: compute.NodeCursor(x), Node: mapNode(x)})
 	}
 	return out, nil
 }

@@ -52,7 +52,8 @@ func operationOf(op *ops.Operation, err error) (*model.Operation, error) {
 }
 
 // connection is one page of a connection, with the event cursor it
-// reflects. Cursors are the ids of the records, as they always were.
+// reflects. Cursors are the ids of the records, except where a list is
+// ordered otherwise (nodes): there they are positions in that order.
 type connection[T any] struct {
 	eventCursor string
 	page        *store.Page[T]
@@ -64,22 +65,22 @@ type connection[T any] struct {
 // read, so a client following events from it misses no change, and asks for
 // the total only when the client selected totalCount: a total reads every
 // record, a page only its own.
-func readConnection[T any](ctx context.Context, r *Resolver, first *int, after *string, read func(store.PageRequest) (*store.Page[T], error), id func(*T) string) (*connection[T], error) {
+func readConnection[T any](ctx context.Context, r *Resolver, first *int, after *string, read func(store.PageRequest) (*store.Page[T], error), cursor func(*T) string) (*connection[T], error) {
 	n, err := pageSize(first)
 	if err != nil {
 		return nil, err
 	}
-	cursor := store.Cursor(r.Store.LastSequence())
+	events := store.Cursor(r.Store.LastSequence())
 	page, err := read(store.PageRequest{First: n, After: deref(after), Count: selected(ctx, "totalCount")})
 	if err != nil {
 		return nil, err
 	}
 	info := &model.PageInfo{HasNextPage: page.HasNext}
 	if k := len(page.Items); k > 0 {
-		end := id(page.Items[k-1])
+		end := cursor(page.Items[k-1])
 		info.EndCursor = &end
 	}
-	return &connection[T]{eventCursor: cursor, page: page, pageInfo: info}, nil
+	return &connection[T]{eventCursor: events, page: page, pageInfo: info}, nil
 }
 
 // selected reports whether the request selected field of what the current
@@ -89,23 +90,4 @@ func selected(ctx context.Context, field string) bool {
 		return true
 	}
 	return slices.Contains(graphql.CollectAllFields(ctx), field)
-}
-
-// clusterListConnection checks that the cluster exists and cuts the page of
-// list, which engine/compute reads whole (nodes are ordered by group and
-// launch time, not by key).
-func clusterListConnection[T any](ctx context.Context, r *Resolver, clusterID string, first *int, after *string, list func() ([]*T, error), id func(*T) string) (*connection[T], error) {
-	if _, err := pageSize(first); err != nil {
-		return nil, err
-	}
-	if _, err := r.Clusters.Get(clusterID); err != nil {
-		return nil, err
-	}
-	return readConnection(ctx, r, first, after, func(req store.PageRequest) (*store.Page[T], error) {
-		all, err := list()
-		if err != nil {
-			return nil, err
-		}
-		return store.PageOf(all, req, id), nil
-	}, id)
 }

@@ -145,7 +145,9 @@ func (a *App) build() error {
 	// The runner scales every wait of every area for the simulator's speed.
 	a.Runner = ops.NewRunner(st, ops.Options{Speed: a.Scale, Logger: log, Observer: cfg.Observer})
 	a.Clusters = cluster.New(st, a.Runner, a.Regions, cluster.Options{Logger: log})
-	a.Compute = compute.New(st, a.Runner, a.Regions, cluster.ComputeView{Service: a.Clusters}, compute.Options{Logger: log})
+	if a.Compute, err = compute.New(st, a.Runner, a.Regions, cluster.ComputeView{Service: a.Clusters}, compute.Options{Logger: log}); err != nil {
+		return fmt.Errorf("open the instance groups and nodes: %w", err)
+	}
 	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log})
 	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
 	if err := a.Runner.Start(); err != nil {

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -43,7 +42,8 @@ func (f AuditFilter) match(r *AuditRecord) bool {
 // AuditPage is one page of the audit log.
 type AuditPage struct {
 	Items []*AuditRecord
-	// TotalCount is the number of records matching the filter, on all pages.
+	// TotalCount is the number of records matching the filter, on all
+	// pages, when the request asked for it.
 	TotalCount int
 	HasNext    bool
 }
@@ -73,50 +73,38 @@ func (s *Service) Record(rec AuditRecord) error {
 	return s.st.Update(func(tx *store.Tx) error { return putJSON(tx, indexAudit, key, rec) })
 }
 
-// AuditLog returns up to first records (DefaultAuditPage when first is 0)
-// matching f, newest first, starting after the record with id after ("" =
-// from the newest).
-func (s *Service) AuditLog(f AuditFilter, first int, after string) (*AuditPage, error) {
+// AuditLog returns up to req.First records (DefaultAuditPage when 0)
+// matching f, newest first, starting after the record whose id is req.After
+// ("" = from the newest), and the number of all matching records when
+// req.Count asks for it. It walks the log from the cursor: a page costs the
+// records it passes, not the whole log.
+func (s *Service) AuditLog(f AuditFilter, req store.PageRequest) (*AuditPage, error) {
 	switch {
-	case first == 0:
-		first = DefaultAuditPage
-	case first < 0 || first > MaxAuditPage:
-		return nil, errs.Field("first", "first is %d; ask for 1 to %d records", first, MaxAuditPage)
+	case req.First == 0:
+		req.First = DefaultAuditPage
+	case req.First < 0 || req.First > MaxAuditPage:
+		return nil, errs.Field("first", "first is %d; ask for 1 to %d records", req.First, MaxAuditPage)
 	}
-	var from string
-	if after != "" {
-		k, err := auditKey(after)
+	if req.After != "" {
+		k, err := auditKey(req.After)
 		if err != nil {
-			return nil, errs.Field("after", "after %q is not an audit record id: pass the id of the last record you received, or omit it", after)
+			return nil, errs.Field("after", "after %q is not an audit record id: pass the id of the last record you received, or omit it", req.After)
 		}
-		from = k
+		req.After = k
 	}
-	page := &AuditPage{Items: []*AuditRecord{}}
-	err := s.st.View(func(tx *store.Tx) error {
-		return tx.ScanIndex(indexAudit, "", func(key, raw string) (bool, error) {
-			var r AuditRecord
-			if err := json.Unmarshal([]byte(raw), &r); err != nil {
-				return false, fmt.Errorf("decode audit record %s: %w", key, err)
-			}
-			if !f.match(&r) {
-				return true, nil
-			}
-			page.TotalCount++
-			if key <= from {
-				return true, nil
-			}
-			if len(page.Items) < first {
-				page.Items = append(page.Items, &r)
-			} else {
-				page.HasNext = true
-			}
-			return true, nil
-		})
+	var match func(*AuditRecord) bool
+	if f != (AuditFilter{}) {
+		match = f.match
+	}
+	var page *store.Page[AuditRecord]
+	err := s.st.View(func(tx *store.Tx) (err error) {
+		page, err = store.ReadPage(tx, store.Scan{Kind: "audit record", Index: indexAudit, Inline: true}, req, match)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return page, nil
+	return &AuditPage{Items: page.Items, TotalCount: page.Total, HasNext: page.HasNext}, nil
 }
 
 // crockford is the ULID alphabet, in ascending byte order.

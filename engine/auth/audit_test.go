@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
 )
 
 func TestRecordSetsIDTimeAndRedacts(t *testing.T) {
@@ -20,7 +21,7 @@ func TestRecordSetsIDTimeAndRedacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := f.svc.AuditLog(AuditFilter{}, 10, "")
+	page, err := f.svc.AuditLog(AuditFilter{}, store.PageRequest{First: 10, After: "", Count: true})
 	if err != nil || len(page.Items) != 1 {
 		t.Fatalf("page %+v, %v", page, err)
 	}
@@ -69,7 +70,7 @@ func TestAuditLogPagesNewestFirstWithFilters(t *testing.T) {
 			var got strings.Builder
 			after := ""
 			for {
-				page, err := f.svc.AuditLog(c.filter, 2, after)
+				page, err := f.svc.AuditLog(c.filter, store.PageRequest{First: 2, After: after, Count: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -103,7 +104,7 @@ func TestAuditLogRefusesBadPaging(t *testing.T) {
 		{10, "not-an-id", "after"},
 	}
 	for _, c := range cases {
-		_, err := f.svc.AuditLog(AuditFilter{}, c.first, c.after)
+		_, err := f.svc.AuditLog(AuditFilter{}, store.PageRequest{First: c.first, After: c.after, Count: true})
 		wantCode(t, err, errs.Validation)
 		if e := errs.As(err); e.Field != c.field {
 			t.Errorf("first=%d after=%q: field %q, want %q", c.first, c.after, e.Field, c.field)

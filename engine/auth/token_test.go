@@ -264,7 +264,7 @@ func TestSecretsStayOutOfEventsAndRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _ := f.svc.List()
-	page, _ := f.svc.AuditLog(AuditFilter{}, 0, "")
+	page, _ := f.svc.AuditLog(AuditFilter{}, store.PageRequest{First: 0, After: "", Count: true})
 	for _, v := range []any{list, page} {
 		raw, _ := json.Marshal(v)
 		for _, s := range forbidden {
@@ -304,7 +304,7 @@ func TestConcurrentUse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if page, _ := f.svc.AuditLog(AuditFilter{}, 0, ""); page.TotalCount != 10 {
+	if page, _ := f.svc.AuditLog(AuditFilter{}, store.PageRequest{First: 0, After: "", Count: true}); page.TotalCount != 10 {
 		t.Fatalf("%d audit records, want 10", page.TotalCount)
 	}
 	if got, _ := f.svc.Get(tok.ID); got.LastUsedAt == nil {

@@ -10,8 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
@@ -221,8 +219,9 @@ type Service struct {
 }
 
 // New returns the service and registers its operation kinds with runner
-// (before runner.Start, so resumed operations find their kind).
-func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
+// (before runner.Start, so resumed operations find their kind). It indexes
+// the nodes of a store written before the node-order index existed.
+func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) (*Service, error) {
 	if opts.ReadRetry.Attempts == 0 {
 		opts.ReadRetry = runner.ReadRetry()
 	}
@@ -230,8 +229,11 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, opts: opts, log: opts.Logger}
+	if err := s.indexNodes(); err != nil {
+		return nil, err
+	}
 	s.register()
-	return s
+	return s, nil
 }
 
 // stepStart decodes op's stored request into in, then reads the cluster
@@ -341,27 +343,12 @@ func (s *Service) Node(id string) (*Node, error) {
 func (s *Service) Nodes(clusterID, groupID string) ([]*Node, error) {
 	var out []*Node
 	err := s.store.View(func(tx *store.Tx) error {
-		return tx.List(NodeKind, "", func(_ string, raw []byte) (bool, error) {
-			var n Node
-			if err := json.Unmarshal(raw, &n); err != nil {
-				return false, err
-			}
-			if n.ClusterID == clusterID && (groupID == "" || n.GroupID == groupID) {
-				out = append(out, &n)
+		return eachNode(tx, clusterID, "", func(n *Node) (bool, error) {
+			if groupID == "" || n.GroupID == groupID {
+				out = append(out, n)
 			}
 			return true, nil
 		})
-	})
-	slices.SortFunc(out, func(a, b *Node) int {
-		if c := strings.Compare(a.GroupName, b.GroupName); c != 0 {
-			return c
-		}
-		if a.LaunchTime != nil && b.LaunchTime != nil {
-			if c := a.LaunchTime.Compare(*b.LaunchTime); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(a.ID, b.ID)
 	})
 	return out, err
 }

@@ -52,7 +52,10 @@ func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	runner := ops.NewRunner(st, ops.Options{Speed: speed})
 	clusters := cluster.New(st, runner, world, cluster.Options{})
 	view := cluster.ComputeView{Service: clusters}
-	svc := compute.New(st, runner, world, view, compute.Options{})
+	svc, err := compute.New(st, runner, world, view, compute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -495,7 +495,7 @@ func reflectGroup(tx *store.Tx, op *ops.Operation) error {
 		return err
 	}
 	if op.Kind == KindDeleteGroup && op.Status == ops.Succeeded {
-		return deleteGroupNodes(tx, g.ID)
+		return deleteGroupNodes(tx, &g)
 	}
 	return nil
 }
@@ -508,23 +508,17 @@ func lastPhase(op *ops.Operation) string {
 }
 
 // deleteGroupNodes removes the node records of a deleted group.
-func deleteGroupNodes(tx *store.Tx, groupID string) error {
-	var gone []string
-	err := tx.List(NodeKind, "", func(id string, raw []byte) (bool, error) {
-		var n Node
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return false, err
-		}
-		if n.GroupID == groupID {
-			gone = append(gone, id)
-		}
+func deleteGroupNodes(tx *store.Tx, g *InstanceGroup) error {
+	var gone []*Node
+	err := eachNode(tx, g.ClusterID, groupPosition(g.Name, g.ID), func(n *Node) (bool, error) {
+		gone = append(gone, n)
 		return true, nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, id := range gone {
-		if err := tx.Delete(NodeKind, id); err != nil {
+	for _, n := range gone {
+		if err := deleteNode(tx, n); err != nil {
 			return err
 		}
 	}

@@ -164,7 +164,7 @@ func (s *Service) retire(live []*Cluster) error {
 			if err := tx.DeleteIndex(groupIndex, g.ClusterID+"/"+g.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			if err := deleteGroupNodes(tx, g.ID); err != nil {
+			if err := deleteGroupNodes(tx, g); err != nil {
 				return err
 			}
 		}
@@ -408,14 +408,8 @@ func schemaEnum[E ~string](s E) string {
 // record, changed ones are rewritten, and those gone are deleted.
 func syncNodes(tx *store.Tx, c *Cluster, groups map[string]*InstanceGroup, summaries map[string]smtypes.ClusterNodeSummary, kube map[string]kubeNode) (changed, busy bool, err error) {
 	existing := map[string]*Node{}
-	err = tx.List(NodeKind, "", func(_ string, raw []byte) (bool, error) {
-		var n Node
-		if err := json.Unmarshal(raw, &n); err != nil {
-			return false, err
-		}
-		if n.ClusterID == c.ID {
-			existing[n.ID] = &n
-		}
+	err = eachNode(tx, c.ID, "", func(n *Node) (bool, error) {
+		existing[n.ID] = n
 		return true, nil
 	})
 	if err != nil {
@@ -457,13 +451,13 @@ func syncNodes(tx *store.Tx, c *Cluster, groups map[string]*InstanceGroup, summa
 			}
 		}
 		n.UpdatedAt = tx.Now()
-		if err := tx.Put(NodeKind, id, n); err != nil {
+		if err := putNode(tx, old, n); err != nil {
 			return changed, busy, err
 		}
 		changed = true
 	}
-	for id := range existing {
-		if err := tx.Delete(NodeKind, id); err != nil {
+	for _, n := range existing {
+		if err := deleteNode(tx, n); err != nil {
 			return changed, busy, err
 		}
 		changed = true

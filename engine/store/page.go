@@ -12,9 +12,11 @@ import (
 type PageRequest struct {
 	// First is the page size, at least 1.
 	First int
-	// After is the id of the last record of the previous page ("" = from
-	// the start). The page begins at the first record past that id in the
-	// page's order, whether or not the record still exists or matches.
+	// After is the position of the last record of the previous page (""
+	// = from the start): its id, or its index entry's key past the scan's
+	// prefix when the scan walks an index. The page begins at the first
+	// record past that position in the page's order, whether or not the
+	// record still exists or matches.
 	After string
 	// Count asks for Page.Total. It costs a pass over every record of the
 	// kind: over keys alone when nothing filters, decoding each otherwise.
@@ -36,10 +38,14 @@ type Page[T any] struct {
 type Scan struct {
 	// Kind is the kind of the records.
 	Kind string
-	// Index, when set, walks the entries Index/Prefix<id> instead of every
-	// record of Kind: each entry's key ends with the id of a record of
-	// Kind, and an entry whose record is gone is skipped.
+	// Index, when set, walks the entries Index/Prefix<position> instead of
+	// every record of Kind, in position order. An entry's value is the id
+	// of its record of Kind, or empty when the position is the id itself;
+	// an entry whose record is gone is skipped.
 	Index, Prefix string
+	// Inline, with Index, says the entries hold the records themselves
+	// (a log kept in an index): nothing of Kind is read.
+	Inline bool
 	// Descending walks from the greatest id down: newest first for ULIDs.
 	Descending bool
 }
@@ -63,7 +69,7 @@ func ReadPage[T any](tx *Tx, s Scan, req PageRequest, match func(*T) bool) (*Pag
 	}
 	err := s.walk(tx, req.After, func(id string, item *badger.Item) (bool, error) {
 		full := len(page.Items) == req.First
-		if full && match == nil && s.Index == "" {
+		if full && match == nil && s.keysSuffice() {
 			page.HasNext = true // a record follows: no need to read it
 			return false, nil
 		}
@@ -95,7 +101,7 @@ func ReadPage[T any](tx *Tx, s Scan, req PageRequest, match func(*T) bool) (*Pag
 		return page, err
 	}
 	err = s.walk(tx, "", func(id string, item *badger.Item) (bool, error) {
-		if match == nil && s.Index == "" {
+		if match == nil && s.keysSuffice() {
 			page.Total++
 			return true, nil
 		}
@@ -122,28 +128,14 @@ func ReadPage[T any](tx *Tx, s Scan, req PageRequest, match func(*T) bool) (*Pag
 	return page, err
 }
 
-// PageOf cuts one page out of items, which are already in the page's
-// order. It serves a list that is not in key order (one sorted on a field)
-// and so is read whole: the cursor must be the id of an item, else the page
-// is empty.
-func PageOf[T any](items []*T, req PageRequest, id func(*T) string) *Page[T] {
-	start := 0
-	if req.After != "" {
-		start = len(items)
-		for i, it := range items {
-			if id(it) == req.After {
-				start = i + 1
-				break
-			}
-		}
-	}
-	end := min(start+max(req.First, 0), len(items))
-	return &Page[T]{Items: items[start:end], HasNext: end < len(items), Total: len(items), Decoded: len(items)}
-}
+// keysSuffice reports whether a key alone says a record is there: true
+// for records and inline entries, false for an index whose entry may
+// outlive its record.
+func (s Scan) keysSuffice() bool { return s.Index == "" || s.Inline }
 
-// walk calls fn with the id and the Badger item of every key s walks past
-// after, in s's order, until fn returns false or an error. Values are not
-// read ahead: fn reads the ones it needs.
+// walk calls fn with the position and the Badger item of every key s
+// walks past after, in s's order, until fn returns false or an error.
+// Values are not read ahead: fn reads the ones it needs.
 func (s Scan) walk(tx *Tx, after string, fn func(id string, item *badger.Item) (bool, error)) error {
 	prefix := []byte(prefixRecord + s.Kind + "/")
 	if s.Index != "" {
@@ -176,13 +168,20 @@ func (s Scan) walk(tx *Tx, after string, fn func(id string, item *badger.Item) (
 	return nil
 }
 
-// value returns the stored record id that item stands for, or nil when an
-// index entry's record is gone.
-func (s Scan) value(tx *Tx, id string, item *badger.Item) ([]byte, error) {
-	if s.Index == "" {
+// value returns the stored record that item, at position pos, stands
+// for, or nil when an index entry's record is gone.
+func (s Scan) value(tx *Tx, pos string, item *badger.Item) ([]byte, error) {
+	if s.keysSuffice() {
 		return item.ValueCopy(nil)
 	}
-	raw, err := tx.raw(recordKey(s.Kind, id))
+	id, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(id) == 0 {
+		id = []byte(pos)
+	}
+	raw, err := tx.raw(recordKey(s.Kind, string(id)))
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}

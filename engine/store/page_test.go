@@ -143,26 +143,60 @@ func TestReadPageRefusesAnEmptyPage(t *testing.T) {
 	}
 }
 
-func TestPageOfCutsAnOrderedList(t *testing.T) {
-	items := []*counted{{ID: "b"}, {ID: "a"}, {ID: "c"}}
-	id := func(c *counted) string { return c.ID }
+// TestReadPageThroughAnOrderingIndex walks an index whose positions order
+// the records differently from their ids, and a log kept inline in an
+// index, from a cursor that is a position.
+func TestReadPageThroughAnOrderingIndex(t *testing.T) {
+	s := fillPages(t, 100)
+	err := s.Update(func(tx *Tx) error {
+		for i := 0; i < 100; i += 10 {
+			id := fmt.Sprintf("r%03d", i)
+			// Positions run against the ids: r090 first.
+			if err := tx.PutIndex("by-order", fmt.Sprintf("c1/%03d!%s", 999-i, id), id); err != nil {
+				return err
+			}
+			raw, _ := json.Marshal(counted{ID: "log" + id, N: i})
+			if err := tx.PutIndex("log", fmt.Sprintf("%03d", i), string(raw)); err != nil {
+				return err
+			}
+		}
+		return tx.PutIndex("by-order", "c1/950!r0505", "r0505") // its record does not exist
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
+		name    string
+		scan    Scan
 		req     PageRequest
 		want    []string
 		hasNext bool
+		total   int
 	}{
-		{PageRequest{First: 2}, []string{"b", "a"}, true},
-		{PageRequest{First: 2, After: "a"}, []string{"c"}, false},
-		{PageRequest{First: 2, After: "gone"}, nil, false},
+		{"in position order", Scan{Kind: "thing", Index: "by-order", Prefix: "c1/"}, PageRequest{First: 3, Count: true}, []string{"r090", "r080", "r070"}, true, 10},
+		{"after a position", Scan{Kind: "thing", Index: "by-order", Prefix: "c1/"}, PageRequest{First: 3, After: "919!r080"}, []string{"r070", "r060", "r050"}, true, 0},
+		{"past an entry whose record is gone", Scan{Kind: "thing", Index: "by-order", Prefix: "c1/"}, PageRequest{First: 1, After: "949!r050"}, []string{"r040"}, true, 0},
+		{"after the position of a record since removed", Scan{Kind: "thing", Index: "by-order", Prefix: "c1/"}, PageRequest{First: 2, After: "975!r024"}, []string{"r020", "r010"}, true, 0},
+		{"inline", Scan{Kind: "log", Index: "log", Inline: true}, PageRequest{First: 2, After: "030", Count: true}, []string{"logr040", "logr050"}, true, 10},
+		{"inline, newest first", Scan{Kind: "log", Index: "log", Inline: true, Descending: true}, PageRequest{First: 2, After: "010"}, []string{"logr000"}, false, 0},
 	}
 	for _, c := range cases {
-		page := PageOf(items, c.req, id)
-		var got []string
-		for _, it := range page.Items {
-			got = append(got, it.ID)
-		}
-		if !slices.Equal(got, c.want) || page.HasNext != c.hasNext || page.Total != 3 {
-			t.Fatalf("%+v: page %v hasNext %v total %d", c.req, got, page.HasNext, page.Total)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var page *Page[counted]
+			err := s.View(func(tx *Tx) (err error) {
+				page, err = ReadPage[counted](tx, c.scan, c.req, nil)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, it := range page.Items {
+				got = append(got, it.ID)
+			}
+			if !slices.Equal(got, c.want) || page.HasNext != c.hasNext || page.Total != c.total {
+				t.Fatalf("page %v hasNext %v total %d, want %v hasNext %v total %d", got, page.HasNext, page.Total, c.want, c.hasNext, c.total)
+			}
+		})
 	}
 }

@@ -173,16 +173,7 @@ function PagingStatus({ all, listed }: { all: ClusterNodes; listed: number }) {
           {note.text}
         </div>
       ) : (
-        note && (
-          <p className="muted">
-            {note.text}{" "}
-            {note.canRetry && (
-              <button className="button" type="button" onClick={all.retry}>
-                Load again
-              </button>
-            )}
-          </p>
-        )
+        note && <p className="muted">{note.text}</p>
       )}
     </>
   );

@@ -1,13 +1,12 @@
 // Loading every node of a cluster, a page of the nodes query at a time,
 // so that the Nodes tab's sections and health counts cover them all.
 //
-// The query's cursor is a node's id, and the server starts the next page
-// after that node: when the node is deleted between two pages (a replace
-// deletes it), the page after it comes back empty. Paging then steps back
-// to an earlier node it has (1, 2, 4… nodes back) and reads on; the
-// duplicates that brings are merged by id. Nodes that change while the
-// pages load are not missed: the events stream starts at the first page's
-// event cursor, before every page.
+// The query's cursor is a position in the list's order (group, launch
+// time), not a node: a node deleted between two pages (a replace deletes
+// it) does not lose the place, and the next page starts past it. A node
+// whose position moved between pages may come twice; the copies are merged
+// by id. Nodes that change while the pages load are not missed: the events
+// stream starts at the first page's event cursor, before every page.
 import { isNewer, type Versioned } from "../api/liveRecords";
 
 /** How many nodes one request asks for: the most the nodes query returns. */
@@ -15,9 +14,6 @@ export const nodesPageSize = 200;
 
 /** The most nodes the tab lists: 25 pages, beyond which a browser table stops being a glance. */
 export const maxListedNodes = 5000;
-
-/** How many requests one pass may make, step-backs included, before it gives up. */
-const requestBudget = 2 * Math.ceil(maxListedNodes / nodesPageSize);
 
 /** One answer of the nodes query. */
 export interface NodesPage<N> {
@@ -27,11 +23,8 @@ export interface NodesPage<N> {
   edges: readonly { node: N }[];
 }
 
-/**
- * Why paging stopped: every node is loaded; maxListedNodes are; or the
- * request budget ran out while nodes kept being deleted under the cursor.
- */
-export type PagingEnd = "complete" | "capped" | "gaveUp";
+/** Why paging stopped: every node is loaded, or maxListedNodes are. */
+export type PagingEnd = "complete" | "capped";
 
 export interface NodePaging<N> {
   /** The nodes loaded, in the server's order, each once. */
@@ -44,15 +37,11 @@ export interface NodePaging<N> {
   after: string | null;
   /** How many requests were answered; the number of the next one. */
   requests: number;
-  /** The request number at which this pass gives up. */
-  giveUpAt: number;
-  /** How many empty pages in a row came back after a cursor (its node is gone). */
-  misses: number;
   /** Why paging stopped; null while pages are still to come. */
   end: PagingEnd | null;
 }
 
-/** The next request to make. seq tells requests apart when after repeats. */
+/** The next request to make. seq tells requests apart. */
 export interface PageRequest {
   seq: number;
   first: number;
@@ -61,7 +50,7 @@ export interface PageRequest {
 
 /** The state before the first page. */
 export function startPaging<N>(): NodePaging<N> {
-  return { nodes: [], eventCursor: null, totalCount: null, after: null, requests: 0, giveUpAt: requestBudget, misses: 0, end: null };
+  return { nodes: [], eventCursor: null, totalCount: null, after: null, requests: 0, end: null };
 }
 
 /** The page to ask for next, or null when paging has stopped. */
@@ -71,35 +60,18 @@ export function nextPage(p: NodePaging<Versioned>): PageRequest | null {
 
 /** Takes in the answer to nextPage(p). */
 export function addPage<N extends Versioned>(p: NodePaging<N>, page: NodesPage<N>): NodePaging<N> {
-  const requests = p.requests + 1;
-  const eventCursor = p.eventCursor ?? page.eventCursor;
-  const totalCount = page.totalCount;
-
-  if (page.edges.length === 0 && p.after !== null && !page.pageInfo.hasNextPage) {
-    // The node at the cursor is gone: read on from an earlier one.
-    const at = p.nodes.findIndex((n) => n.id === p.after);
-    const back = at - 2 ** p.misses;
-    const after = back >= 0 ? p.nodes[back]!.id : null;
-    const end = requests >= p.giveUpAt ? "gaveUp" : null;
-    return { ...p, eventCursor, totalCount, after, requests, misses: p.misses + 1, end };
-  }
-
   const nodes = mergeById(p.nodes, page.edges.map((e) => e.node));
-  const after = page.pageInfo.endCursor ?? p.after;
   let end: PagingEnd | null = null;
   if (!page.pageInfo.hasNextPage) end = "complete";
   else if (nodes.length >= maxListedNodes) end = "capped";
-  else if (requests >= p.giveUpAt) end = "gaveUp";
-  return { nodes, eventCursor, totalCount, after, requests, giveUpAt: p.giveUpAt, misses: 0, end };
-}
-
-/**
- * Starts a new pass from the first page after paging gave up, keeping the
- * nodes loaded: the pass brings them up to date, and the events remove
- * those deleted since.
- */
-export function rewind<N>(p: NodePaging<N>): NodePaging<N> {
-  return { ...p, after: null, giveUpAt: p.requests + requestBudget, misses: 0, end: null };
+  return {
+    nodes,
+    eventCursor: p.eventCursor ?? page.eventCursor,
+    totalCount: page.totalCount,
+    after: page.pageInfo.endCursor ?? p.after,
+    requests: p.requests + 1,
+    end,
+  };
 }
 
 /** list with each of more put in: a node it has is replaced by a state at least as new; a new one is appended. */
@@ -123,8 +95,6 @@ export interface PagingNote {
   text: string;
   /** Paging is still going. */
   loading: boolean;
-  /** Paging stopped short and a new pass may list the rest. */
-  canRetry: boolean;
 }
 
 /**
@@ -136,20 +106,13 @@ export function pagingNote(p: NodePaging<unknown>, listed: number): PagingNote |
   if (total === null) return null;
   switch (p.end) {
     case null:
-      return { text: `Loading the nodes: ${count(p.nodes.length)} of ${count(total)}…`, loading: true, canRetry: false };
+      return { text: `Loading the nodes: ${count(p.nodes.length)} of ${count(total)}…`, loading: true };
     case "complete":
       return null;
     case "capped":
       return {
         text: `The cluster has more nodes than the tab lists: this lists ${listedOf(listed, total)}, and the health counts cover only those.`,
         loading: false,
-        canRetry: false,
-      };
-    case "gaveUp":
-      return {
-        text: `Nodes kept being deleted while the list loaded: this lists ${listedOf(listed, total)}. Load again to list the rest.`,
-        loading: false,
-        canRetry: true,
       };
   }
 }

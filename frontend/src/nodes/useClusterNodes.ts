@@ -9,7 +9,7 @@ import { mergeRecords } from "../api/liveRecords";
 import { useSession } from "../app/session";
 import type { NodeRowFragment } from "../gql/graphql";
 import { NodesPageQuery } from "./documents";
-import { addPage, nextPage, rewind, startPaging, type NodePaging } from "./nodePaging";
+import { addPage, nextPage, startPaging, type NodePaging } from "./nodePaging";
 
 export interface ClusterNodes {
   /** Every node loaded, each at its latest state; null until the first page arrives. */
@@ -17,7 +17,7 @@ export interface ClusterNodes {
   paging: NodePaging<NodeRowFragment>;
   /** Why the last page request failed; paging waits for retry. */
   error: CombinedError | undefined;
-  /** Asks again for the page that failed, or starts a new pass after paging gave up. */
+  /** Asks again for the page that failed. */
   retry: () => void;
 }
 
@@ -68,10 +68,7 @@ export function useClusterNodes(clusterId: string, live: ReadonlyMap<string, Nod
 
   const { paging } = state;
   const nodes = useMemo(() => (paging.eventCursor === null ? null : mergeRecords(paging.nodes, live)), [paging, live]);
-  const retry = useCallback(
-    () => setState((s) => ({ ...s, error: undefined, paging: s.paging.end === "gaveUp" ? rewind(s.paging) : s.paging })),
-    [],
-  );
+  const retry = useCallback(() => setState((s) => ({ ...s, error: undefined })), []);
 
   return { nodes, paging, error: state.error, retry };
 }
