@@ -10,7 +10,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/fsx"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -150,6 +152,38 @@ type ServiceQuotas interface {
 	ListServiceQuotas(ctx context.Context, in *servicequotas.ListServiceQuotasInput, opts ...func(*servicequotas.Options)) (*servicequotas.ListServiceQuotasOutput, error)
 }
 
+// S3 is the part of the S3 API that keeps a cluster's shared bucket: the
+// bucket itself, and the objects the engine lists, checks and writes (never
+// the data of datasets or models, which moves between the cluster and S3).
+type S3 interface {
+	CreateBucket(ctx context.Context, in *s3.CreateBucketInput, opts ...func(*s3.Options)) (*s3.CreateBucketOutput, error)
+	HeadBucket(ctx context.Context, in *s3.HeadBucketInput, opts ...func(*s3.Options)) (*s3.HeadBucketOutput, error)
+	GetBucketLocation(ctx context.Context, in *s3.GetBucketLocationInput, opts ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error)
+	ListBuckets(ctx context.Context, in *s3.ListBucketsInput, opts ...func(*s3.Options)) (*s3.ListBucketsOutput, error)
+	DeleteBucket(ctx context.Context, in *s3.DeleteBucketInput, opts ...func(*s3.Options)) (*s3.DeleteBucketOutput, error)
+	PutBucketTagging(ctx context.Context, in *s3.PutBucketTaggingInput, opts ...func(*s3.Options)) (*s3.PutBucketTaggingOutput, error)
+	GetBucketTagging(ctx context.Context, in *s3.GetBucketTaggingInput, opts ...func(*s3.Options)) (*s3.GetBucketTaggingOutput, error)
+	PutPublicAccessBlock(ctx context.Context, in *s3.PutPublicAccessBlockInput, opts ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error)
+
+	ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
+	HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
+	GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error)
+	PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error)
+	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+	DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput, opts ...func(*s3.Options)) (*s3.DeleteObjectsOutput, error)
+}
+
+// FSx is the part of the FSx API that makes Lustre file systems for a
+// cluster and links them to its shared bucket.
+type FSx interface {
+	CreateFileSystem(ctx context.Context, in *fsx.CreateFileSystemInput, opts ...func(*fsx.Options)) (*fsx.CreateFileSystemOutput, error)
+	DescribeFileSystems(ctx context.Context, in *fsx.DescribeFileSystemsInput, opts ...func(*fsx.Options)) (*fsx.DescribeFileSystemsOutput, error)
+	DeleteFileSystem(ctx context.Context, in *fsx.DeleteFileSystemInput, opts ...func(*fsx.Options)) (*fsx.DeleteFileSystemOutput, error)
+	CreateDataRepositoryAssociation(ctx context.Context, in *fsx.CreateDataRepositoryAssociationInput, opts ...func(*fsx.Options)) (*fsx.CreateDataRepositoryAssociationOutput, error)
+	DescribeDataRepositoryAssociations(ctx context.Context, in *fsx.DescribeDataRepositoryAssociationsInput, opts ...func(*fsx.Options)) (*fsx.DescribeDataRepositoryAssociationsOutput, error)
+	DeleteDataRepositoryAssociation(ctx context.Context, in *fsx.DeleteDataRepositoryAssociationInput, opts ...func(*fsx.Options)) (*fsx.DeleteDataRepositoryAssociationOutput, error)
+}
+
 // Provider bundles the ports for one account and region.
 type Provider struct {
 	Name          string // "sim" or "aws"
@@ -160,6 +194,8 @@ type Provider struct {
 	IAM           IAM
 	STS           STS
 	ServiceQuotas ServiceQuotas
+	S3            S3
+	FSx           FSx
 	Kubernetes    Kubernetes
 	Helm          Helm
 	// SDKRetries says that the AWS ports retry throttled calls themselves

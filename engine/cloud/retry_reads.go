@@ -5,7 +5,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/fsx"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -16,7 +18,7 @@ import (
 // read's last error. ops.ReadRetry.Do is one.
 type RetryFunc func(ctx context.Context, read func(context.Context) error) error
 
-// RetryReads returns a copy of p whose reads (every Describe, List and Get
+// RetryReads returns a copy of p whose reads (every Describe, List, Get and Head
 // call, and Helm's Release) go through retry, for the reads a request
 // makes while it is checked: one throttled read must not fail the request.
 // Calls that change something pass straight through, once each, as do the
@@ -49,6 +51,12 @@ func RetryReads(p *Provider, retry RetryFunc) *Provider {
 	}
 	if p.ServiceQuotas != nil {
 		out.ServiceQuotas = retryingServiceQuotas{p.ServiceQuotas, retry}
+	}
+	if p.S3 != nil {
+		out.S3 = retryingS3{p.S3, retry}
+	}
+	if p.FSx != nil {
+		out.FSx = retryingFSx{p.FSx, retry}
 	}
 	return &out
 }
@@ -322,5 +330,71 @@ type retryingServiceQuotas struct {
 func (c retryingServiceQuotas) ListServiceQuotas(ctx context.Context, in *servicequotas.ListServiceQuotasInput, opts ...func(*servicequotas.Options)) (*servicequotas.ListServiceQuotasOutput, error) {
 	return read(ctx, c.retry, func(ctx context.Context) (*servicequotas.ListServiceQuotasOutput, error) {
 		return c.ServiceQuotas.ListServiceQuotas(ctx, in, opts...)
+	})
+}
+
+// retryingS3 retries the reads of S3; its other calls pass through.
+type retryingS3 struct {
+	S3
+	retry RetryFunc
+}
+
+func (c retryingS3) HeadBucket(ctx context.Context, in *s3.HeadBucketInput, opts ...func(*s3.Options)) (*s3.HeadBucketOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.HeadBucketOutput, error) {
+		return c.S3.HeadBucket(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) GetBucketLocation(ctx context.Context, in *s3.GetBucketLocationInput, opts ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.GetBucketLocationOutput, error) {
+		return c.S3.GetBucketLocation(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) ListBuckets(ctx context.Context, in *s3.ListBucketsInput, opts ...func(*s3.Options)) (*s3.ListBucketsOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.ListBucketsOutput, error) {
+		return c.S3.ListBuckets(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) GetBucketTagging(ctx context.Context, in *s3.GetBucketTaggingInput, opts ...func(*s3.Options)) (*s3.GetBucketTaggingOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.GetBucketTaggingOutput, error) {
+		return c.S3.GetBucketTagging(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.ListObjectsV2Output, error) {
+		return c.S3.ListObjectsV2(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.HeadObjectOutput, error) {
+		return c.S3.HeadObject(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.GetObjectOutput, error) {
+		return c.S3.GetObject(ctx, in, opts...)
+	})
+}
+
+// retryingFSx retries the reads of FSx; its other calls pass through.
+type retryingFSx struct {
+	FSx
+	retry RetryFunc
+}
+
+func (c retryingFSx) DescribeFileSystems(ctx context.Context, in *fsx.DescribeFileSystemsInput, opts ...func(*fsx.Options)) (*fsx.DescribeFileSystemsOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*fsx.DescribeFileSystemsOutput, error) {
+		return c.FSx.DescribeFileSystems(ctx, in, opts...)
+	})
+}
+
+func (c retryingFSx) DescribeDataRepositoryAssociations(ctx context.Context, in *fsx.DescribeDataRepositoryAssociationsInput, opts ...func(*fsx.Options)) (*fsx.DescribeDataRepositoryAssociationsOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*fsx.DescribeDataRepositoryAssociationsOutput, error) {
+		return c.FSx.DescribeDataRepositoryAssociations(ctx, in, opts...)
 	})
 }

@@ -61,7 +61,20 @@ func TestUpdateClusterSoftwareOverGraphQL(t *testing.T) {
 		return len(ns) == 2 && ns[0].Status == "RUNNING" && ns[1].Status == "RUNNING"
 	})
 	groupID := added.AddInstanceGroup.Target.ID
-	sw, nodes := groupSoftware(t, srv, groupID)
+	// The group's software and the nodes' images come with the refresh
+	// that follows the nodes, which may be one pass after their status.
+	var sw softwareRow
+	var nodes []struct {
+		ImageVersion       *string
+		ImageVersionStatus string
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		sw, nodes = groupSoftware(t, srv, groupID)
+		if sw.ImageVersion != nil && len(nodes) == 2 && nodes[0].ImageVersion != nil && nodes[1].ImageVersion != nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polling the API under test, with a deadline
+	}
 	if sw.ImageVersion == nil || *sw.ImageVersion != sim.ImageVersionCurrent || sw.ImageVersionStatus != "UPDATE_AVAILABLE" || sw.UpdateStatus != nil {
 		t.Fatalf("a new group's software: %+v", sw)
 	}

@@ -3,7 +3,9 @@ package awscloud
 import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/fsx"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -20,4 +22,6 @@ var (
 	_ cloud.IAM           = (*iam.Client)(nil)
 	_ cloud.STS           = (*sts.Client)(nil)
 	_ cloud.ServiceQuotas = (*servicequotas.Client)(nil)
+	_ cloud.S3            = (*s3.Client)(nil)
+	_ cloud.FSx           = (*fsx.Client)(nil)
 )

@@ -13,7 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/fsx"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -113,6 +115,8 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		IAM:           iam.NewFromConfig(cfg),
 		STS:           stsClient,
 		ServiceQuotas: servicequotas.NewFromConfig(cfg),
+		S3:            s3.NewFromConfig(cfg),
+		FSx:           fsx.NewFromConfig(cfg),
 		Kubernetes:    kube,
 		Helm:          newHelm(kube),
 		SDKRetries:    true, // LoadDefaultConfig's standard retryer
