@@ -20,7 +20,7 @@ func TestRetryReadsRetriesEveryReadAndNoChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, svc := range []string{"sagemaker", "eks", "ec2", "iam", "sts", "servicequotas", "helm"} {
+	for _, svc := range []string{"sagemaker", "eks", "ec2", "iam", "sts", "servicequotas", "s3", "fsx", "helm"} {
 		if _, err := world.InjectFault(sim.Fault{Kind: sim.FaultThrottle, Service: svc}); err != nil {
 			t.Fatal(err)
 		}
@@ -42,6 +42,8 @@ func TestRetryReadsRetriesEveryReadAndNoChange(t *testing.T) {
 		{"iam", rp.IAM, reflect.TypeFor[cloud.IAM]()},
 		{"sts", rp.STS, reflect.TypeFor[cloud.STS]()},
 		{"servicequotas", rp.ServiceQuotas, reflect.TypeFor[cloud.ServiceQuotas]()},
+		{"s3", rp.S3, reflect.TypeFor[cloud.S3]()},
+		{"fsx", rp.FSx, reflect.TypeFor[cloud.FSx]()},
 	}
 	ctx := reflect.ValueOf(context.Background())
 	for _, pt := range ports {
@@ -73,7 +75,7 @@ func TestRetryReadsRetriesEveryReadAndNoChange(t *testing.T) {
 }
 
 func isRead(method string) bool {
-	for _, verb := range []string{"Describe", "List", "Get"} {
+	for _, verb := range []string{"Describe", "List", "Get", "Head"} {
 		if strings.HasPrefix(method, verb) {
 			return true
 		}

@@ -52,6 +52,8 @@ func addonCatalog(name string) (version, namespace string, ok bool) {
 		return "v1.17.2-eksbuild.1", "cert-manager", true
 	case "aws-mountpoint-s3-csi-driver":
 		return "v1.15.0-eksbuild.1", "kube-system", true
+	case "aws-fsx-csi-driver":
+		return "v1.5.0-eksbuild.1", "kube-system", true
 	case "amazon-sagemaker-hyperpod-training-operator":
 		return "v1.0.0-eksbuild.1", "aws-hyperpod", true
 	case "amazon-sagemaker-hyperpod-inference":

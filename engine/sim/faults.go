@@ -359,8 +359,11 @@ func (t *txn) callFault(service, op string) error {
 			return &smithy.GenericAPIError{Code: f.Code, Message: msg, Fault: smithy.FaultServer}
 		}
 		code := "ThrottlingException"
-		if service == svcEC2 {
+		switch service {
+		case svcEC2:
 			code = "RequestLimitExceeded"
+		case svcS3:
+			code = "SlowDown"
 		}
 		return &smithy.GenericAPIError{Code: code, Message: "Rate exceeded", Fault: smithy.FaultClient}
 	}

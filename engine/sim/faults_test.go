@@ -57,7 +57,7 @@ func TestInjectFaultValidates(t *testing.T) {
 	bad := []Fault{
 		{Kind: "meteor"},
 		{Kind: FaultThrottle},                     // no service
-		{Kind: FaultThrottle, Service: "s3"},      // unknown service
+		{Kind: FaultThrottle, Service: "lambda"},  // unknown service
 		{Kind: FaultCapacity},                     // no zone
 		{Kind: FaultCapacity, Zone: "us-west-2z"}, // unknown zone
 		{Kind: FaultCapacity, Zone: "us-west-2a", Region: "us-east-1"},

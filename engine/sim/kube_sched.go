@@ -36,7 +36,8 @@ import (
 //   - lets the managed Karpenter act (sagemaker_karpenter.go).
 //
 // Left out: inter-pod affinity and anti-affinity, topology spread,
-// preferred node affinity, priorities and preemption, host ports, volumes,
+// preferred node affinity, priorities and preemption, host ports, volumes
+// other than claims of static PersistentVolumes (kube_volumes.go),
 // ephemeral-storage (the nodes do not report it), pod IPs (but for
 // hostNetwork pods), Events. A pod stays Running until it is deleted, even
 // with restartPolicy Never.
@@ -106,6 +107,9 @@ type kubeScheduler struct {
 // caller has brought HyperPod up to it.
 func (s *kubeSession) settle() error {
 	if err := s.syncFromHyperPod(); err != nil {
+		return err
+	}
+	if err := s.bindVolumes(); err != nil {
 		return err
 	}
 	sc, err := s.scheduler()
@@ -301,6 +305,13 @@ func (sc *kubeScheduler) start() {
 		if !ok {
 			at = sc.boundStatus(p, sc.node[p.pod.Spec.NodeName])
 		}
+		// The kubelet mounts the pod's volumes before its containers
+		// start: it waits for their CSI drivers.
+		if missing, since := s.csiMissing(&p.pod); missing != "" {
+			continue
+		} else if since.After(at) {
+			at = since
+		}
 		if s.t.now.Before(at) {
 			continue
 		}
@@ -332,6 +343,14 @@ func (sc *kubeScheduler) bind() []*kubeSchedPod {
 				gates = append(gates, g.Name)
 			}
 			sc.pending(p, corev1.PodReasonSchedulingGated, "Scheduling is blocked due to non-empty scheduling gates: "+strings.Join(gates, ", "))
+			continue
+		}
+		// Claims not yet bound hold a pod back before any node is tried,
+		// and no node Karpenter could add would change that.
+		if message, err := sc.s.claimsMessage(p); err != nil || message != "" {
+			if err == nil {
+				sc.pending(p, corev1.PodReasonUnschedulable, message)
+			}
 			continue
 		}
 		n, message := sc.place(p)

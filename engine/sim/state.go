@@ -22,6 +22,9 @@ type state struct {
 	Kube     *kubeState `json:",omitempty"` // the objects of the EKS clusters' Kubernetes APIs
 	// Helm holds the Helm releases of the EKS clusters, by kubeClusterKey.
 	Helm map[string]*helmClusterRec `json:",omitempty"`
+	// Buckets holds the S3 buckets of every account and region, by name:
+	// bucket names are global.
+	Buckets map[string]*bucketRec `json:",omitempty"`
 }
 
 // regionState holds the regional resources of one region.
@@ -36,6 +39,9 @@ type regionState struct {
 	Tags           map[string]map[string]string // EC2 tags by resource id
 	EKS            map[string]*eksClusterRec    // by cluster name
 	HyperPod       map[string]*hpClusterRec     // by cluster name
+	// FileSystems and DataRepoAssociations are FSx's, by id.
+	FileSystems          map[string]*fsxFileSystemRec `json:",omitempty"`
+	DataRepoAssociations map[string]*fsxDRARec        `json:",omitempty"`
 	// TrainingPlansFrom is when the region's training plans started: the
 	// first time a call looked at them.
 	TrainingPlansFrom *time.Time `json:",omitempty"`
@@ -73,6 +79,9 @@ func (st *state) init() {
 	if st.Regions == nil {
 		st.Regions = map[string]*regionState{}
 	}
+	if st.Buckets == nil {
+		st.Buckets = map[string]*bucketRec{}
+	}
 	for _, rs := range st.Regions {
 		rs.init()
 	}
@@ -108,6 +117,12 @@ func (rs *regionState) init() {
 	}
 	if rs.HyperPod == nil {
 		rs.HyperPod = map[string]*hpClusterRec{}
+	}
+	if rs.FileSystems == nil {
+		rs.FileSystems = map[string]*fsxFileSystemRec{}
+	}
+	if rs.DataRepoAssociations == nil {
+		rs.DataRepoAssociations = map[string]*fsxDRARec{}
 	}
 	for _, c := range rs.EKS {
 		c.init()
@@ -163,6 +178,7 @@ func (rs *regionState) prune(now time.Time) {
 			delete(rs.HyperPod, name)
 		}
 	}
+	rs.pruneFSx(now)
 	for id, n := range rs.NATs {
 		if n.Life.GoneAt != nil && now.After(n.Life.GoneAt.Add(natGoneAfter)) {
 			delete(rs.NATs, id)

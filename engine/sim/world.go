@@ -150,6 +150,8 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		IAM:           &iamAPI{w: w},
 		STS:           &stsAPI{w: w},
 		ServiceQuotas: &quotasAPI{w: w, region: region},
+		S3:            &s3API{w: w, region: region},
+		FSx:           &fsxAPI{w: w, region: region},
 		Kubernetes:    &kubeAPI{w: w, region: region},
 		Helm:          &helmAPI{w: w, region: region},
 	}, nil
@@ -160,7 +162,7 @@ func (w *World) unknownRegion(region string) error {
 }
 
 // Calls returns a copy of the call counters: service -> operation -> count.
-// Services are "sagemaker", "eks", "ec2", "iam", "sts" and "servicequotas",
+// Services are "sagemaker", "eks", "ec2", "iam", "sts", "s3" and "servicequotas",
 // whose operations are the SDK method names, "kubernetes", whose
 // operations are a verb and a resource ("list nodes"), and "helm", whose
 // operations are "Install", "Uninstall" and "GetRelease".
@@ -282,6 +284,10 @@ func serviceID(service string) string {
 		return "Service Quotas"
 	case svcHelm:
 		return "Helm"
+	case svcS3:
+		return "S3"
+	case svcFSx:
+		return "FSx"
 	}
 	return service
 }
@@ -294,11 +300,12 @@ const (
 	svcIAM       = "iam"
 	svcSTS       = "sts"
 	svcQuotas    = "servicequotas"
+	svcFSx       = "fsx"
 )
 
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
-	return []string{svcEC2, svcEKS, svcHelm, svcIAM, svcSageMaker, svcQuotas, svcSTS}
+	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcIAM, svcS3, svcSageMaker, svcQuotas, svcSTS}
 }
 
 // opError wraps err as the SDK does, so callers use errors.As to reach the
