@@ -182,6 +182,23 @@ type ComplexityRoot struct {
 		Shared func(childComplexity int) int
 	}
 
+	FsxFileSystem struct {
+		Arn                         func(childComplexity int) int
+		DNSName                     func(childComplexity int) int
+		DataRepositoryAssociationID func(childComplexity int) int
+		DataRepositoryPath          func(childComplexity int) int
+		DeploymentType              func(childComplexity int) int
+		FileSystemID                func(childComplexity int) int
+		Lifecycle                   func(childComplexity int) int
+		MountName                   func(childComplexity int) int
+		Name                        func(childComplexity int) int
+		SecurityGroupID             func(childComplexity int) int
+		StorageCapacityGiB          func(childComplexity int) int
+		SubnetID                    func(childComplexity int) int
+		ThroughputPerTiB            func(childComplexity int) int
+		Zone                        func(childComplexity int) int
+	}
+
 	HyperPodCluster struct {
 		Arn                  func(childComplexity int) int
 		FailureMessage       func(childComplexity int) int
@@ -303,16 +320,53 @@ type ComplexityRoot struct {
 		Via     func(childComplexity int) int
 	}
 
+	Model struct {
+		Bucket          func(childComplexity int) int
+		BytesDone       func(childComplexity int) int
+		BytesTotal      func(childComplexity int) int
+		ClusterID       func(childComplexity int) int
+		Commit          func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		FilesDone       func(childComplexity int) int
+		FilesTotal      func(childComplexity int) int
+		ID              func(childComplexity int) int
+		JobName         func(childComplexity int) int
+		LastOperationID func(childComplexity int) int
+		ModelID         func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Namespace       func(childComplexity int) int
+		Path            func(childComplexity int) int
+		ReadyAt         func(childComplexity int) int
+		Revision        func(childComplexity int) int
+		Source          func(childComplexity int) int
+		Status          func(childComplexity int) int
+		StatusMessage   func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+	}
+
+	ModelConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ModelEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Mutation struct {
 		AddInstanceGroup          func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
+		AddStorage                func(childComplexity int, input model.AddStorageInput, idempotencyKey *string) int
 		CancelOperation           func(childComplexity int, id string) int
 		CreateCluster             func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
 		CreateToken               func(childComplexity int, input model.CreateTokenInput) int
 		DeleteCluster             func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		DownloadModel             func(childComplexity int, input model.DownloadModelInput, idempotencyKey *string) int
 		ImportCluster             func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
 		RebootNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		RemoveStorage             func(childComplexity int, id string, deleteBucket *bool, idempotencyKey *string) int
 		RepairClusterDependencies func(childComplexity int, clusterID string, idempotencyKey *string) int
 		ReplaceNodes              func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
 		RetryOperation            func(childComplexity int, id string) int
@@ -449,12 +503,17 @@ type ComplexityRoot struct {
 		InstanceQuota         func(childComplexity int, region *string, instanceType string) int
 		InstanceTypeOfferings func(childComplexity int, region *string, zone string) int
 		Me                    func(childComplexity int) int
+		Model                 func(childComplexity int, id string) int
+		Models                func(childComplexity int, clusterID string, first *int, after *string) int
 		Node                  func(childComplexity int, id string) int
 		NodeDiagnosis         func(childComplexity int, id string) int
 		Nodes                 func(childComplexity int, clusterID string, instanceGroupID *string, first *int, after *string) int
 		Operation             func(childComplexity int, id string) int
 		Operations            func(childComplexity int, filter *model.OperationFilter, first *int, after *string) int
 		Regions               func(childComplexity int) int
+		S3Objects             func(childComplexity int, clusterID string, prefix *string, first *int, after *string) int
+		Storage               func(childComplexity int, id string) int
+		Storages              func(childComplexity int, clusterID string, first *int, after *string) int
 		Tokens                func(childComplexity int) int
 		TrainingPlans         func(childComplexity int, region *string) int
 		Version               func(childComplexity int) int
@@ -467,8 +526,65 @@ type ComplexityRoot struct {
 		Name func(childComplexity int) int
 	}
 
+	S3Bucket struct {
+		Arn                   func(childComplexity int) int
+		CreatedByInstantStart func(childComplexity int) int
+		Name                  func(childComplexity int) int
+		Region                func(childComplexity int) int
+	}
+
 	S3CsiDriverSettings struct {
 		Buckets func(childComplexity int) int
+	}
+
+	S3Entry struct {
+		Etag         func(childComplexity int) int
+		Folder       func(childComplexity int) int
+		Key          func(childComplexity int) int
+		LastModified func(childComplexity int) int
+		Size         func(childComplexity int) int
+		StorageClass func(childComplexity int) int
+	}
+
+	S3EntryConnection struct {
+		Bucket   func(childComplexity int) int
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+		Prefix   func(childComplexity int) int
+	}
+
+	S3EntryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Storage struct {
+		ClaimName       func(childComplexity int) int
+		ClusterID       func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Fsx             func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Kind            func(childComplexity int) int
+		LastOperationID func(childComplexity int) int
+		MountPath       func(childComplexity int) int
+		Namespace       func(childComplexity int) int
+		S3              func(childComplexity int) int
+		Status          func(childComplexity int) int
+		StatusMessage   func(childComplexity int) int
+		UpdatedAt       func(childComplexity int) int
+		VolumeName      func(childComplexity int) int
+	}
+
+	StorageConnection struct {
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
+	StorageEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Subnet struct {
@@ -555,12 +671,15 @@ type MutationResolver interface {
 	ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error)
 	UpdateInstanceGroup(ctx context.Context, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteInstanceGroup(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	DownloadModel(ctx context.Context, input model.DownloadModelInput, idempotencyKey *string) (*model.Operation, error)
 	UpdateClusterSoftware(ctx context.Context, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) (*model.Operation, error)
 	RebootNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
 	ReplaceNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
 	DeleteNodes(ctx context.Context, clusterID string, nodeIds []string, idempotencyKey *string) (*model.Operation, error)
 	RetryOperation(ctx context.Context, id string) (*model.Operation, error)
 	CancelOperation(ctx context.Context, id string) (*model.Operation, error)
+	AddStorage(ctx context.Context, input model.AddStorageInput, idempotencyKey *string) (*model.Operation, error)
+	RemoveStorage(ctx context.Context, id string, deleteBucket *bool, idempotencyKey *string) (*model.Operation, error)
 }
 type QueryResolver interface {
 	Version(ctx context.Context) (string, error)
@@ -572,6 +691,8 @@ type QueryResolver interface {
 	ClusterFeatures(ctx context.Context, clusterID string) ([]*model.Feature, error)
 	InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error)
 	InstanceGroup(ctx context.Context, id string) (*model.InstanceGroup, error)
+	Models(ctx context.Context, clusterID string, first *int, after *string) (*model.ModelConnection, error)
+	Model(ctx context.Context, id string) (*model.Model, error)
 	Nodes(ctx context.Context, clusterID string, instanceGroupID *string, first *int, after *string) (*model.NodeConnection, error)
 	Node(ctx context.Context, id string) (*model.Node, error)
 	NodeDiagnosis(ctx context.Context, id string) (*model.NodeDiagnosis, error)
@@ -584,6 +705,9 @@ type QueryResolver interface {
 	InstanceQuota(ctx context.Context, region *string, instanceType string) (*model.InstanceQuota, error)
 	TrainingPlans(ctx context.Context, region *string) ([]*model.TrainingPlan, error)
 	ImportableClusters(ctx context.Context, region *string) ([]*model.ImportableCluster, error)
+	Storages(ctx context.Context, clusterID string, first *int, after *string) (*model.StorageConnection, error)
+	Storage(ctx context.Context, id string) (*model.Storage, error)
+	S3Objects(ctx context.Context, clusterID string, prefix *string, first *int, after *string) (*model.S3EntryConnection, error)
 }
 type SubscriptionResolver interface {
 	ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error)
@@ -1205,6 +1329,91 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FeatureResource.Shared(childComplexity), true
 
+	case "FsxFileSystem.arn":
+		if e.ComplexityRoot.FsxFileSystem.Arn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.Arn(childComplexity), true
+	case "FsxFileSystem.dnsName":
+		if e.ComplexityRoot.FsxFileSystem.DNSName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.DNSName(childComplexity), true
+	case "FsxFileSystem.dataRepositoryAssociationId":
+		if e.ComplexityRoot.FsxFileSystem.DataRepositoryAssociationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.DataRepositoryAssociationID(childComplexity), true
+	case "FsxFileSystem.dataRepositoryPath":
+		if e.ComplexityRoot.FsxFileSystem.DataRepositoryPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.DataRepositoryPath(childComplexity), true
+	case "FsxFileSystem.deploymentType":
+		if e.ComplexityRoot.FsxFileSystem.DeploymentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.DeploymentType(childComplexity), true
+	case "FsxFileSystem.fileSystemId":
+		if e.ComplexityRoot.FsxFileSystem.FileSystemID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.FileSystemID(childComplexity), true
+	case "FsxFileSystem.lifecycle":
+		if e.ComplexityRoot.FsxFileSystem.Lifecycle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.Lifecycle(childComplexity), true
+	case "FsxFileSystem.mountName":
+		if e.ComplexityRoot.FsxFileSystem.MountName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.MountName(childComplexity), true
+	case "FsxFileSystem.name":
+		if e.ComplexityRoot.FsxFileSystem.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.Name(childComplexity), true
+	case "FsxFileSystem.securityGroupId":
+		if e.ComplexityRoot.FsxFileSystem.SecurityGroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.SecurityGroupID(childComplexity), true
+	case "FsxFileSystem.storageCapacityGiB":
+		if e.ComplexityRoot.FsxFileSystem.StorageCapacityGiB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.StorageCapacityGiB(childComplexity), true
+	case "FsxFileSystem.subnetId":
+		if e.ComplexityRoot.FsxFileSystem.SubnetID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.SubnetID(childComplexity), true
+	case "FsxFileSystem.throughputPerTiB":
+		if e.ComplexityRoot.FsxFileSystem.ThroughputPerTiB == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.ThroughputPerTiB(childComplexity), true
+	case "FsxFileSystem.zone":
+		if e.ComplexityRoot.FsxFileSystem.Zone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FsxFileSystem.Zone(childComplexity), true
+
 	case "HyperPodCluster.arn":
 		if e.ComplexityRoot.HyperPodCluster.Arn == nil {
 			break
@@ -1715,6 +1924,159 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Me.Via(childComplexity), true
 
+	case "Model.bucket":
+		if e.ComplexityRoot.Model.Bucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Bucket(childComplexity), true
+	case "Model.bytesDone":
+		if e.ComplexityRoot.Model.BytesDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.BytesDone(childComplexity), true
+	case "Model.bytesTotal":
+		if e.ComplexityRoot.Model.BytesTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.BytesTotal(childComplexity), true
+	case "Model.clusterId":
+		if e.ComplexityRoot.Model.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.ClusterID(childComplexity), true
+	case "Model.commit":
+		if e.ComplexityRoot.Model.Commit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Commit(childComplexity), true
+	case "Model.createdAt":
+		if e.ComplexityRoot.Model.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.CreatedAt(childComplexity), true
+	case "Model.filesDone":
+		if e.ComplexityRoot.Model.FilesDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.FilesDone(childComplexity), true
+	case "Model.filesTotal":
+		if e.ComplexityRoot.Model.FilesTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.FilesTotal(childComplexity), true
+	case "Model.id":
+		if e.ComplexityRoot.Model.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.ID(childComplexity), true
+	case "Model.jobName":
+		if e.ComplexityRoot.Model.JobName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.JobName(childComplexity), true
+	case "Model.lastOperationId":
+		if e.ComplexityRoot.Model.LastOperationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.LastOperationID(childComplexity), true
+	case "Model.modelId":
+		if e.ComplexityRoot.Model.ModelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.ModelID(childComplexity), true
+	case "Model.name":
+		if e.ComplexityRoot.Model.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Name(childComplexity), true
+	case "Model.namespace":
+		if e.ComplexityRoot.Model.Namespace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Namespace(childComplexity), true
+	case "Model.path":
+		if e.ComplexityRoot.Model.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Path(childComplexity), true
+	case "Model.readyAt":
+		if e.ComplexityRoot.Model.ReadyAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.ReadyAt(childComplexity), true
+	case "Model.revision":
+		if e.ComplexityRoot.Model.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Revision(childComplexity), true
+	case "Model.source":
+		if e.ComplexityRoot.Model.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Source(childComplexity), true
+	case "Model.status":
+		if e.ComplexityRoot.Model.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.Status(childComplexity), true
+	case "Model.statusMessage":
+		if e.ComplexityRoot.Model.StatusMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.StatusMessage(childComplexity), true
+	case "Model.updatedAt":
+		if e.ComplexityRoot.Model.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Model.UpdatedAt(childComplexity), true
+
+	case "ModelConnection.edges":
+		if e.ComplexityRoot.ModelConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelConnection.Edges(childComplexity), true
+	case "ModelConnection.pageInfo":
+		if e.ComplexityRoot.ModelConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelConnection.PageInfo(childComplexity), true
+
+	case "ModelEdge.cursor":
+		if e.ComplexityRoot.ModelEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelEdge.Cursor(childComplexity), true
+	case "ModelEdge.node":
+		if e.ComplexityRoot.ModelEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelEdge.Node(childComplexity), true
+
 	case "Mutation.addInstanceGroup":
 		if e.ComplexityRoot.Mutation.AddInstanceGroup == nil {
 			break
@@ -1726,6 +2088,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddInstanceGroup(childComplexity, args["input"].(model.AddInstanceGroupInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.addStorage":
+		if e.ComplexityRoot.Mutation.AddStorage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addStorage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddStorage(childComplexity, args["input"].(model.AddStorageInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.cancelOperation":
 		if e.ComplexityRoot.Mutation.CancelOperation == nil {
 			break
@@ -1792,6 +2165,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
+	case "Mutation.downloadModel":
+		if e.ComplexityRoot.Mutation.DownloadModel == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_downloadModel_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DownloadModel(childComplexity, args["input"].(model.DownloadModelInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.importCluster":
 		if e.ComplexityRoot.Mutation.ImportCluster == nil {
 			break
@@ -1814,6 +2198,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RebootNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
+	case "Mutation.removeStorage":
+		if e.ComplexityRoot.Mutation.RemoveStorage == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeStorage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveStorage(childComplexity, args["id"].(string), args["deleteBucket"].(*bool), args["idempotencyKey"].(*string)), true
 	case "Mutation.repairClusterDependencies":
 		if e.ComplexityRoot.Mutation.RepairClusterDependencies == nil {
 			break
@@ -2483,6 +2878,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.model":
+		if e.ComplexityRoot.Query.Model == nil {
+			break
+		}
+
+		args, err := ec.field_Query_model_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Model(childComplexity, args["id"].(string)), true
+	case "Query.models":
+		if e.ComplexityRoot.Query.Models == nil {
+			break
+		}
+
+		args, err := ec.field_Query_models_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Models(childComplexity, args["clusterId"].(string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -2544,6 +2961,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Regions(childComplexity), true
+	case "Query.s3Objects":
+		if e.ComplexityRoot.Query.S3Objects == nil {
+			break
+		}
+
+		args, err := ec.field_Query_s3Objects_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.S3Objects(childComplexity, args["clusterId"].(string), args["prefix"].(*string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.storage":
+		if e.ComplexityRoot.Query.Storage == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Storage(childComplexity, args["id"].(string)), true
+	case "Query.storages":
+		if e.ComplexityRoot.Query.Storages == nil {
+			break
+		}
+
+		args, err := ec.field_Query_storages_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Storages(childComplexity, args["clusterId"].(string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.tokens":
 		if e.ComplexityRoot.Query.Tokens == nil {
 			break
@@ -2598,12 +3048,235 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ResourceRef.Name(childComplexity), true
 
+	case "S3Bucket.arn":
+		if e.ComplexityRoot.S3Bucket.Arn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Bucket.Arn(childComplexity), true
+	case "S3Bucket.createdByInstantStart":
+		if e.ComplexityRoot.S3Bucket.CreatedByInstantStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Bucket.CreatedByInstantStart(childComplexity), true
+	case "S3Bucket.name":
+		if e.ComplexityRoot.S3Bucket.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Bucket.Name(childComplexity), true
+	case "S3Bucket.region":
+		if e.ComplexityRoot.S3Bucket.Region == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Bucket.Region(childComplexity), true
+
 	case "S3CsiDriverSettings.buckets":
 		if e.ComplexityRoot.S3CsiDriverSettings.Buckets == nil {
 			break
 		}
 
 		return e.ComplexityRoot.S3CsiDriverSettings.Buckets(childComplexity), true
+
+	case "S3Entry.etag":
+		if e.ComplexityRoot.S3Entry.Etag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Entry.Etag(childComplexity), true
+	case "S3Entry.folder":
+		if e.ComplexityRoot.S3Entry.Folder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Entry.Folder(childComplexity), true
+	case "S3Entry.key":
+		if e.ComplexityRoot.S3Entry.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Entry.Key(childComplexity), true
+	case "S3Entry.lastModified":
+		if e.ComplexityRoot.S3Entry.LastModified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Entry.LastModified(childComplexity), true
+	case "S3Entry.size":
+		if e.ComplexityRoot.S3Entry.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Entry.Size(childComplexity), true
+	case "S3Entry.storageClass":
+		if e.ComplexityRoot.S3Entry.StorageClass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3Entry.StorageClass(childComplexity), true
+
+	case "S3EntryConnection.bucket":
+		if e.ComplexityRoot.S3EntryConnection.Bucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3EntryConnection.Bucket(childComplexity), true
+	case "S3EntryConnection.edges":
+		if e.ComplexityRoot.S3EntryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3EntryConnection.Edges(childComplexity), true
+	case "S3EntryConnection.pageInfo":
+		if e.ComplexityRoot.S3EntryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3EntryConnection.PageInfo(childComplexity), true
+	case "S3EntryConnection.prefix":
+		if e.ComplexityRoot.S3EntryConnection.Prefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3EntryConnection.Prefix(childComplexity), true
+
+	case "S3EntryEdge.cursor":
+		if e.ComplexityRoot.S3EntryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3EntryEdge.Cursor(childComplexity), true
+	case "S3EntryEdge.node":
+		if e.ComplexityRoot.S3EntryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.S3EntryEdge.Node(childComplexity), true
+
+	case "Storage.claimName":
+		if e.ComplexityRoot.Storage.ClaimName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.ClaimName(childComplexity), true
+	case "Storage.clusterId":
+		if e.ComplexityRoot.Storage.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.ClusterID(childComplexity), true
+	case "Storage.createdAt":
+		if e.ComplexityRoot.Storage.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.CreatedAt(childComplexity), true
+	case "Storage.fsx":
+		if e.ComplexityRoot.Storage.Fsx == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Fsx(childComplexity), true
+	case "Storage.id":
+		if e.ComplexityRoot.Storage.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.ID(childComplexity), true
+	case "Storage.kind":
+		if e.ComplexityRoot.Storage.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Kind(childComplexity), true
+	case "Storage.lastOperationId":
+		if e.ComplexityRoot.Storage.LastOperationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.LastOperationID(childComplexity), true
+	case "Storage.mountPath":
+		if e.ComplexityRoot.Storage.MountPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.MountPath(childComplexity), true
+	case "Storage.namespace":
+		if e.ComplexityRoot.Storage.Namespace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Namespace(childComplexity), true
+	case "Storage.s3":
+		if e.ComplexityRoot.Storage.S3 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.S3(childComplexity), true
+	case "Storage.status":
+		if e.ComplexityRoot.Storage.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.Status(childComplexity), true
+	case "Storage.statusMessage":
+		if e.ComplexityRoot.Storage.StatusMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.StatusMessage(childComplexity), true
+	case "Storage.updatedAt":
+		if e.ComplexityRoot.Storage.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.UpdatedAt(childComplexity), true
+	case "Storage.volumeName":
+		if e.ComplexityRoot.Storage.VolumeName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Storage.VolumeName(childComplexity), true
+
+	case "StorageConnection.edges":
+		if e.ComplexityRoot.StorageConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageConnection.Edges(childComplexity), true
+	case "StorageConnection.eventCursor":
+		if e.ComplexityRoot.StorageConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageConnection.EventCursor(childComplexity), true
+	case "StorageConnection.pageInfo":
+		if e.ComplexityRoot.StorageConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageConnection.PageInfo(childComplexity), true
+	case "StorageConnection.totalCount":
+		if e.ComplexityRoot.StorageConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageConnection.TotalCount(childComplexity), true
+
+	case "StorageEdge.cursor":
+		if e.ComplexityRoot.StorageEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageEdge.Cursor(childComplexity), true
+	case "StorageEdge.node":
+		if e.ComplexityRoot.StorageEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StorageEdge.Node(childComplexity), true
 
 	case "Subnet.cidr":
 		if e.ComplexityRoot.Subnet.Cidr == nil {
@@ -2828,12 +3501,15 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("AddInstanceGroupInput", ec.unmarshalInputAddInstanceGroupInput),
+			graphql.NewInputUnmarshaler("AddStorageInput", ec.unmarshalInputAddStorageInput),
 			graphql.NewInputUnmarshaler("AuditFilter", ec.unmarshalInputAuditFilter),
 			graphql.NewInputUnmarshaler("ClusterFilter", ec.unmarshalInputClusterFilter),
 			graphql.NewInputUnmarshaler("CreateClusterInput", ec.unmarshalInputCreateClusterInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("DeepHealthChecksInput", ec.unmarshalInputDeepHealthChecksInput),
+			graphql.NewInputUnmarshaler("DownloadModelInput", ec.unmarshalInputDownloadModelInput),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
+			graphql.NewInputUnmarshaler("FsxLustreStorageInput", ec.unmarshalInputFsxLustreStorageInput),
 			graphql.NewInputUnmarshaler("ImportClusterInput", ec.unmarshalInputImportClusterInput),
 			graphql.NewInputUnmarshaler("InferenceOperatorInput", ec.unmarshalInputInferenceOperatorInput),
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
@@ -2843,6 +3519,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
 			graphql.NewInputUnmarshaler("RollingUpdateInput", ec.unmarshalInputRollingUpdateInput),
 			graphql.NewInputUnmarshaler("S3CsiDriverInput", ec.unmarshalInputS3CsiDriverInput),
+			graphql.NewInputUnmarshaler("S3StorageInput", ec.unmarshalInputS3StorageInput),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
 			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
 			graphql.NewInputUnmarshaler("UpdateClusterFeaturesInput", ec.unmarshalInputUpdateClusterFeaturesInput),
@@ -3519,6 +4196,8 @@ enum FeatureName {
   KEDA
   "The Mountpoint for Amazon S3 CSI driver add-on, with an IAM role trusted through the cluster's OIDC provider by the driver's service account and allowed only the buckets named: mounts S3 buckets into pods."
   S3_CSI_DRIVER
+  "The FSx for Lustre CSI driver add-on (aws-fsx-csi-driver): mounts FSx for Lustre file systems into pods through static volumes, which need no IAM role. addStorage with kind FSX_LUSTRE turns it on."
+  FSX_CSI_DRIVER
 }
 
 """
@@ -3735,6 +4414,8 @@ input UpdateClusterFeaturesInput {
   keda: Boolean
   "Install or remove the Mountpoint for S3 CSI driver add-on."
   s3CsiDriver: S3CsiDriverInput
+  "Install or remove the FSx for Lustre CSI driver add-on."
+  fsxCsiDriver: Boolean
 }
 
 extend type Query {
@@ -4087,6 +4768,142 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @statusQuery(field: "instanceGroup")
+}
+`, BuiltIn: false},
+	{Name: "../schema/models.graphqls", Input: `"""
+Where a model comes from.
+"""
+enum ModelSource {
+  "The Hugging Face Hub."
+  HUGGING_FACE
+  "A folder of models/ that no download made: put there by hand or by another tool."
+  UNKNOWN
+}
+
+"""
+Where a model is.
+"""
+enum ModelStatus {
+  "downloadModel is copying it; filesDone and bytesDone follow the copy."
+  DOWNLOADING
+  "Every file is there: jobs and endpoints can load it from path."
+  READY
+  "The download failed (statusMessage says why). The files copied stay; retrying the operation, or downloading the same model again, resumes."
+  FAILED
+  "The download was cancelled and its Job deleted. The files copied stay; downloading it again resumes."
+  CANCELLED
+  "A folder of models/ that no download made: it is listed as it is, whole or not."
+  PRESENT
+}
+
+"""
+A model in a cluster's shared bucket, under models/<name>/.
+"""
+type Model {
+  "Its id: the download's, or bucket:<clusterId>:<name> for a folder no download made."
+  id: ID!
+  "The cluster whose shared bucket holds it."
+  clusterId: ID!
+  "Its folder name: models/<name>/."
+  name: String!
+  "Where it comes from."
+  source: ModelSource!
+  "The hub's model (org/name), for a download."
+  modelId: String
+  "The revision asked (a branch, a tag or a commit)."
+  revision: String
+  "The commit the revision resolved to: what was downloaded."
+  commit: String
+  "Where it is."
+  status: ModelStatus!
+  "Why it FAILED, or a note on it."
+  statusMessage: String
+  "How many files it has (for a folder no download made: how many are there)."
+  filesTotal: Int!
+  "How many of them are in the bucket, whole."
+  filesDone: Int!
+  "Its size in bytes (a JSON number: exact up to 2^53)."
+  bytesTotal: Float!
+  "The bytes of the files in the bucket, whole."
+  bytesDone: Float!
+  "The shared bucket."
+  bucket: String!
+  "Where pods see it: /s3/models/<name>."
+  path: String!
+  "The newest download Job (kubectl get job -n <namespace>); it is deleted an hour after it ends, the model stays."
+  jobName: String
+  "The namespace of the Job."
+  namespace: String
+  "The newest download operation."
+  lastOperationId: ID
+  "When the download was asked (for a folder no download made: its newest object)."
+  createdAt: Time
+  "When its record last changed."
+  updatedAt: Time
+  "When the download finished."
+  readyAt: Time
+}
+
+"""
+A model in a connection.
+"""
+type ModelEdge {
+  "The cursor of this model: its name."
+  cursor: String!
+  "The model."
+  node: Model!
+}
+
+"""
+A page of a cluster's models, by name.
+"""
+type ModelConnection {
+  "The models of this page."
+  edges: [ModelEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+}
+
+"""
+A model to download into the shared bucket.
+"""
+input DownloadModelInput {
+  "The cluster's id: its shared bucket must be AVAILABLE."
+  clusterId: ID!
+  "Where the model comes from."
+  source: ModelSource! = HUGGING_FACE
+  "The hub's model, org/name (for example Qwen/Qwen3-8B)."
+  modelId: String!
+  "A branch, a tag or a commit id; default main. The download fetches the commit it resolves to now."
+  revision: String = "main"
+  "The folder under models/: 1-48 lower-case letters, digits, '.', '_' and '-'; default the model's name, lower-cased."
+  name: String
+  "A Hugging Face access token, for a gated or private model. It goes to a Kubernetes Secret the download Job reads, deleted when the download succeeds; it is never stored, returned, logged or audited."
+  token: String
+}
+
+extend type Query {
+  "The models of a cluster's shared bucket, by name: those downloaded and the folders of models/ put there otherwise."
+  models(
+    "The cluster's id."
+    clusterId: ID!
+    "How many (1-200)."
+    first: Int = 50
+    "The cursor after which to start: pageInfo.endCursor of the previous page."
+    after: String
+  ): ModelConnection!
+  "One model by id. The status query of downloadModel."
+  model("The model's id." id: ID!): Model!
+}
+
+extend type Mutation {
+  "Download a model into the cluster's shared bucket, under models/<name>/, with a Kubernetes Job on the cluster (the files never pass through the control plane). The model, revision and token are checked with the hub first. The same model again is a no-op; a name that holds another model is a CONFLICT. Progress (files and bytes) is on the operation's download phase and on model(id). cancelOperation deletes the Job; retryOperation after a failure resumes, skipping the files already there with their size. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read the model."
+  downloadModel(
+    "What to download."
+    input: DownloadModelInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "model")
 }
 `, BuiltIn: false},
 	{Name: "../schema/node.graphqls", Input: `"""
@@ -4742,6 +5559,278 @@ Live updates, replayable from a cursor.
 """
 type Subscription
 `, BuiltIn: false},
+	{Name: "../schema/storage.graphqls", Input: `"""
+What backs a storage.
+"""
+enum StorageKind {
+  "The cluster's shared S3 bucket, mounted in pods at /s3 through the Mountpoint for S3 CSI driver. A cluster has one."
+  S3
+  "An FSx for Lustre file system in the cluster's compute subnet, mounted in pods at /fsx/<name> through the FSx CSI driver. Fast shared scratch and checkpoint space; optionally linked to the shared bucket."
+  FSX_LUSTRE
+}
+
+"""
+An FSx for Lustre deployment type.
+"""
+enum FsxDeploymentType {
+  "Temporary storage, no replication, 200 MB/s per TiB: scratch space for short jobs."
+  SCRATCH_2
+  "Replicated in its zone, throughput 50, 100 or 200 MB/s per TiB. Cannot link the bucket through a data repository association."
+  PERSISTENT_1
+  "Replicated in its zone, throughput 125, 250, 500 or 1000 MB/s per TiB; links the shared bucket."
+  PERSISTENT_2
+}
+
+"""
+A storage's FSx for Lustre file system.
+"""
+type FsxFileSystem {
+  "The storage's name in the cluster: the claim is fsx-<name>."
+  name: String!
+  "Its deployment type."
+  deploymentType: FsxDeploymentType!
+  "Its storage capacity in GiB. FSx reports no usage through its API (CloudWatch's FreeDataStorageCapacity does)."
+  storageCapacityGiB: Int!
+  "The throughput in MB/s per TiB of storage, for the persistent types."
+  throughputPerTiB: Int
+  "The compute subnet it is in."
+  subnetId: String!
+  "The zone of that subnet."
+  zone: String!
+  "The security group that lets the nodes reach Lustre (TCP 988 and 1018-1023)."
+  securityGroupId: String
+  "The file system's id (fs-...), once FSx made it."
+  fileSystemId: String
+  "Its ARN."
+  arn: String
+  "Its DNS name."
+  dnsName: String
+  "Its Lustre mount name."
+  mountName: String
+  "FSx's lifecycle as the last operation saw it: CREATING, AVAILABLE, UPDATING, FAILED, DELETING, MISCONFIGURED."
+  lifecycle: String
+  "The linked bucket (s3://<bucket>/), seen in the file system at /s3; null when not linked."
+  dataRepositoryPath: String
+  "The data repository association that links it."
+  dataRepositoryAssociationId: String
+}
+
+"""
+Where a storage is in its life.
+"""
+enum StorageStatus {
+  "addStorage is making it."
+  CREATING
+  "Pods can mount its claim."
+  AVAILABLE
+  "Its last operation failed (statusMessage says why); retry the operation, or add or remove the storage again."
+  FAILED
+  "removeStorage is removing it."
+  DELETING
+  "Removed; the record stays for its history."
+  DELETED
+}
+
+"""
+A storage's S3 bucket.
+"""
+type S3Bucket {
+  "The bucket's name."
+  name: String!
+  "Its region: the cluster's."
+  region: String!
+  "Its ARN."
+  arn: String!
+  "Whether addStorage made it (else it was the account's already)."
+  createdByInstantStart: Boolean!
+}
+
+"""
+A storage of a cluster. The shared bucket's layout is fixed: datasets/, models/<name>/, checkpoints/<job>/ and outputs/<job>/, seen by pods under mountPath.
+"""
+type Storage {
+  "Its id."
+  id: ID!
+  "The cluster it belongs to."
+  clusterId: ID!
+  "What backs it."
+  kind: StorageKind!
+  "Where it is in its life."
+  status: StorageStatus!
+  "Why it is FAILED, or what is under way."
+  statusMessage: String
+  "The Kubernetes namespace of its claim: where the jobs and endpoints that mount it run."
+  namespace: String!
+  "The PersistentVolume (kubectl get pv)."
+  volumeName: String!
+  "The PersistentVolumeClaim pods mount (kubectl get pvc -n <namespace>)."
+  claimName: String!
+  "Where pods see it."
+  mountPath: String!
+  "The bucket of an S3 storage."
+  s3: S3Bucket
+  "The file system of an FSX_LUSTRE storage."
+  fsx: FsxFileSystem
+  "The newest operation on it."
+  lastOperationId: ID
+  "When it was added."
+  createdAt: Time!
+  "When its record last changed."
+  updatedAt: Time!
+}
+
+"""
+A storage in a connection.
+"""
+type StorageEdge {
+  "The cursor of this storage."
+  cursor: String!
+  "The storage."
+  node: Storage!
+}
+
+"""
+A page of a cluster's storages, oldest first.
+"""
+type StorageConnection {
+  "The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it."
+  eventCursor: String!
+  "The storages of this page."
+  edges: [StorageEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+  "How many storages the cluster has, on all pages (DELETED ones not counted)."
+  totalCount: Int!
+}
+
+"""
+One object or folder of the shared bucket.
+"""
+type S3Entry {
+  "The object's key, or the folder's prefix (ending in /). Pods see it at /s3/<key>."
+  key: String!
+  "True for a folder: the keys that share this prefix. Browse it with s3Objects(prefix: key)."
+  folder: Boolean!
+  "An object's size in bytes (a JSON number: exact up to 2^53)."
+  size: Float
+  "When the object was last written."
+  lastModified: Time
+  "The object's ETag."
+  etag: String
+  "The object's storage class."
+  storageClass: String
+}
+
+"""
+An entry in a connection.
+"""
+type S3EntryEdge {
+  "The cursor of this entry: its key."
+  cursor: String!
+  "The entry."
+  node: S3Entry!
+}
+
+"""
+A page of the objects and folders right under a prefix of the shared bucket, in key order.
+"""
+type S3EntryConnection {
+  "The bucket."
+  bucket: String!
+  "The prefix listed."
+  prefix: String!
+  "The entries of this page."
+  edges: [S3EntryEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+}
+
+"""
+The shared bucket to add.
+"""
+input S3StorageInput {
+  "The bucket's name: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit (S3's rules; names are global)."
+  bucket: String!
+  "true makes the bucket in the cluster's region (private, tagged). false uses a bucket of this account that exists already in the cluster's region."
+  create: Boolean!
+}
+
+"""
+The FSx for Lustre file system to add. It is placed in the cluster's compute subnet, behind its own security group.
+"""
+input FsxLustreStorageInput {
+  "Its name in the cluster: 1-40 lower-case letters, digits and hyphens. The claim is fsx-<name>, pods see it at /fsx/<name>."
+  name: String!
+  "The deployment type."
+  deploymentType: FsxDeploymentType = PERSISTENT_2
+  "The storage capacity in GiB: 1200, or a multiple of 2400 (FSx's steps for SSD Lustre), at most 100800."
+  storageCapacityGiB: Int!
+  "MB/s per TiB: 125, 250, 500 or 1000 for PERSISTENT_2 (default 125); 50, 100 or 200 for PERSISTENT_1; none for SCRATCH_2."
+  throughputPerTiB: Int
+  "The zone of the compute subnet to use; default the first compute subnet's."
+  zone: String
+  "Link the cluster's shared bucket at /s3 in the file system (PERSISTENT_2 only): its objects appear there and new files go back to it. The bucket must be added first."
+  linkSharedBucket: Boolean = false
+}
+
+"""
+A storage to add to a cluster.
+"""
+input AddStorageInput {
+  "The cluster's id."
+  clusterId: ID!
+  "What backs it."
+  kind: StorageKind!
+  "The bucket, for kind S3."
+  s3: S3StorageInput
+  "The file system, for kind FSX_LUSTRE."
+  fsxLustre: FsxLustreStorageInput
+}
+
+extend type Query {
+  "A cluster's storages, oldest first."
+  storages(
+    "The cluster's id."
+    clusterId: ID!
+    "How many (1-200)."
+    first: Int = 50
+    "The cursor after which to start."
+    after: String
+  ): StorageConnection!
+  "One storage by id. The status query of addStorage and removeStorage."
+  storage("The storage's id." id: ID!): Storage!
+  "Browse the cluster's shared bucket: the objects and folders right under prefix, in key order. Reads S3 (ListObjectsV2); nothing changes."
+  s3Objects(
+    "The cluster's id."
+    clusterId: ID!
+    "The folder to list, ending in / (\"\" = the top), for example \"models/\"."
+    prefix: String = ""
+    "How many (1-1000)."
+    first: Int = 100
+    "The cursor after which to start: pageInfo.endCursor of the previous page."
+    after: String
+  ): S3EntryConnection!
+}
+
+extend type Mutation {
+  "Add storage to a cluster. Kind S3 gives it its shared S3 bucket: make it or check an existing one (same account and region), turn the S3 CSI driver on for it with an IAM policy that allows that bucket only, and make the PersistentVolume and claim pods mount at /s3. The same bucket again is a no-op; another bucket is a CONFLICT while one is there. Kind FSX_LUSTRE makes an FSx for Lustre file system in the compute subnet with a security group that lets the nodes reach Lustre, optionally linked to the shared bucket, turns the FSx CSI driver on, and makes the volume and claim fsx-<name> pods mount at /fsx/<name>; the same file system again is a no-op, another of the same name a CONFLICT. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read the storage."
+  addStorage(
+    "What to add."
+    input: AddStorageInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "storage")
+  "Remove a storage: its claim and volume. For the shared bucket, the bucket and its objects stay unless deleteBucket is true, which deletes every object and the bucket (ADMIN only). For a file system, the file system (and every file on it that is not in the linked bucket) and its security group are deleted; the linked bucket's objects stay. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED."
+  removeStorage(
+    "The storage's id."
+    id: ID!
+    "Also delete every object of the bucket, and the bucket. This cannot be undone."
+    deleteBucket: Boolean = false
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "storage")
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5031,6 +6120,40 @@ func (ec *executionContext) childFields_FeatureResource(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type FeatureResource", field.Name)
 }
 
+func (ec *executionContext) childFields_FsxFileSystem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_FsxFileSystem_name(ctx, field)
+	case "deploymentType":
+		return ec.fieldContext_FsxFileSystem_deploymentType(ctx, field)
+	case "storageCapacityGiB":
+		return ec.fieldContext_FsxFileSystem_storageCapacityGiB(ctx, field)
+	case "throughputPerTiB":
+		return ec.fieldContext_FsxFileSystem_throughputPerTiB(ctx, field)
+	case "subnetId":
+		return ec.fieldContext_FsxFileSystem_subnetId(ctx, field)
+	case "zone":
+		return ec.fieldContext_FsxFileSystem_zone(ctx, field)
+	case "securityGroupId":
+		return ec.fieldContext_FsxFileSystem_securityGroupId(ctx, field)
+	case "fileSystemId":
+		return ec.fieldContext_FsxFileSystem_fileSystemId(ctx, field)
+	case "arn":
+		return ec.fieldContext_FsxFileSystem_arn(ctx, field)
+	case "dnsName":
+		return ec.fieldContext_FsxFileSystem_dnsName(ctx, field)
+	case "mountName":
+		return ec.fieldContext_FsxFileSystem_mountName(ctx, field)
+	case "lifecycle":
+		return ec.fieldContext_FsxFileSystem_lifecycle(ctx, field)
+	case "dataRepositoryPath":
+		return ec.fieldContext_FsxFileSystem_dataRepositoryPath(ctx, field)
+	case "dataRepositoryAssociationId":
+		return ec.fieldContext_FsxFileSystem_dataRepositoryAssociationId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FsxFileSystem", field.Name)
+}
+
 func (ec *executionContext) childFields_HyperPodCluster(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -5273,6 +6396,74 @@ func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.Co
 	return nil, fmt.Errorf("no field named %q was found under type Me", field.Name)
 }
 
+func (ec *executionContext) childFields_Model(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Model_id(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_Model_clusterId(ctx, field)
+	case "name":
+		return ec.fieldContext_Model_name(ctx, field)
+	case "source":
+		return ec.fieldContext_Model_source(ctx, field)
+	case "modelId":
+		return ec.fieldContext_Model_modelId(ctx, field)
+	case "revision":
+		return ec.fieldContext_Model_revision(ctx, field)
+	case "commit":
+		return ec.fieldContext_Model_commit(ctx, field)
+	case "status":
+		return ec.fieldContext_Model_status(ctx, field)
+	case "statusMessage":
+		return ec.fieldContext_Model_statusMessage(ctx, field)
+	case "filesTotal":
+		return ec.fieldContext_Model_filesTotal(ctx, field)
+	case "filesDone":
+		return ec.fieldContext_Model_filesDone(ctx, field)
+	case "bytesTotal":
+		return ec.fieldContext_Model_bytesTotal(ctx, field)
+	case "bytesDone":
+		return ec.fieldContext_Model_bytesDone(ctx, field)
+	case "bucket":
+		return ec.fieldContext_Model_bucket(ctx, field)
+	case "path":
+		return ec.fieldContext_Model_path(ctx, field)
+	case "jobName":
+		return ec.fieldContext_Model_jobName(ctx, field)
+	case "namespace":
+		return ec.fieldContext_Model_namespace(ctx, field)
+	case "lastOperationId":
+		return ec.fieldContext_Model_lastOperationId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Model_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Model_updatedAt(ctx, field)
+	case "readyAt":
+		return ec.fieldContext_Model_readyAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Model", field.Name)
+}
+
+func (ec *executionContext) childFields_ModelConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ModelConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ModelConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ModelEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ModelEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ModelEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Node(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5513,12 +6704,126 @@ func (ec *executionContext) childFields_ResourceRef(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ResourceRef", field.Name)
 }
 
+func (ec *executionContext) childFields_S3Bucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_S3Bucket_name(ctx, field)
+	case "region":
+		return ec.fieldContext_S3Bucket_region(ctx, field)
+	case "arn":
+		return ec.fieldContext_S3Bucket_arn(ctx, field)
+	case "createdByInstantStart":
+		return ec.fieldContext_S3Bucket_createdByInstantStart(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type S3Bucket", field.Name)
+}
+
 func (ec *executionContext) childFields_S3CsiDriverSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "buckets":
 		return ec.fieldContext_S3CsiDriverSettings_buckets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type S3CsiDriverSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_S3Entry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_S3Entry_key(ctx, field)
+	case "folder":
+		return ec.fieldContext_S3Entry_folder(ctx, field)
+	case "size":
+		return ec.fieldContext_S3Entry_size(ctx, field)
+	case "lastModified":
+		return ec.fieldContext_S3Entry_lastModified(ctx, field)
+	case "etag":
+		return ec.fieldContext_S3Entry_etag(ctx, field)
+	case "storageClass":
+		return ec.fieldContext_S3Entry_storageClass(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type S3Entry", field.Name)
+}
+
+func (ec *executionContext) childFields_S3EntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "bucket":
+		return ec.fieldContext_S3EntryConnection_bucket(ctx, field)
+	case "prefix":
+		return ec.fieldContext_S3EntryConnection_prefix(ctx, field)
+	case "edges":
+		return ec.fieldContext_S3EntryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_S3EntryConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type S3EntryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_S3EntryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_S3EntryEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_S3EntryEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type S3EntryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Storage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Storage_id(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_Storage_clusterId(ctx, field)
+	case "kind":
+		return ec.fieldContext_Storage_kind(ctx, field)
+	case "status":
+		return ec.fieldContext_Storage_status(ctx, field)
+	case "statusMessage":
+		return ec.fieldContext_Storage_statusMessage(ctx, field)
+	case "namespace":
+		return ec.fieldContext_Storage_namespace(ctx, field)
+	case "volumeName":
+		return ec.fieldContext_Storage_volumeName(ctx, field)
+	case "claimName":
+		return ec.fieldContext_Storage_claimName(ctx, field)
+	case "mountPath":
+		return ec.fieldContext_Storage_mountPath(ctx, field)
+	case "s3":
+		return ec.fieldContext_Storage_s3(ctx, field)
+	case "fsx":
+		return ec.fieldContext_Storage_fsx(ctx, field)
+	case "lastOperationId":
+		return ec.fieldContext_Storage_lastOperationId(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Storage_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Storage_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Storage", field.Name)
+}
+
+func (ec *executionContext) childFields_StorageConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_StorageConnection_eventCursor(ctx, field)
+	case "edges":
+		return ec.fieldContext_StorageConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_StorageConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_StorageConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StorageConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_StorageEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_StorageEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_StorageEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StorageEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Subnet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5791,6 +7096,28 @@ func (ec *executionContext) field_Mutation_addInstanceGroup_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_addStorage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.AddStorageInput, error) {
+			return ec.unmarshalNAddStorageInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAddStorageInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_cancelOperation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5915,6 +7242,28 @@ func (ec *executionContext) field_Mutation_deleteNodes_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_downloadModel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DownloadModelInput, error) {
+			return ec.unmarshalNDownloadModelInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDownloadModelInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5956,6 +7305,36 @@ func (ec *executionContext) field_Mutation_rebootNodes_args(ctx context.Context,
 		return nil, err
 	}
 	args["nodeIds"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeStorage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "deleteBucket",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deleteBucket"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
@@ -6393,6 +7772,50 @@ func (ec *executionContext) field_Query_instanceTypeOfferings_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_model_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_models_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_nodeDiagnosis_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6484,6 +7907,88 @@ func (ec *executionContext) field_Query_operations_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_s3Objects_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "prefix",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["prefix"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_storage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_storages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
@@ -9152,6 +10657,328 @@ func (ec *executionContext) fieldContext_FeatureResource_detail(_ context.Contex
 	return graphql.NewScalarFieldContext("FeatureResource", field, false, false, "String")
 }
 
+func (ec *executionContext) _FsxFileSystem_name(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_deploymentType(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_deploymentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeploymentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.FsxDeploymentType) graphql.Marshaler {
+			return ec.marshalNFsxDeploymentType2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxDeploymentType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_deploymentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "FsxDeploymentType")
+}
+
+func (ec *executionContext) _FsxFileSystem_storageCapacityGiB(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_storageCapacityGiB(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageCapacityGiB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_storageCapacityGiB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FsxFileSystem_throughputPerTiB(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_throughputPerTiB(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ThroughputPerTiB, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_throughputPerTiB(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FsxFileSystem_subnetId(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_subnetId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SubnetID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_subnetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_zone(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_zone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_zone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_securityGroupId(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_securityGroupId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SecurityGroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_securityGroupId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_fileSystemId(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_fileSystemId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileSystemID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_fileSystemId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_arn(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_arn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Arn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_arn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_dnsName(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_dnsName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DNSName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_dnsName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_mountName(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_mountName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MountName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_mountName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_lifecycle(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_lifecycle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lifecycle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_lifecycle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_dataRepositoryPath(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_dataRepositoryPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DataRepositoryPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_dataRepositoryPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
+func (ec *executionContext) _FsxFileSystem_dataRepositoryAssociationId(ctx context.Context, field graphql.CollectedField, obj *model.FsxFileSystem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FsxFileSystem_dataRepositoryAssociationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DataRepositoryAssociationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FsxFileSystem_dataRepositoryAssociationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FsxFileSystem", field, false, false, "String")
+}
+
 func (ec *executionContext) _HyperPodCluster_name(ctx context.Context, field graphql.CollectedField, obj *model.HyperPodCluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11131,6 +12958,608 @@ func (ec *executionContext) fieldContext_Me_via(_ context.Context, field graphql
 	return graphql.NewScalarFieldContext("Me", field, false, false, "String")
 }
 
+func (ec *executionContext) _Model_id(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Model_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Model_name(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_source(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ModelSource) graphql.Marshaler {
+			return ec.marshalNModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "ModelSource")
+}
+
+func (ec *executionContext) _Model_modelId(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_modelId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_modelId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_revision(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_commit(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_commit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Commit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_commit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_status(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.ModelStatus) graphql.Marshaler {
+			return ec.marshalNModelStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "ModelStatus")
+}
+
+func (ec *executionContext) _Model_statusMessage(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_statusMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_statusMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_filesTotal(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_filesTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FilesTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_filesTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Model_filesDone(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_filesDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FilesDone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_filesDone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Model_bytesTotal(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_bytesTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BytesTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_bytesTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Model_bytesDone(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_bytesDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BytesDone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_bytesDone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Model_bucket(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_bucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_bucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_path(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Model_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_jobName(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_jobName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.JobName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_jobName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_namespace(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_namespace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespace, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_namespace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "String")
+}
+
+func (ec *executionContext) _Model_lastOperationId(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_lastOperationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastOperationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_lastOperationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Model_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Model_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Model_readyAt(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Model_readyAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadyAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Model_readyAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Model", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ModelConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ModelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ModelEdge) graphql.Marshaler {
+			return ec.marshalNModelEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModelConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ModelConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ModelConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModelConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ModelEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ModelEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ModelEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ModelEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ModelEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ModelEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Model) graphql.Marshaler {
+			return ec.marshalNModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ModelEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ModelEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Model(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11615,6 +14044,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteInstanceGroup(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_downloadModel(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_downloadModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DownloadModel(ctx, fc.Args["input"].(model.DownloadModelInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_downloadModel(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_downloadModel_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_updateClusterSoftware(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11873,6 +14346,94 @@ func (ec *executionContext) fieldContext_Mutation_cancelOperation(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_cancelOperation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addStorage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addStorage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddStorage(ctx, fc.Args["input"].(model.AddStorageInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addStorage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addStorage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeStorage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeStorage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveStorage(ctx, fc.Args["id"].(string), fc.Args["deleteBucket"].(*bool), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeStorage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeStorage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14072,6 +16633,94 @@ func (ec *executionContext) fieldContext_Query_instanceGroup(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_models(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_models(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Models(ctx, fc.Args["clusterId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModelConnection) graphql.Marshaler {
+			return ec.marshalNModelConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_models(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_models_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_model(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Model(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Model) graphql.Marshaler {
+			return ec.marshalNModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_model(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Model(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_model_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14579,6 +17228,138 @@ func (ec *executionContext) fieldContext_Query_importableClusters(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_storages(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_storages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Storages(ctx, fc.Args["clusterId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.StorageConnection) graphql.Marshaler {
+			return ec.marshalNStorageConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_storages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StorageConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_storages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_storage(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_storage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Storage(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Storage) graphql.Marshaler {
+			return ec.marshalNStorage2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_storage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Storage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_storage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_s3Objects(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_s3Objects(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().S3Objects(ctx, fc.Args["clusterId"].(string), fc.Args["prefix"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.S3EntryConnection) graphql.Marshaler {
+			return ec.marshalNS3EntryConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3EntryConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_s3Objects(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3EntryConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_s3Objects_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14724,6 +17505,98 @@ func (ec *executionContext) fieldContext_ResourceRef_name(_ context.Context, fie
 	return graphql.NewScalarFieldContext("ResourceRef", field, false, false, "String")
 }
 
+func (ec *executionContext) _S3Bucket_name(ctx context.Context, field graphql.CollectedField, obj *model.S3Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Bucket_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Bucket_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Bucket", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Bucket_region(ctx context.Context, field graphql.CollectedField, obj *model.S3Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Bucket_region(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Region, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Bucket_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Bucket", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Bucket_arn(ctx context.Context, field graphql.CollectedField, obj *model.S3Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Bucket_arn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Arn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Bucket_arn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Bucket", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Bucket_createdByInstantStart(ctx context.Context, field graphql.CollectedField, obj *model.S3Bucket) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Bucket_createdByInstantStart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedByInstantStart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Bucket_createdByInstantStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Bucket", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _S3CsiDriverSettings_buckets(ctx context.Context, field graphql.CollectedField, obj *model.S3CsiDriverSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14745,6 +17618,814 @@ func (ec *executionContext) _S3CsiDriverSettings_buckets(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_S3CsiDriverSettings_buckets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("S3CsiDriverSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Entry_key(ctx context.Context, field graphql.CollectedField, obj *model.S3Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Entry_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Entry_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Entry", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Entry_folder(ctx context.Context, field graphql.CollectedField, obj *model.S3Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Entry_folder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Folder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3Entry_folder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _S3Entry_size(ctx context.Context, field graphql.CollectedField, obj *model.S3Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Entry_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_S3Entry_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Entry", field, false, false, "Float")
+}
+
+func (ec *executionContext) _S3Entry_lastModified(ctx context.Context, field graphql.CollectedField, obj *model.S3Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Entry_lastModified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastModified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_S3Entry_lastModified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Entry", field, false, false, "Time")
+}
+
+func (ec *executionContext) _S3Entry_etag(ctx context.Context, field graphql.CollectedField, obj *model.S3Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Entry_etag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Etag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_S3Entry_etag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Entry", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3Entry_storageClass(ctx context.Context, field graphql.CollectedField, obj *model.S3Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3Entry_storageClass(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StorageClass, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_S3Entry_storageClass(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3Entry", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3EntryConnection_bucket(ctx context.Context, field graphql.CollectedField, obj *model.S3EntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3EntryConnection_bucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3EntryConnection_bucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3EntryConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3EntryConnection_prefix(ctx context.Context, field graphql.CollectedField, obj *model.S3EntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3EntryConnection_prefix(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Prefix, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3EntryConnection_prefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3EntryConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3EntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.S3EntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3EntryConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.S3EntryEdge) graphql.Marshaler {
+			return ec.marshalNS3EntryEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3EntryEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3EntryConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "S3EntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3EntryEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _S3EntryConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.S3EntryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3EntryConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3EntryConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "S3EntryConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _S3EntryEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.S3EntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3EntryEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3EntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("S3EntryEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _S3EntryEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.S3EntryEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_S3EntryEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.S3Entry) graphql.Marshaler {
+			return ec.marshalNS3Entry2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Entry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_S3EntryEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "S3EntryEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3Entry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Storage_id(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Storage_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Storage_kind(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StorageKind) graphql.Marshaler {
+			return ec.marshalNStorageKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "StorageKind")
+}
+
+func (ec *executionContext) _Storage_status(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StorageStatus) graphql.Marshaler {
+			return ec.marshalNStorageStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "StorageStatus")
+}
+
+func (ec *executionContext) _Storage_statusMessage(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_statusMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_statusMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Storage_namespace(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_namespace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespace, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_namespace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Storage_volumeName(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_volumeName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VolumeName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_volumeName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Storage_claimName(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_claimName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClaimName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_claimName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Storage_mountPath(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_mountPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MountPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_mountPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "String")
+}
+
+func (ec *executionContext) _Storage_s3(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_s3(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.S3, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.S3Bucket) graphql.Marshaler {
+			return ec.marshalOS3Bucket2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Bucket(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_s3(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Storage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3Bucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Storage_fsx(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_fsx(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fsx, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FsxFileSystem) graphql.Marshaler {
+			return ec.marshalOFsxFileSystem2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxFileSystem(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_fsx(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Storage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FsxFileSystem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Storage_lastOperationId(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_lastOperationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastOperationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_lastOperationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Storage_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Storage_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Storage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Storage_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Storage_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Storage", field, false, false, "Time")
+}
+
+func (ec *executionContext) _StorageConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.StorageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _StorageConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.StorageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.StorageEdge) graphql.Marshaler {
+			return ec.marshalNStorageEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StorageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StorageEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StorageConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.StorageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StorageConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StorageConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.StorageConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _StorageEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.StorageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StorageEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _StorageEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.StorageEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StorageEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Storage) graphql.Marshaler {
+			return ec.marshalNStorage2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StorageEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StorageEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Storage(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subnet_id(ctx context.Context, field graphql.CollectedField, obj *model.Subnet) (ret graphql.Marshaler) {
@@ -16766,6 +20447,69 @@ func UnmarshalAddInstanceGroupInput(ctx context.Context, raw any) (model.AddInst
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputAddStorageInput(ctx context.Context, obj any) (model.AddStorageInput, error) {
+	var it model.AddStorageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clusterId", "kind", "s3", "fsxLustre"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clusterId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clusterId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClusterID = data
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNStorageKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "s3":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("s3"))
+			data, err := ec.unmarshalOS3StorageInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3StorageInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.S3 = data
+		case "fsxLustre":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fsxLustre"))
+			data, err := ec.unmarshalOFsxLustreStorageInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxLustreStorageInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FsxLustre = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAddStorageInput unmarshals raw into the AddStorageInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAddStorageInput(ctx context.Context, raw any) (model.AddStorageInput, error) {
+	var out model.AddStorageInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AddStorageInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputAuditFilter(ctx context.Context, obj any) (model.AuditFilter, error) {
 	var it model.AuditFilter
 	if obj == nil {
@@ -17064,6 +20808,90 @@ func UnmarshalDeepHealthChecksInput(ctx context.Context, raw any) (model.DeepHea
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDownloadModelInput(ctx context.Context, obj any) (model.DownloadModelInput, error) {
+	var it model.DownloadModelInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["source"]; !present {
+		asMap["source"] = "HUGGING_FACE"
+	}
+	if _, present := asMap["revision"]; !present {
+		asMap["revision"] = "main"
+	}
+
+	fieldsInOrder := [...]string{"clusterId", "source", "modelId", "revision", "name", "token"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clusterId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clusterId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClusterID = data
+		case "source":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("source"))
+			data, err := ec.unmarshalNModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Source = data
+		case "modelId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelID = data
+		case "revision":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("revision"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Revision = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "token":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("token"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Token = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDownloadModelInput unmarshals raw into the DownloadModelInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDownloadModelInput(ctx context.Context, raw any) (model.DownloadModelInput, error) {
+	var out model.DownloadModelInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DownloadModelInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputEventFilter(ctx context.Context, obj any) (model.EventFilter, error) {
 	var it model.EventFilter
 	if obj == nil {
@@ -17110,6 +20938,90 @@ func (ec *executionContext) unmarshalInputEventFilter(ctx context.Context, obj a
 func UnmarshalEventFilter(ctx context.Context, raw any) (model.EventFilter, error) {
 	var out model.EventFilter
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "EventFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputFsxLustreStorageInput(ctx context.Context, obj any) (model.FsxLustreStorageInput, error) {
+	var it model.FsxLustreStorageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["deploymentType"]; !present {
+		asMap["deploymentType"] = "PERSISTENT_2"
+	}
+	if _, present := asMap["linkSharedBucket"]; !present {
+		asMap["linkSharedBucket"] = false
+	}
+
+	fieldsInOrder := [...]string{"name", "deploymentType", "storageCapacityGiB", "throughputPerTiB", "zone", "linkSharedBucket"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "deploymentType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deploymentType"))
+			data, err := ec.unmarshalOFsxDeploymentType2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxDeploymentType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeploymentType = data
+		case "storageCapacityGiB":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("storageCapacityGiB"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StorageCapacityGiB = data
+		case "throughputPerTiB":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throughputPerTiB"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ThroughputPerTiB = data
+		case "zone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("zone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Zone = data
+		case "linkSharedBucket":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("linkSharedBucket"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LinkSharedBucket = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalFsxLustreStorageInput unmarshals raw into the FsxLustreStorageInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFsxLustreStorageInput(ctx context.Context, raw any) (model.FsxLustreStorageInput, error) {
+	var out model.FsxLustreStorageInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FsxLustreStorageInput", raw, &out)
 	return out, err
 }
 
@@ -17680,6 +21592,55 @@ func UnmarshalS3CsiDriverInput(ctx context.Context, raw any) (model.S3CsiDriverI
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputS3StorageInput(ctx context.Context, obj any) (model.S3StorageInput, error) {
+	var it model.S3StorageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"bucket", "create"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "bucket":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bucket"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Bucket = data
+		case "create":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("create"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Create = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalS3StorageInput unmarshals raw into the S3StorageInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalS3StorageInput(ctx context.Context, raw any) (model.S3StorageInput, error) {
+	var out model.S3StorageInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "S3StorageInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTaintInput(ctx context.Context, obj any) (model.TaintInput, error) {
 	var it model.TaintInput
 	if obj == nil {
@@ -17817,7 +21778,7 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver"}
+	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver", "fsxCsiDriver"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17894,6 +21855,13 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 				return it, err
 			}
 			it.S3CsiDriver = data
+		case "fsxCsiDriver":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fsxCsiDriver"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FsxCsiDriver = data
 		}
 	}
 	return it, nil
@@ -18931,6 +22899,104 @@ func (ec *executionContext) _FeatureResource(ctx context.Context, sel ast.Select
 	return out
 }
 
+var fsxFileSystemImplementors = []string{"FsxFileSystem"}
+
+func (ec *executionContext) _FsxFileSystem(ctx context.Context, sel ast.SelectionSet, obj *model.FsxFileSystem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fsxFileSystemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FsxFileSystem")
+		case "name":
+			out.Values[i] = ec._FsxFileSystem_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deploymentType":
+			out.Values[i] = ec._FsxFileSystem_deploymentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "storageCapacityGiB":
+			out.Values[i] = ec._FsxFileSystem_storageCapacityGiB(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "throughputPerTiB":
+			out.Values[i] = ec._FsxFileSystem_throughputPerTiB(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "subnetId":
+			out.Values[i] = ec._FsxFileSystem_subnetId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "zone":
+			out.Values[i] = ec._FsxFileSystem_zone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "securityGroupId":
+			out.Values[i] = ec._FsxFileSystem_securityGroupId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fileSystemId":
+			out.Values[i] = ec._FsxFileSystem_fileSystemId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "arn":
+			out.Values[i] = ec._FsxFileSystem_arn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dnsName":
+			out.Values[i] = ec._FsxFileSystem_dnsName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mountName":
+			out.Values[i] = ec._FsxFileSystem_mountName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lifecycle":
+			out.Values[i] = ec._FsxFileSystem_lifecycle(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dataRepositoryPath":
+			out.Values[i] = ec._FsxFileSystem_dataRepositoryPath(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dataRepositoryAssociationId":
+			out.Values[i] = ec._FsxFileSystem_dataRepositoryAssociationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var hyperPodClusterImplementors = []string{"HyperPodCluster"}
 
 func (ec *executionContext) _HyperPodCluster(ctx context.Context, sel ast.SelectionSet, obj *model.HyperPodCluster) graphql.Marshaler {
@@ -19708,6 +23774,215 @@ func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *
 	return out
 }
 
+var modelImplementors = []string{"Model"}
+
+func (ec *executionContext) _Model(ctx context.Context, sel ast.SelectionSet, obj *model.Model) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Model")
+		case "id":
+			out.Values[i] = ec._Model_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterId":
+			out.Values[i] = ec._Model_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Model_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._Model_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modelId":
+			out.Values[i] = ec._Model_modelId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._Model_revision(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "commit":
+			out.Values[i] = ec._Model_commit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Model_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statusMessage":
+			out.Values[i] = ec._Model_statusMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "filesTotal":
+			out.Values[i] = ec._Model_filesTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "filesDone":
+			out.Values[i] = ec._Model_filesDone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bytesTotal":
+			out.Values[i] = ec._Model_bytesTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bytesDone":
+			out.Values[i] = ec._Model_bytesDone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bucket":
+			out.Values[i] = ec._Model_bucket(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._Model_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "jobName":
+			out.Values[i] = ec._Model_jobName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "namespace":
+			out.Values[i] = ec._Model_namespace(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastOperationId":
+			out.Values[i] = ec._Model_lastOperationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Model_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Model_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "readyAt":
+			out.Values[i] = ec._Model_readyAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var modelConnectionImplementors = []string{"ModelConnection"}
+
+func (ec *executionContext) _ModelConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ModelConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModelConnection")
+		case "edges":
+			out.Values[i] = ec._ModelConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ModelConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var modelEdgeImplementors = []string{"ModelEdge"}
+
+func (ec *executionContext) _ModelEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ModelEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, modelEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ModelEdge")
+		case "cursor":
+			out.Values[i] = ec._ModelEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ModelEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -19804,6 +24079,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "downloadModel":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_downloadModel(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "updateClusterSoftware":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClusterSoftware(ctx, field)
@@ -19842,6 +24124,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "cancelOperation":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_cancelOperation(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addStorage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addStorage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeStorage":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeStorage(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -20675,6 +24971,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_instanceGroup(ctx, field)
 				})
+		case "models":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_models(ctx, field)
+				})
+		case "model":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_model(ctx, field)
+				})
 		case "nodes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -20746,6 +25054,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_importableClusters(ctx, field)
+				})
+		case "storages":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_storages(ctx, field)
+				})
+		case "storage":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_storage(ctx, field)
+				})
+		case "s3Objects":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_s3Objects(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -20821,6 +25147,54 @@ func (ec *executionContext) _ResourceRef(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var s3BucketImplementors = []string{"S3Bucket"}
+
+func (ec *executionContext) _S3Bucket(ctx context.Context, sel ast.SelectionSet, obj *model.S3Bucket) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, s3BucketImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("S3Bucket")
+		case "name":
+			out.Values[i] = ec._S3Bucket_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "region":
+			out.Values[i] = ec._S3Bucket_region(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "arn":
+			out.Values[i] = ec._S3Bucket_arn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdByInstantStart":
+			out.Values[i] = ec._S3Bucket_createdByInstantStart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var s3CsiDriverSettingsImplementors = []string{"S3CsiDriverSettings"}
 
 func (ec *executionContext) _S3CsiDriverSettings(ctx context.Context, sel ast.SelectionSet, obj *model.S3CsiDriverSettings) graphql.Marshaler {
@@ -20834,6 +25208,334 @@ func (ec *executionContext) _S3CsiDriverSettings(ctx context.Context, sel ast.Se
 			out.Values[i] = graphql.MarshalString("S3CsiDriverSettings")
 		case "buckets":
 			out.Values[i] = ec._S3CsiDriverSettings_buckets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var s3EntryImplementors = []string{"S3Entry"}
+
+func (ec *executionContext) _S3Entry(ctx context.Context, sel ast.SelectionSet, obj *model.S3Entry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, s3EntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("S3Entry")
+		case "key":
+			out.Values[i] = ec._S3Entry_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "folder":
+			out.Values[i] = ec._S3Entry_folder(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "size":
+			out.Values[i] = ec._S3Entry_size(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastModified":
+			out.Values[i] = ec._S3Entry_lastModified(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "etag":
+			out.Values[i] = ec._S3Entry_etag(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "storageClass":
+			out.Values[i] = ec._S3Entry_storageClass(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var s3EntryConnectionImplementors = []string{"S3EntryConnection"}
+
+func (ec *executionContext) _S3EntryConnection(ctx context.Context, sel ast.SelectionSet, obj *model.S3EntryConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, s3EntryConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("S3EntryConnection")
+		case "bucket":
+			out.Values[i] = ec._S3EntryConnection_bucket(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "prefix":
+			out.Values[i] = ec._S3EntryConnection_prefix(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._S3EntryConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._S3EntryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var s3EntryEdgeImplementors = []string{"S3EntryEdge"}
+
+func (ec *executionContext) _S3EntryEdge(ctx context.Context, sel ast.SelectionSet, obj *model.S3EntryEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, s3EntryEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("S3EntryEdge")
+		case "cursor":
+			out.Values[i] = ec._S3EntryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._S3EntryEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var storageImplementors = []string{"Storage"}
+
+func (ec *executionContext) _Storage(ctx context.Context, sel ast.SelectionSet, obj *model.Storage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, storageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Storage")
+		case "id":
+			out.Values[i] = ec._Storage_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterId":
+			out.Values[i] = ec._Storage_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Storage_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Storage_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statusMessage":
+			out.Values[i] = ec._Storage_statusMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "namespace":
+			out.Values[i] = ec._Storage_namespace(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "volumeName":
+			out.Values[i] = ec._Storage_volumeName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "claimName":
+			out.Values[i] = ec._Storage_claimName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mountPath":
+			out.Values[i] = ec._Storage_mountPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "s3":
+			out.Values[i] = ec._Storage_s3(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fsx":
+			out.Values[i] = ec._Storage_fsx(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastOperationId":
+			out.Values[i] = ec._Storage_lastOperationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Storage_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Storage_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var storageConnectionImplementors = []string{"StorageConnection"}
+
+func (ec *executionContext) _StorageConnection(ctx context.Context, sel ast.SelectionSet, obj *model.StorageConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, storageConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StorageConnection")
+		case "eventCursor":
+			out.Values[i] = ec._StorageConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._StorageConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._StorageConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._StorageConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var storageEdgeImplementors = []string{"StorageEdge"}
+
+func (ec *executionContext) _StorageEdge(ctx context.Context, sel ast.SelectionSet, obj *model.StorageEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, storageEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StorageEdge")
+		case "cursor":
+			out.Values[i] = ec._StorageEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._StorageEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21530,6 +26232,11 @@ func (ec *executionContext) unmarshalNAddInstanceGroupInput2githubᚗcomᚋinsta
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNAddStorageInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAddStorageInput(ctx context.Context, v any) (model.AddStorageInput, error) {
+	res, err := ec.unmarshalInputAddStorageInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAuditRecord2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAuditRecord(ctx context.Context, sel ast.SelectionSet, v *model.AuditRecord) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "AuditRecord!")
@@ -21748,6 +26455,11 @@ func (ec *executionContext) marshalNDependencyStatus2githubᚗcomᚋinstantstart
 	return v
 }
 
+func (ec *executionContext) unmarshalNDownloadModelInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDownloadModelInput(ctx context.Context, v any) (model.DownloadModelInput, error) {
+	res, err := ec.unmarshalInputDownloadModelInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNEksControlPlane2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEksControlPlane(ctx context.Context, sel ast.SelectionSet, v *model.EksControlPlane) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "EksControlPlane!")
@@ -21839,6 +26551,30 @@ func (ec *executionContext) unmarshalNFeatureStatus2githubᚗcomᚋinstantstart�
 }
 
 func (ec *executionContext) marshalNFeatureStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFeatureStatus(ctx context.Context, sel ast.SelectionSet, v model.FeatureStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) unmarshalNFsxDeploymentType2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxDeploymentType(ctx context.Context, v any) (model.FsxDeploymentType, error) {
+	var res model.FsxDeploymentType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFsxDeploymentType2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxDeploymentType(ctx context.Context, sel ast.SelectionSet, v model.FsxDeploymentType) graphql.Marshaler {
 	return v
 }
 
@@ -22118,6 +26854,66 @@ func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋinstantstartᚋinstants
 	return ec._Me(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx context.Context, sel ast.SelectionSet, v *model.Model) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Model!")
+		return graphql.Null
+	}
+	return ec._Model(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNModelConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelConnection(ctx context.Context, sel ast.SelectionSet, v *model.ModelConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ModelConnection!")
+		return graphql.Null
+	}
+	return ec._ModelConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNModelEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ModelEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNModelEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNModelEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelEdge(ctx context.Context, sel ast.SelectionSet, v *model.ModelEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ModelEdge!")
+		return graphql.Null
+	}
+	return ec._ModelEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelSource(ctx context.Context, v any) (model.ModelSource, error) {
+	var res model.ModelSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelSource(ctx context.Context, sel ast.SelectionSet, v model.ModelSource) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNModelStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelStatus(ctx context.Context, v any) (model.ModelStatus, error) {
+	var res model.ModelStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNModelStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelStatus(ctx context.Context, sel ast.SelectionSet, v model.ModelStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNNetworkInterfaceMode2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, v any) (model.NetworkInterfaceMode, error) {
 	var res model.NetworkInterfaceMode
 	err := res.UnmarshalGQL(v)
@@ -22383,6 +27179,106 @@ func (ec *executionContext) marshalNRole2githubᚗcomᚋinstantstartᚋinstantst
 func (ec *executionContext) unmarshalNRollingUpdateInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRollingUpdateInput(ctx context.Context, v any) (model.RollingUpdateInput, error) {
 	res, err := ec.unmarshalInputRollingUpdateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNS3Entry2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Entry(ctx context.Context, sel ast.SelectionSet, v *model.S3Entry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "S3Entry!")
+		return graphql.Null
+	}
+	return ec._S3Entry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNS3EntryConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3EntryConnection(ctx context.Context, sel ast.SelectionSet, v *model.S3EntryConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "S3EntryConnection!")
+		return graphql.Null
+	}
+	return ec._S3EntryConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNS3EntryEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3EntryEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.S3EntryEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNS3EntryEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3EntryEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNS3EntryEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3EntryEdge(ctx context.Context, sel ast.SelectionSet, v *model.S3EntryEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "S3EntryEdge!")
+		return graphql.Null
+	}
+	return ec._S3EntryEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStorage2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorage(ctx context.Context, sel ast.SelectionSet, v *model.Storage) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Storage!")
+		return graphql.Null
+	}
+	return ec._Storage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStorageConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageConnection(ctx context.Context, sel ast.SelectionSet, v *model.StorageConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StorageConnection!")
+		return graphql.Null
+	}
+	return ec._StorageConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStorageEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.StorageEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStorageEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStorageEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageEdge(ctx context.Context, sel ast.SelectionSet, v *model.StorageEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "StorageEdge!")
+		return graphql.Null
+	}
+	return ec._StorageEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStorageKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageKind(ctx context.Context, v any) (model.StorageKind, error) {
+	var res model.StorageKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStorageKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageKind(ctx context.Context, sel ast.SelectionSet, v model.StorageKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNStorageStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageStatus(ctx context.Context, v any) (model.StorageStatus, error) {
+	var res model.StorageStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStorageStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorageStatus(ctx context.Context, sel ast.SelectionSet, v model.StorageStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -22860,6 +27756,37 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) unmarshalOFsxDeploymentType2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxDeploymentType(ctx context.Context, v any) (*model.FsxDeploymentType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.FsxDeploymentType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFsxDeploymentType2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxDeploymentType(ctx context.Context, sel ast.SelectionSet, v *model.FsxDeploymentType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOFsxFileSystem2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxFileSystem(ctx context.Context, sel ast.SelectionSet, v *model.FsxFileSystem) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FsxFileSystem(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFsxLustreStorageInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐFsxLustreStorageInput(ctx context.Context, v any) (*model.FsxLustreStorageInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFsxLustreStorageInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -23116,6 +28043,13 @@ func (ec *executionContext) marshalOOperationStatus2ᚕgithubᚗcomᚋinstantsta
 	return ret
 }
 
+func (ec *executionContext) marshalOS3Bucket2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Bucket(ctx context.Context, sel ast.SelectionSet, v *model.S3Bucket) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._S3Bucket(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOS3CsiDriverInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3CsiDriverInput(ctx context.Context, v any) (*model.S3CsiDriverInput, error) {
 	if v == nil {
 		return nil, nil
@@ -23129,6 +28063,14 @@ func (ec *executionContext) marshalOS3CsiDriverSettings2ᚖgithubᚗcomᚋinstan
 		return graphql.Null
 	}
 	return ec._S3CsiDriverSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOS3StorageInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3StorageInput(ctx context.Context, v any) (*model.S3StorageInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputS3StorageInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOSoftwareUpdateStatus2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSoftwareUpdateStatus(ctx context.Context, v any) (*model.SoftwareUpdateStatus, error) {

@@ -45,6 +45,9 @@ func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 	if c := in.S3CsiDriver; c != nil {
 		out = append(out, features.Toggle{Name: features.S3CSIDriver, Enable: c.Enabled, Settings: &features.Settings{Buckets: c.Buckets}})
 	}
+	if in.FsxCsiDriver != nil {
+		out = append(out, features.Toggle{Name: features.FSxCSIDriver, Enable: *in.FsxCsiDriver})
+	}
 	return out
 }
 

@@ -10,8 +10,10 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
+	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -23,6 +25,8 @@ type Resolver struct {
 	Clusters  *cluster.Service
 	Compute   *compute.Service
 	Features  *features.Service
+	Storage   *storage.Service
+	Models    *models.Service
 	Auth      *auth.Service
 	Preflight *preflight.Service
 	// Log receives what a client must not see (the causes of INTERNAL

@@ -19,9 +19,11 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -72,6 +74,8 @@ type App struct {
 	Clusters  *cluster.Service
 	Compute   *compute.Service
 	Features  *features.Service
+	Storage   *storage.Service
+	Models    *models.Service
 	Preflight *preflight.Service
 	// Scale is how much faster than AWS the provider answers: the
 	// simulator's speed, or 1.
@@ -149,6 +153,8 @@ func (a *App) build() error {
 		return fmt.Errorf("open the instance groups and nodes: %w", err)
 	}
 	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log})
+	a.Storage = storage.New(st, a.Runner, a.Regions, cluster.StorageView{Service: a.Clusters}, features.StorageView{Service: a.Features}, storage.Options{Logger: log})
+	a.Models = models.New(st, a.Runner, a.Regions, cluster.ModelsView{Service: a.Clusters}, storage.ModelsView{Service: a.Storage}, models.Options{Logger: log})
 	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
 	if err := a.Runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)

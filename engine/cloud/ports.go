@@ -7,6 +7,7 @@ package cloud
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -184,6 +185,42 @@ type FSx interface {
 	DeleteDataRepositoryAssociation(ctx context.Context, in *fsx.DeleteDataRepositoryAssociationInput, opts ...func(*fsx.Options)) (*fsx.DeleteDataRepositoryAssociationOutput, error)
 }
 
+// ModelHub is the model registry models are downloaded from: the Hugging
+// Face Hub. The control plane only reads a model's metadata through it;
+// the files move from the hub to the shared bucket inside the cluster.
+type ModelHub interface {
+	// Model returns model id's files at revision (a branch, a tag or a
+	// commit), read with token ("" for none). A refusal is a *HubError.
+	Model(ctx context.Context, id, revision, token string) (*HubModel, error)
+}
+
+// HubModel is a model at one revision.
+type HubModel struct {
+	ID       string
+	Revision string
+	// Commit is the commit the revision resolves to: what a download
+	// fetches, so that a retry gets the same files.
+	Commit string
+	Gated  bool
+	Files  []HubFile
+}
+
+// HubFile is one file of a model.
+type HubFile struct {
+	Path string
+	Size int64
+}
+
+// HubError is the hub's refusal of a request.
+type HubError struct {
+	// Status is the HTTP status: 401 (no or a bad token), 403 (a gated
+	// model the token is not granted), 404 (no such model or revision).
+	Status  int
+	Message string
+}
+
+func (e *HubError) Error() string { return fmt.Sprintf("model hub: %d %s", e.Status, e.Message) }
+
 // Provider bundles the ports for one account and region.
 type Provider struct {
 	Name          string // "sim" or "aws"
@@ -196,6 +233,7 @@ type Provider struct {
 	ServiceQuotas ServiceQuotas
 	S3            S3
 	FSx           FSx
+	Hub           ModelHub
 	Kubernetes    Kubernetes
 	Helm          Helm
 	// SDKRetries says that the AWS ports retry throttled calls themselves

@@ -6,7 +6,9 @@ import (
 
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/storage"
 )
 
 // ComputeView shows the cluster area to the compute area as the narrow
@@ -68,12 +70,54 @@ func (v FeaturesView) Cluster(id string) (*features.Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	account := ""
-	if parts := strings.Split(c.EKS.OIDCProviderArn, ":"); len(parts) > 4 {
-		account = parts[4]
-	}
+	account := accountOf(c)
 	return &features.Cluster{
 		ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name, HyperPodName: c.HyperPod.Name,
 		OIDCProviderArn: c.EKS.OIDCProviderArn, OIDCIssuer: strings.TrimPrefix(c.EKS.OIDCIssuer, "https://"), AccountID: account,
 	}, nil
+}
+
+// StorageView shows the cluster area to the storage area.
+type StorageView struct{ Service *Service }
+
+var _ storage.Clusters = StorageView{}
+
+// Cluster returns what storage needs to know of cluster id.
+func (v StorageView) Cluster(id string) (*storage.Cluster, error) {
+	c, err := v.Service.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	account := accountOf(c)
+	out := &storage.Cluster{ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name, AccountID: account,
+		VpcID: c.Network.VpcID, NodeSecurityGroupID: c.Network.SecurityGroupID}
+	for _, sn := range c.Network.Subnets {
+		if sn.Role == SubnetCompute {
+			out.ComputeSubnets = append(out.ComputeSubnets, storage.Subnet{ID: sn.ID, Zone: sn.Zone})
+		}
+	}
+	return out, nil
+}
+
+// accountOf is the AWS account of cluster c, read from its OIDC provider's
+// ARN ("" before it has one).
+func accountOf(c *Cluster) string {
+	if parts := strings.Split(c.EKS.OIDCProviderArn, ":"); len(parts) > 4 {
+		return parts[4]
+	}
+	return ""
+}
+
+// ModelsView shows the cluster area to the models area.
+type ModelsView struct{ Service *Service }
+
+var _ models.Clusters = ModelsView{}
+
+// Cluster returns what models need to know of cluster id.
+func (v ModelsView) Cluster(id string) (*models.Cluster, error) {
+	c, err := v.Service.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return &models.Cluster{ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name}, nil
 }

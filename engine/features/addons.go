@@ -30,6 +30,7 @@ const (
 // account.
 const (
 	s3CSIAddon          = "aws-mountpoint-s3-csi-driver"
+	fsxCSIAddon         = "aws-fsx-csi-driver"
 	s3CSINamespace      = "kube-system"
 	s3CSIServiceAccount = "s3-csi-driver-sa"
 )

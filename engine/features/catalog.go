@@ -243,6 +243,11 @@ var catalog = []*definition{
 			return &Settings{Buckets: slices.Clone(e.settings.Buckets)}, nil
 		},
 	},
+	{
+		name: FSxCSIDriver, title: "FSx for Lustre CSI driver", field: "input.fsxCsiDriver",
+		description: "The aws-fsx-csi-driver add-on: mounts FSx for Lustre file systems into pods through static PersistentVolumes (addStorage with kind FSX_LUSTRE turns it on). Static volumes need no IAM role: the nodes mount the file system over the network.",
+		links:       func(e *env) []link { return []link{addonLink(e, fsxCSIAddon, false)} },
+	},
 }
 
 // The training operator's add-on, and the identity its controller uses.

@@ -43,6 +43,7 @@ const (
 	KubeRay              Name = "KUBERAY"
 	KEDA                 Name = "KEDA"
 	S3CSIDriver          Name = "S3_CSI_DRIVER"
+	FSxCSIDriver         Name = "FSX_CSI_DRIVER"
 )
 
 // Status is a feature's state.

@@ -92,4 +92,13 @@ type Definition struct {
 	// Reflect updates the target resource from the operation, in the same
 	// transaction every time the operation is stored. It may be nil.
 	Reflect func(tx *store.Tx, op *Operation) error
+	// Cancelled, when set, runs once an operation of this kind has been
+	// stored CANCELLED, to stop what its phases started outside that no
+	// later phase will stop (a download Job, say). It runs once, bounded
+	// by CancelledTimeout; an error is logged, and the operation stays
+	// CANCELLED.
+	Cancelled func(ctx context.Context, op *Operation) error
 }
+
+// CancelledTimeout bounds a Definition's Cancelled.
+const CancelledTimeout = time.Minute

@@ -217,4 +217,11 @@ func (r *Runner) end(id string, decide func(op *Operation, now time.Time)) {
 	}
 	r.observer.OperationStatus(op.Kind, op.Status)
 	r.log.Info("operation ended", "operation", id, "kind", op.Kind, "status", op.Status, "noop", op.Noop)
+	if def := r.defs[op.Kind]; op.Status == Cancelled && def != nil && def.Cancelled != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), CancelledTimeout)
+		defer cancel()
+		if err := def.Cancelled(ctx, &op); err != nil {
+			r.log.Error("clean up after a cancelled operation", "operation", id, "kind", op.Kind, "err", err)
+		}
+	}
 }

@@ -65,6 +65,15 @@ type kubeClusterRec struct {
 	// managed Karpenter scales that run no pods but DaemonSet ones (see
 	// sagemaker_karpenter.go).
 	KarpenterIdle map[string]karpenterIdleRec `json:",omitempty"`
+	// Jobs holds, by Job uid, what the Job controller keeps of each Job
+	// (see kube_jobs.go).
+	Jobs map[string]*kubeJobRec `json:",omitempty"`
+	// Runs holds, by pod uid, the programs Running pods run (see
+	// kube_programs.go).
+	Runs map[string]*kubeRun `json:",omitempty"`
+	// Wakes are the coming moments, in order, at which the Jobs or the
+	// programs need a settle (see planWakes).
+	Wakes []time.Time `json:",omitempty"`
 }
 
 // kubeDefaultNamespaces are the namespaces of a new cluster.

@@ -19,17 +19,25 @@ import (
 // transition (as advanceHyperPod applies it), when a node Karpenter scales
 // has been idle long enough, and at each call to the cluster's API or to
 // SageMaker in its region (before the call, and after it if it changed
-// something). A settle, as of its moment:
+// something), and when a Job or a pod's program has something due
+// (kube_jobs.go). A settle, as of its moment:
 //
 //   - makes the Node objects follow HyperPod (kube_nodes.go);
+//   - binds PersistentVolumes and claims (kube_volumes.go);
+//   - plays the programs of the Running pods up to its moment
+//     (kube_programs.go);
 //   - deletes a pod bound to a node that is gone (deleted, or replaced: a
 //     new instance is a new node), as the pod garbage collector deletes a
-//     bare pod that lost its node; there are no controllers to create it
-//     again. It deletes too a pod on a node with a NoExecute taint it does
-//     not tolerate, such as HyperPod's while a node waits for a reboot or a
-//     replacement (tolerationSeconds is not honoured: such a toleration
-//     tolerates for ever);
-//   - runs a pod kubePodStartTime after it was bound;
+//     bare pod that lost its node; only the Job controller makes a pod
+//     again, for its Job. It deletes too a pod on a node with a NoExecute
+//     taint it does not tolerate, such as HyperPod's while a node waits
+//     for a reboot or a replacement (tolerationSeconds is not honoured:
+//     such a toleration tolerates for ever);
+//   - runs a pod kubePodStartTime after it was bound, and begins its
+//     program, if it runs one;
+//   - plays the Job controller (kube_jobs.go): deletes the pods of Jobs
+//     that are gone, makes a pod for a Job that needs one, follows Jobs'
+//     pods, deadlines and expiry;
 //   - takes the pods still to bind oldest first (then by namespace and
 //     name) and binds each to the fitting node with the most room left, or
 //     marks it Unschedulable with the scheduler's message (see kubeFit);
@@ -40,7 +48,7 @@ import (
 // other than claims of static PersistentVolumes (kube_volumes.go),
 // ephemeral-storage (the nodes do not report it), pod IPs (but for
 // hostNetwork pods), Events. A pod stays Running until it is deleted, even
-// with restartPolicy Never.
+// with restartPolicy Never, unless its program ends it.
 
 // kubePodStartTime is how long a bound pod takes to run: its images pulled
 // and its containers started (divided by the world's speed).
@@ -116,9 +124,15 @@ func (s *kubeSession) settle() error {
 	if err != nil {
 		return err
 	}
+	runs := sc.playPrograms()
 	sc.evict()
 	sc.start()
+	runs.begin()
+	if err := sc.playJobs(runs.ended); err != nil {
+		return err
+	}
 	unschedulable := sc.bind()
+	sc.planWakes()
 	if s.karpenter(sc, unschedulable) {
 		return s.syncFromHyperPod()
 	}
@@ -165,8 +179,9 @@ func (t *txn) settleKubeAt(eksArn string, at time.Time) {
 
 // nextKubeWake finds the earliest moment after after, and not after now, at
 // which a Kubernetes API of the region needs a settle though HyperPod does
-// nothing then: the idle time of a node Karpenter scales is up. It returns
-// the EKS cluster's ARN and the moment.
+// nothing then: the idle time of a node Karpenter scales is up, or a Job
+// or a program has something due (kubeClusterRec.Wakes). It returns the
+// EKS cluster's ARN and the moment.
 func (t *txn) nextKubeWake(after time.Time) (string, time.Time, bool) {
 	ks := t.st.Kube
 	if ks == nil {
@@ -176,15 +191,20 @@ func (t *txn) nextKubeWake(after time.Time) (string, time.Time, bool) {
 	var best time.Time
 	for _, key := range sortedKeys(ks.Clusters) {
 		rec := ks.Clusters[key]
-		if rec.Region != t.region || len(rec.KarpenterIdle) == 0 || !t.kubeAlive(rec.Region, rec.Name, rec.EKSID) {
+		if rec.Region != t.region || (len(rec.KarpenterIdle) == 0 && len(rec.Wakes) == 0) || !t.kubeAlive(rec.Region, rec.Name, rec.EKSID) {
 			continue
 		}
-		for _, idle := range rec.KarpenterIdle {
-			at := idle.Until
+		consider := func(at time.Time) {
 			if at.IsZero() || !at.After(after) || at.After(t.now) || (arn != "" && !at.Before(best)) {
-				continue
+				return
 			}
 			arn, best = t.rs.EKS[rec.Name].Arn, at
+		}
+		for _, idle := range rec.KarpenterIdle {
+			consider(idle.Until)
+		}
+		if at, ok := rec.nextWake(after, t.now); ok {
+			consider(at)
 		}
 	}
 	return arn, best, arn != ""

@@ -306,7 +306,9 @@ func kubeNextVersion(r kubeReq, action k8stesting.Action, cur *unstructured.Unst
 
 // delete removes an object. Deleting a namespace deletes what is in it;
 // the default ones cannot be deleted. Finalizers and owner references are
-// not honoured: the object goes at once and its dependents stay.
+// not honoured: the object goes at once; of its dependents, only a
+// Job's pods go after it, deleted by the Job controller's next settle
+// (kube_jobs.go).
 func (s *kubeSession) delete(r kubeReq, name string, opts metav1.DeleteOptions) error {
 	cur, err := s.mustGet(r, name)
 	if err != nil {

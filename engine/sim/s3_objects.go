@@ -117,6 +117,8 @@ func (a *s3API) object(t *txn, bucket, key *string, missing func() error) (*s3Ob
 // the key is missing.
 func (a *s3API) HeadObject(ctx context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
 	return call(ctx, a.w, svcS3, a.region, "HeadObject", func(t *txn) (*s3.HeadObjectOutput, error) {
+		// What pods wrote by now is there.
+		t.playPodPrograms()
 		in := orZero(in)
 		if err := need("HeadObjectInput", param{"Bucket", in.Bucket != nil}, param{"Key", in.Key != nil}); err != nil {
 			return nil, err
@@ -139,6 +141,8 @@ func contentType(o *s3ObjRec) *string {
 // GetObject reads an object: its kept content, or filler of its size.
 func (a *s3API) GetObject(ctx context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
 	return call(ctx, a.w, svcS3, a.region, "GetObject", func(t *txn) (*s3.GetObjectOutput, error) {
+		// What pods wrote by now is there.
+		t.playPodPrograms()
 		in := orZero(in)
 		if err := need("GetObjectInput", param{"Bucket", in.Bucket != nil}, param{"Key", in.Key != nil}); err != nil {
 			return nil, err
@@ -215,6 +219,8 @@ func (a *s3API) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput, _ 
 // a common prefix).
 func (a *s3API) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, _ ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
 	return call(ctx, a.w, svcS3, a.region, "ListObjectsV2", func(t *txn) (*s3.ListObjectsV2Output, error) {
+		// What pods wrote by now is there.
+		t.playPodPrograms()
 		in := orZero(in)
 		if err := need("ListObjectsV2Input", param{"Bucket", in.Bucket != nil}); err != nil {
 			return nil, err

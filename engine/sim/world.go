@@ -151,6 +151,7 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		STS:           &stsAPI{w: w},
 		ServiceQuotas: &quotasAPI{w: w, region: region},
 		S3:            &s3API{w: w, region: region},
+		Hub:           &hubAPI{w: w},
 		FSx:           &fsxAPI{w: w, region: region},
 		Kubernetes:    &kubeAPI{w: w, region: region},
 		Helm:          &helmAPI{w: w, region: region},
@@ -286,6 +287,8 @@ func serviceID(service string) string {
 		return "Helm"
 	case svcS3:
 		return "S3"
+	case svcHub:
+		return "Hugging Face"
 	case svcFSx:
 		return "FSx"
 	}
@@ -305,7 +308,7 @@ const (
 
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
-	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcIAM, svcS3, svcSageMaker, svcQuotas, svcSTS}
+	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcQuotas, svcSTS}
 }
 
 // opError wraps err as the SDK does, so callers use errors.As to reach the

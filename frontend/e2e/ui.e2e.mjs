@@ -3,7 +3,9 @@
 // live, see a validation error at its field, fail on an injected fault and
 // retry, add an instance group and watch its nodes come up live, turn a
 // feature on and see a re-apply that changes nothing said plainly, patch the
-// cluster's software in a rolling update, delete; and
+// cluster's software in a rolling update, give it a shared bucket and browse
+// it, download a model into it and browse the model's files, add an FSx for
+// Lustre file system linked to it, delete; and
 // the bundled GraphiQL playground runs a query and a subscription with every
 // host but the server blocked. Run with: npm run e2e
 // (needs Go and /usr/bin/chromium).
@@ -333,6 +335,219 @@ describe("web UI", () => {
       assert.notEqual(after, before[name], `${name} still runs ${after}`);
     }
     await screenshot(page, "software-updated");
+  });
+
+  test("gives a cluster its shared bucket from the Storage tab, and browses it", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-restart" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    await page.getByRole("navigation", { name: "Cluster" }).getByRole("link", { name: "Storage" }).click();
+    await page.waitForURL(/\/storage$/);
+    await page.evaluate(() => (window.__noReload = true));
+    const form = page.getByRole("region", { name: "Add shared bucket", exact: true });
+    const bucket = form.locator("#f-input-s3-bucket");
+    const bucketError = form.locator("#f-input-s3-bucket-error");
+
+    // S3's naming rules are checked before anything is sent.
+    await bucket.fill("Bad_Bucket");
+    await form.getByRole("button", { name: "Add shared bucket" }).click();
+    await bucketError.waitFor();
+    assert.match(await bucketError.innerText(), /lower-case letters/);
+    assert.equal(await bucket.getAttribute("aria-invalid"), "true");
+
+    // The server's error about the bucket shows at its field too.
+    await form.getByRole("radio", { name: /Use an existing bucket of this account in us-west-2/ }).check();
+    await bucket.fill("ui-no-such-bucket");
+    await form.getByRole("button", { name: "Add shared bucket" }).click();
+    await bucketError.filter({ hasText: "does not exist" }).waitFor();
+    assert.equal(await bucket.getAttribute("aria-invalid"), "true");
+
+    await form.getByRole("radio", { name: "Create a new bucket" }).check();
+    await bucket.fill("ui-shared-data");
+    await form.getByRole("button", { name: "Add shared bucket" }).click();
+    const progress = page.getByRole("region", { name: "Adding the shared bucket ui-shared-data" });
+    await progress.waitFor();
+    const card = page.getByRole("region", { name: "Shared bucket", exact: true });
+    const seen = [];
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const status = (await card.locator("h2 .badge").innerText().catch(() => "none")).trim();
+      const sample = `${status}/${(await progress.locator("h2 .badge").innerText()).trim()}`;
+      if (seen.at(-1) !== sample) seen.push(sample);
+      if (sample === "AVAILABLE/SUCCEEDED") break;
+      if (sample.startsWith("FAILED") || Date.now() > deadline) throw new Error(`the shared bucket did not become AVAILABLE: ${seen.join(" | ")}`);
+      await page.waitForTimeout(100); // sampling the page while it updates itself
+    }
+    await card.locator("code", { hasText: /^s3-shared$/ }).waitFor();
+    await card.getByText("kubectl get pvc -n default s3-shared").waitFor();
+    await card.getByText("arn:aws:s3:::ui-shared-data").waitFor();
+    await card.locator("code", { hasText: /^\/s3\/checkpoints\/<job>\/$/ }).waitFor();
+    const browser = page.getByRole("region", { name: "Bucket browser" });
+    await browser.getByText("The bucket is empty.").waitFor();
+    assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
+    await screenshot(page, "storage");
+
+    // Removing says the bucket stays; deleting it asks for its name.
+    await card.getByRole("button", { name: "Remove" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.getByText("The bucket ui-shared-data and every object in it stay in S3").waitFor();
+    await dialog.getByRole("button", { name: "Remove, keep the bucket" }).waitFor();
+    await dialog.getByRole("checkbox", { name: "Also delete the bucket and every object in it" }).check();
+    const remove = dialog.getByRole("button", { name: "Remove and delete the bucket" });
+    assert.equal(await remove.isDisabled(), true);
+    await dialog.getByLabel(/to delete it with every object in it/).fill("ui-shared-data");
+    assert.equal(await remove.isDisabled(), false);
+    await screenshot(page, "storage-remove");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    assert.equal(await dialog.count(), 0);
+  });
+
+  test("downloads a model into the shared bucket from the Models tab, and browses its files", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-restart" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    await page.getByRole("navigation", { name: "Cluster" }).getByRole("link", { name: "Models" }).click();
+    await page.waitForURL(/\/models$/);
+    await page.evaluate(() => (window.__noReload = true));
+    const form = page.getByRole("region", { name: "Download a model" });
+    const modelId = form.locator("#f-input-modelId");
+    const download = form.getByRole("button", { name: "Download" });
+
+    // The model id is checked before anything is sent; the folder the
+    // server will name is shown.
+    await modelId.fill("Qwen2.5-0.5B-Instruct");
+    await download.click();
+    await form.locator("#f-input-modelId-error", { hasText: "not org/name" }).waitFor();
+    assert.equal(await modelId.getAttribute("aria-invalid"), "true");
+    await modelId.fill("Qwen/Qwen2.5-0.5B-Instruct");
+    await form.locator("#f-input-name-hint").getByText("models/qwen2.5-0.5b-instruct/").waitFor();
+    assert.equal(await form.locator("#f-input-revision").inputValue(), "main");
+
+    // The hub's refusals show at the field they concern: a model it does
+    // not have, a gated one without a token. The token is never kept.
+    await modelId.fill("Qwen/No-Such-Model");
+    await download.click();
+    await form.locator("#f-input-modelId-error", { hasText: "has no model" }).waitFor();
+    const token = form.locator("#f-input-token");
+    assert.equal(await token.getAttribute("type"), "password");
+    assert.equal(await token.getAttribute("autocomplete"), "off");
+    await modelId.fill("meta-llama/Llama-3.1-8B-Instruct");
+    await download.click();
+    await form.locator("#f-input-token-error", { hasText: "gated or private" }).waitFor();
+    await token.fill("hf_" + "x".repeat(8));
+    await download.click();
+    await form.locator("#f-input-token-error").waitFor();
+    assert.equal(await token.inputValue(), "", "the token stayed in the form");
+    assert.ok(!page.url().includes("hf_"), page.url());
+
+    await modelId.fill("Qwen/Qwen2.5-0.5B-Instruct");
+    await download.click();
+    const progress = page.getByRole("region", { name: "Downloading Qwen/Qwen2.5-0.5B-Instruct to models/qwen2.5-0.5b-instruct/" });
+    await progress.waitFor();
+    const row = page.locator('tr[data-model="qwen2.5-0.5b-instruct"]');
+    const seen = [];
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const status = (await row.locator(".badge").innerText().catch(() => "none")).trim();
+      const sample = `${status}/${(await progress.locator("h2 .badge").innerText()).trim()}`;
+      if (seen.at(-1) !== sample) seen.push(sample);
+      if (sample === "READY/SUCCEEDED") break;
+      if (sample.startsWith("FAILED") || Date.now() > deadline) throw new Error(`the model did not become READY: ${seen.join(" | ")}`);
+      await page.waitForTimeout(100); // sampling the page while it updates itself
+    }
+    await row.getByText("7 files").waitFor();
+    await row.getByText("Hugging Face").waitFor();
+    await row.getByText(/^Qwen\/Qwen2\.5-0\.5B-Instruct @ main \([0-9a-f]{7}\)$/).waitFor();
+    await row.locator("code", { hasText: /^\/s3\/models\/qwen2\.5-0\.5b-instruct$/ }).waitFor();
+    await progress.locator(".op-phases").getByText(/7 of 7 files/).waitFor();
+    assert.equal(await progress.getByRole("progressbar").getAttribute("aria-valuenow"), "100");
+    assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
+    await screenshot(page, "models");
+
+    await row.getByRole("link", { name: "Browse qwen2.5-0.5b-instruct" }).click();
+    await page.waitForURL(/\/storage\?prefix=models\/qwen2\.5-0\.5b-instruct\/$/);
+    const browser = page.getByRole("region", { name: "Bucket browser" });
+    for (const key of ["config.json", "model.safetensors", "tokenizer.json"]) {
+      await browser.locator(`tr[data-key="models/qwen2.5-0.5b-instruct/${key}"]`).waitFor();
+    }
+    await screenshot(page, "models-browse");
+  });
+
+  test("adds an FSx for Lustre file system from the Storage tab, linked to the shared bucket", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-restart" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    await page.getByRole("navigation", { name: "Cluster" }).getByRole("link", { name: "Storage" }).click();
+    await page.waitForURL(/\/storage$/);
+    await page.evaluate(() => (window.__noReload = true));
+    await page.getByRole("button", { name: "Add FSx for Lustre" }).click();
+    const form = page.getByRole("region", { name: "Add FSx for Lustre" });
+    const throughput = form.locator("#f-input-fsxLustre-throughputPerTiB");
+
+    // The throughput offers what the deployment type takes; scratch takes none.
+    const options = async () => (await throughput.locator("option").allInnerTexts()).map((o) => o.trim());
+    assert.deepEqual(await options(), ["125", "250", "500", "1000"]);
+    await form.getByRole("radio", { name: /PERSISTENT_1/ }).check();
+    assert.deepEqual(await options(), ["50", "100", "200"]);
+    assert.equal(await form.getByRole("checkbox", { name: "Link the shared bucket" }).count(), 0);
+    await form.getByRole("radio", { name: /SCRATCH_2/ }).check();
+    assert.equal(await throughput.count(), 0);
+    await form.getByRole("radio", { name: /PERSISTENT_2/ }).check();
+    assert.equal(await throughput.inputValue(), "125");
+
+    // The capacity is checked as FSx checks it.
+    await form.locator("#f-input-fsxLustre-name").fill("ui-scratch");
+    const capacity = form.locator("#f-input-fsxLustre-storageCapacityGiB");
+    await capacity.fill("1300");
+    await form.getByRole("button", { name: "Add file system" }).click();
+    await form.locator("#f-input-fsxLustre-storageCapacityGiB-error", { hasText: "the nearest are 1200 and 2400" }).waitFor();
+    assert.equal(await capacity.getAttribute("aria-invalid"), "true");
+    await capacity.fill("1200");
+    await form.getByRole("checkbox", { name: "Link the shared bucket" }).check();
+    await screenshot(page, "fsx-add");
+    await form.getByRole("button", { name: "Add file system" }).click();
+
+    const progress = page.getByRole("region", { name: "Adding the file system ui-scratch" });
+    await progress.waitFor();
+    const card = page.getByRole("region", { name: "File system ui-scratch", exact: true });
+    const seen = [];
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const status = (await card.locator("h2 .badge").innerText().catch(() => "none")).trim();
+      const sample = `${status}/${(await progress.locator("h2 .badge").innerText()).trim()}`;
+      if (seen.at(-1) !== sample) seen.push(sample);
+      if (sample === "AVAILABLE/SUCCEEDED") break;
+      if (sample.startsWith("FAILED") || Date.now() > deadline) throw new Error(`the file system did not become AVAILABLE: ${seen.join(" | ")}`);
+      await page.waitForTimeout(100); // sampling the page while it updates itself
+    }
+    await card.locator("code", { hasText: /^fsx-ui-scratch$/ }).waitFor();
+    await card.locator("code", { hasText: /^\/fsx\/ui-scratch$/ }).waitFor();
+    await card.getByText("1,200 GiB").waitFor();
+    await card.getByText("125 MB/s per TiB").waitFor();
+    await card.locator("code", { hasText: /^fs-/ }).first().waitFor();
+    await card.locator("code", { hasText: "s3://ui-shared-data/" }).waitFor();
+    assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
+    await screenshot(page, "fsx");
+
+    // The shared bucket cannot be removed while the file system links it:
+    // the server's PRECONDITION shows in the dialog.
+    const dialog = page.locator("dialog[open]");
+    await page.getByRole("region", { name: "Shared bucket", exact: true }).getByRole("button", { name: "Remove" }).click();
+    await dialog.getByRole("button", { name: "Remove, keep the bucket" }).click();
+    await dialog.getByRole("alert").filter({ hasText: /file system ui-scratch .* is linked to bucket ui-shared-data; remove it first/ }).waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+
+    // Removing the file system says what is deleted and what stays, and asks for its name.
+    await card.getByRole("button", { name: "Remove file system ui-scratch" }).click();
+    await dialog.getByText(/and every file on it\. This cannot be undone\./).waitFor();
+    await dialog.getByText(/The linked bucket's objects stay in s3:\/\/ui-shared-data\//).waitFor();
+    const remove = dialog.getByRole("button", { name: "Delete the file system" });
+    assert.equal(await remove.isDisabled(), true);
+    await dialog.getByLabel(/to delete it with every file on it/).fill("ui-scratch");
+    assert.equal(await remove.isDisabled(), false);
+    await screenshot(page, "fsx-remove");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    assert.equal(await dialog.count(), 0);
   });
 
   test("shows the failed phase of an injected fault, and Retry completes it", async () => {

@@ -44,6 +44,18 @@ type AddInstanceGroupInput struct {
 	Taints []*TaintInput `json:"taints,omitempty"`
 }
 
+// A storage to add to a cluster.
+type AddStorageInput struct {
+	// The cluster's id.
+	ClusterID string `json:"clusterId"`
+	// What backs it.
+	Kind StorageKind `json:"kind"`
+	// The bucket, for kind S3.
+	S3 *S3StorageInput `json:"s3,omitempty"`
+	// The file system, for kind FSX_LUSTRE.
+	FsxLustre *FsxLustreStorageInput `json:"fsxLustre,omitempty"`
+}
+
 // Selects audit records; absent fields match all.
 type AuditFilter struct {
 	// Only records of this token name.
@@ -262,6 +274,22 @@ type DeepHealthChecksInput struct {
 	Checks []string `json:"checks,omitempty"`
 }
 
+// A model to download into the shared bucket.
+type DownloadModelInput struct {
+	// The cluster's id: its shared bucket must be AVAILABLE.
+	ClusterID string `json:"clusterId"`
+	// Where the model comes from.
+	Source ModelSource `json:"source"`
+	// The hub's model, org/name (for example Qwen/Qwen3-8B).
+	ModelID string `json:"modelId"`
+	// A branch, a tag or a commit id; default main. The download fetches the commit it resolves to now.
+	Revision *string `json:"revision,omitempty"`
+	// The folder under models/: 1-48 lower-case letters, digits, '.', '_' and '-'; default the model's name, lower-cased.
+	Name *string `json:"name,omitempty"`
+	// A Hugging Face access token, for a gated or private model. It goes to a Kubernetes Secret the download Job reads, deleted when the download succeeds; it is never stored, returned, logged or audited.
+	Token *string `json:"token,omitempty"`
+}
+
 // The cluster's EKS control plane.
 type EksControlPlane struct {
 	// The EKS cluster name.
@@ -356,6 +384,54 @@ type FeatureResource struct {
 	Shared bool `json:"shared"`
 	// Its state, where it has one (an add-on's status, the cluster's).
 	Detail *string `json:"detail,omitempty"`
+}
+
+// A storage's FSx for Lustre file system.
+type FsxFileSystem struct {
+	// The storage's name in the cluster: the claim is fsx-<name>.
+	Name string `json:"name"`
+	// Its deployment type.
+	DeploymentType FsxDeploymentType `json:"deploymentType"`
+	// Its storage capacity in GiB. FSx reports no usage through its API (CloudWatch's FreeDataStorageCapacity does).
+	StorageCapacityGiB int `json:"storageCapacityGiB"`
+	// The throughput in MB/s per TiB of storage, for the persistent types.
+	ThroughputPerTiB *int `json:"throughputPerTiB,omitempty"`
+	// The compute subnet it is in.
+	SubnetID string `json:"subnetId"`
+	// The zone of that subnet.
+	Zone string `json:"zone"`
+	// The security group that lets the nodes reach Lustre (TCP 988 and 1018-1023).
+	SecurityGroupID *string `json:"securityGroupId,omitempty"`
+	// The file system's id (fs-...), once FSx made it.
+	FileSystemID *string `json:"fileSystemId,omitempty"`
+	// Its ARN.
+	Arn *string `json:"arn,omitempty"`
+	// Its DNS name.
+	DNSName *string `json:"dnsName,omitempty"`
+	// Its Lustre mount name.
+	MountName *string `json:"mountName,omitempty"`
+	// FSx's lifecycle as the last operation saw it: CREATING, AVAILABLE, UPDATING, FAILED, DELETING, MISCONFIGURED.
+	Lifecycle *string `json:"lifecycle,omitempty"`
+	// The linked bucket (s3://<bucket>/), seen in the file system at /s3; null when not linked.
+	DataRepositoryPath *string `json:"dataRepositoryPath,omitempty"`
+	// The data repository association that links it.
+	DataRepositoryAssociationID *string `json:"dataRepositoryAssociationId,omitempty"`
+}
+
+// The FSx for Lustre file system to add. It is placed in the cluster's compute subnet, behind its own security group.
+type FsxLustreStorageInput struct {
+	// Its name in the cluster: 1-40 lower-case letters, digits and hyphens. The claim is fsx-<name>, pods see it at /fsx/<name>.
+	Name string `json:"name"`
+	// The deployment type.
+	DeploymentType *FsxDeploymentType `json:"deploymentType,omitempty"`
+	// The storage capacity in GiB: 1200, or a multiple of 2400 (FSx's steps for SSD Lustre), at most 100800.
+	StorageCapacityGiB int `json:"storageCapacityGiB"`
+	// MB/s per TiB: 125, 250, 500 or 1000 for PERSISTENT_2 (default 125); 50, 100 or 200 for PERSISTENT_1; none for SCRATCH_2.
+	ThroughputPerTiB *int `json:"throughputPerTiB,omitempty"`
+	// The zone of the compute subnet to use; default the first compute subnet's.
+	Zone *string `json:"zone,omitempty"`
+	// Link the cluster's shared bucket at /s3 in the file system (PERSISTENT_2 only): its objects appear there and new files go back to it. The bucket must be added first.
+	LinkSharedBucket *bool `json:"linkSharedBucket,omitempty"`
 }
 
 // The cluster's SageMaker HyperPod cluster.
@@ -640,6 +716,68 @@ type Me struct {
 	Via string `json:"via"`
 }
 
+// A model in a cluster's shared bucket, under models/<name>/.
+type Model struct {
+	// Its id: the download's, or bucket:<clusterId>:<name> for a folder no download made.
+	ID string `json:"id"`
+	// The cluster whose shared bucket holds it.
+	ClusterID string `json:"clusterId"`
+	// Its folder name: models/<name>/.
+	Name string `json:"name"`
+	// Where it comes from.
+	Source ModelSource `json:"source"`
+	// The hub's model (org/name), for a download.
+	ModelID *string `json:"modelId,omitempty"`
+	// The revision asked (a branch, a tag or a commit).
+	Revision *string `json:"revision,omitempty"`
+	// The commit the revision resolved to: what was downloaded.
+	Commit *string `json:"commit,omitempty"`
+	// Where it is.
+	Status ModelStatus `json:"status"`
+	// Why it FAILED, or a note on it.
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// How many files it has (for a folder no download made: how many are there).
+	FilesTotal int `json:"filesTotal"`
+	// How many of them are in the bucket, whole.
+	FilesDone int `json:"filesDone"`
+	// Its size in bytes (a JSON number: exact up to 2^53).
+	BytesTotal float64 `json:"bytesTotal"`
+	// The bytes of the files in the bucket, whole.
+	BytesDone float64 `json:"bytesDone"`
+	// The shared bucket.
+	Bucket string `json:"bucket"`
+	// Where pods see it: /s3/models/<name>.
+	Path string `json:"path"`
+	// The newest download Job (kubectl get job -n <namespace>); it is deleted an hour after it ends, the model stays.
+	JobName *string `json:"jobName,omitempty"`
+	// The namespace of the Job.
+	Namespace *string `json:"namespace,omitempty"`
+	// The newest download operation.
+	LastOperationID *string `json:"lastOperationId,omitempty"`
+	// When the download was asked (for a folder no download made: its newest object).
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// When its record last changed.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	// When the download finished.
+	ReadyAt *time.Time `json:"readyAt,omitempty"`
+}
+
+// A page of a cluster's models, by name.
+type ModelConnection struct {
+	// The models of this page.
+	Edges []*ModelEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A model in a connection.
+type ModelEdge struct {
+	// The cursor of this model: its name.
+	Cursor string `json:"cursor"`
+	// The model.
+	Node *Model `json:"node"`
+}
+
 // Change the world. Every mutation that changes AWS or Kubernetes returns an Operation at once and runs it in the background.
 type Mutation struct {
 }
@@ -890,6 +1028,18 @@ type RollingUpdateInput struct {
 	AutoRollback bool `json:"autoRollback"`
 }
 
+// A storage's S3 bucket.
+type S3Bucket struct {
+	// The bucket's name.
+	Name string `json:"name"`
+	// Its region: the cluster's.
+	Region string `json:"region"`
+	// Its ARN.
+	Arn string `json:"arn"`
+	// Whether addStorage made it (else it was the account's already).
+	CreatedByInstantStart bool `json:"createdByInstantStart"`
+}
+
 // Installs or removes the Mountpoint for S3 CSI driver.
 type S3CsiDriverInput struct {
 	// True to install it, false to remove it.
@@ -902,6 +1052,102 @@ type S3CsiDriverInput struct {
 type S3CsiDriverSettings struct {
 	// The buckets pods may mount.
 	Buckets []string `json:"buckets"`
+}
+
+// One object or folder of the shared bucket.
+type S3Entry struct {
+	// The object's key, or the folder's prefix (ending in /). Pods see it at /s3/<key>.
+	Key string `json:"key"`
+	// True for a folder: the keys that share this prefix. Browse it with s3Objects(prefix: key).
+	Folder bool `json:"folder"`
+	// An object's size in bytes (a JSON number: exact up to 2^53).
+	Size *float64 `json:"size,omitempty"`
+	// When the object was last written.
+	LastModified *time.Time `json:"lastModified,omitempty"`
+	// The object's ETag.
+	Etag *string `json:"etag,omitempty"`
+	// The object's storage class.
+	StorageClass *string `json:"storageClass,omitempty"`
+}
+
+// A page of the objects and folders right under a prefix of the shared bucket, in key order.
+type S3EntryConnection struct {
+	// The bucket.
+	Bucket string `json:"bucket"`
+	// The prefix listed.
+	Prefix string `json:"prefix"`
+	// The entries of this page.
+	Edges []*S3EntryEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// An entry in a connection.
+type S3EntryEdge struct {
+	// The cursor of this entry: its key.
+	Cursor string `json:"cursor"`
+	// The entry.
+	Node *S3Entry `json:"node"`
+}
+
+// The shared bucket to add.
+type S3StorageInput struct {
+	// The bucket's name: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit (S3's rules; names are global).
+	Bucket string `json:"bucket"`
+	// true makes the bucket in the cluster's region (private, tagged). false uses a bucket of this account that exists already in the cluster's region.
+	Create bool `json:"create"`
+}
+
+// A storage of a cluster. The shared bucket's layout is fixed: datasets/, models/<name>/, checkpoints/<job>/ and outputs/<job>/, seen by pods under mountPath.
+type Storage struct {
+	// Its id.
+	ID string `json:"id"`
+	// The cluster it belongs to.
+	ClusterID string `json:"clusterId"`
+	// What backs it.
+	Kind StorageKind `json:"kind"`
+	// Where it is in its life.
+	Status StorageStatus `json:"status"`
+	// Why it is FAILED, or what is under way.
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// The Kubernetes namespace of its claim: where the jobs and endpoints that mount it run.
+	Namespace string `json:"namespace"`
+	// The PersistentVolume (kubectl get pv).
+	VolumeName string `json:"volumeName"`
+	// The PersistentVolumeClaim pods mount (kubectl get pvc -n <namespace>).
+	ClaimName string `json:"claimName"`
+	// Where pods see it.
+	MountPath string `json:"mountPath"`
+	// The bucket of an S3 storage.
+	S3 *S3Bucket `json:"s3,omitempty"`
+	// The file system of an FSX_LUSTRE storage.
+	Fsx *FsxFileSystem `json:"fsx,omitempty"`
+	// The newest operation on it.
+	LastOperationID *string `json:"lastOperationId,omitempty"`
+	// When it was added.
+	CreatedAt time.Time `json:"createdAt"`
+	// When its record last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// A page of a cluster's storages, oldest first.
+type StorageConnection struct {
+	// The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it.
+	EventCursor string `json:"eventCursor"`
+	// The storages of this page.
+	Edges []*StorageEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many storages the cluster has, on all pages (DELETED ones not counted).
+	TotalCount int `json:"totalCount"`
+}
+
+// A storage in a connection.
+type StorageEdge struct {
+	// The cursor of this storage.
+	Cursor string `json:"cursor"`
+	// The storage.
+	Node *Storage `json:"node"`
 }
 
 // A subnet of the cluster's VPC.
@@ -1032,6 +1278,8 @@ type UpdateClusterFeaturesInput struct {
 	Keda *bool `json:"keda,omitempty"`
 	// Install or remove the Mountpoint for S3 CSI driver add-on.
 	S3CsiDriver *S3CsiDriverInput `json:"s3CsiDriver,omitempty"`
+	// Install or remove the FSx for Lustre CSI driver add-on.
+	FsxCsiDriver *bool `json:"fsxCsiDriver,omitempty"`
 }
 
 // Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
@@ -1466,6 +1714,8 @@ const (
 	FeatureNameKeda FeatureName = "KEDA"
 	// The Mountpoint for Amazon S3 CSI driver add-on, with an IAM role trusted through the cluster's OIDC provider by the driver's service account and allowed only the buckets named: mounts S3 buckets into pods.
 	FeatureNameS3CsiDriver FeatureName = "S3_CSI_DRIVER"
+	// The FSx for Lustre CSI driver add-on (aws-fsx-csi-driver): mounts FSx for Lustre file systems into pods through static volumes, which need no IAM role. addStorage with kind FSX_LUSTRE turns it on.
+	FeatureNameFsxCsiDriver FeatureName = "FSX_CSI_DRIVER"
 )
 
 var AllFeatureName = []FeatureName{
@@ -1479,11 +1729,12 @@ var AllFeatureName = []FeatureName{
 	FeatureNameKuberay,
 	FeatureNameKeda,
 	FeatureNameS3CsiDriver,
+	FeatureNameFsxCsiDriver,
 }
 
 func (e FeatureName) IsValid() bool {
 	switch e {
-	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver:
+	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver, FeatureNameFsxCsiDriver:
 		return true
 	}
 	return false
@@ -1589,6 +1840,67 @@ func (e *FeatureStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e FeatureStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// An FSx for Lustre deployment type.
+type FsxDeploymentType string
+
+const (
+	// Temporary storage, no replication, 200 MB/s per TiB: scratch space for short jobs.
+	FsxDeploymentTypeScratch2 FsxDeploymentType = "SCRATCH_2"
+	// Replicated in its zone, throughput 50, 100 or 200 MB/s per TiB. Cannot link the bucket through a data repository association.
+	FsxDeploymentTypePersistent1 FsxDeploymentType = "PERSISTENT_1"
+	// Replicated in its zone, throughput 125, 250, 500 or 1000 MB/s per TiB; links the shared bucket.
+	FsxDeploymentTypePersistent2 FsxDeploymentType = "PERSISTENT_2"
+)
+
+var AllFsxDeploymentType = []FsxDeploymentType{
+	FsxDeploymentTypeScratch2,
+	FsxDeploymentTypePersistent1,
+	FsxDeploymentTypePersistent2,
+}
+
+func (e FsxDeploymentType) IsValid() bool {
+	switch e {
+	case FsxDeploymentTypeScratch2, FsxDeploymentTypePersistent1, FsxDeploymentTypePersistent2:
+		return true
+	}
+	return false
+}
+
+func (e FsxDeploymentType) String() string {
+	return string(e)
+}
+
+func (e *FsxDeploymentType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FsxDeploymentType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FsxDeploymentType", str)
+	}
+	return nil
+}
+
+func (e FsxDeploymentType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FsxDeploymentType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FsxDeploymentType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -1735,6 +2047,131 @@ func (e *InstanceGroupStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e InstanceGroupStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a model comes from.
+type ModelSource string
+
+const (
+	// The Hugging Face Hub.
+	ModelSourceHuggingFace ModelSource = "HUGGING_FACE"
+	// A folder of models/ that no download made: put there by hand or by another tool.
+	ModelSourceUnknown ModelSource = "UNKNOWN"
+)
+
+var AllModelSource = []ModelSource{
+	ModelSourceHuggingFace,
+	ModelSourceUnknown,
+}
+
+func (e ModelSource) IsValid() bool {
+	switch e {
+	case ModelSourceHuggingFace, ModelSourceUnknown:
+		return true
+	}
+	return false
+}
+
+func (e ModelSource) String() string {
+	return string(e)
+}
+
+func (e *ModelSource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ModelSource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ModelSource", str)
+	}
+	return nil
+}
+
+func (e ModelSource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ModelSource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ModelSource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a model is.
+type ModelStatus string
+
+const (
+	// downloadModel is copying it; filesDone and bytesDone follow the copy.
+	ModelStatusDownloading ModelStatus = "DOWNLOADING"
+	// Every file is there: jobs and endpoints can load it from path.
+	ModelStatusReady ModelStatus = "READY"
+	// The download failed (statusMessage says why). The files copied stay; retrying the operation, or downloading the same model again, resumes.
+	ModelStatusFailed ModelStatus = "FAILED"
+	// The download was cancelled and its Job deleted. The files copied stay; downloading it again resumes.
+	ModelStatusCancelled ModelStatus = "CANCELLED"
+	// A folder of models/ that no download made: it is listed as it is, whole or not.
+	ModelStatusPresent ModelStatus = "PRESENT"
+)
+
+var AllModelStatus = []ModelStatus{
+	ModelStatusDownloading,
+	ModelStatusReady,
+	ModelStatusFailed,
+	ModelStatusCancelled,
+	ModelStatusPresent,
+}
+
+func (e ModelStatus) IsValid() bool {
+	switch e {
+	case ModelStatusDownloading, ModelStatusReady, ModelStatusFailed, ModelStatusCancelled, ModelStatusPresent:
+		return true
+	}
+	return false
+}
+
+func (e ModelStatus) String() string {
+	return string(e)
+}
+
+func (e *ModelStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ModelStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ModelStatus", str)
+	}
+	return nil
+}
+
+func (e ModelStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ModelStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ModelStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -2268,6 +2705,131 @@ func (e *SoftwareUpdateStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e SoftwareUpdateStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What backs a storage.
+type StorageKind string
+
+const (
+	// The cluster's shared S3 bucket, mounted in pods at /s3 through the Mountpoint for S3 CSI driver. A cluster has one.
+	StorageKindS3 StorageKind = "S3"
+	// An FSx for Lustre file system in the cluster's compute subnet, mounted in pods at /fsx/<name> through the FSx CSI driver. Fast shared scratch and checkpoint space; optionally linked to the shared bucket.
+	StorageKindFsxLustre StorageKind = "FSX_LUSTRE"
+)
+
+var AllStorageKind = []StorageKind{
+	StorageKindS3,
+	StorageKindFsxLustre,
+}
+
+func (e StorageKind) IsValid() bool {
+	switch e {
+	case StorageKindS3, StorageKindFsxLustre:
+		return true
+	}
+	return false
+}
+
+func (e StorageKind) String() string {
+	return string(e)
+}
+
+func (e *StorageKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StorageKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StorageKind", str)
+	}
+	return nil
+}
+
+func (e StorageKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StorageKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StorageKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a storage is in its life.
+type StorageStatus string
+
+const (
+	// addStorage is making it.
+	StorageStatusCreating StorageStatus = "CREATING"
+	// Pods can mount its claim.
+	StorageStatusAvailable StorageStatus = "AVAILABLE"
+	// Its last operation failed (statusMessage says why); retry the operation, or add or remove the storage again.
+	StorageStatusFailed StorageStatus = "FAILED"
+	// removeStorage is removing it.
+	StorageStatusDeleting StorageStatus = "DELETING"
+	// Removed; the record stays for its history.
+	StorageStatusDeleted StorageStatus = "DELETED"
+)
+
+var AllStorageStatus = []StorageStatus{
+	StorageStatusCreating,
+	StorageStatusAvailable,
+	StorageStatusFailed,
+	StorageStatusDeleting,
+	StorageStatusDeleted,
+}
+
+func (e StorageStatus) IsValid() bool {
+	switch e {
+	case StorageStatusCreating, StorageStatusAvailable, StorageStatusFailed, StorageStatusDeleting, StorageStatusDeleted:
+		return true
+	}
+	return false
+}
+
+func (e StorageStatus) String() string {
+	return string(e)
+}
+
+func (e *StorageStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StorageStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StorageStatus", str)
+	}
+	return nil
+}
+
+func (e StorageStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StorageStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StorageStatus) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

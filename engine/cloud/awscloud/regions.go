@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/cloud/hfhub"
 )
 
 // providerName is the cloud.Provider name of every provider made here.
@@ -117,6 +118,7 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		ServiceQuotas: servicequotas.NewFromConfig(cfg),
 		S3:            s3.NewFromConfig(cfg),
 		FSx:           fsx.NewFromConfig(cfg),
+		Hub:           &hfhub.Client{},
 		Kubernetes:    kube,
 		Helm:          newHelm(kube),
 		SDKRetries:    true, // LoadDefaultConfig's standard retryer

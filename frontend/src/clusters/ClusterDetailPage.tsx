@@ -21,6 +21,11 @@ import { InstanceGroupsTab } from "../instanceGroups/InstanceGroupsTab";
 import { NodesTab } from "../nodes/NodesTab";
 import { FeaturesTab } from "../features/FeaturesTab";
 import { useClusterFeatures } from "../features/useClusterFeatures";
+import { ModelsTab } from "../models/ModelsTab";
+import { useClusterModels } from "../models/useClusterModels";
+import { prefixQuery } from "../storage/bucketPaths";
+import { StorageTab } from "../storage/StorageTab";
+import { useClusterStorage } from "../storage/useClusterStorage";
 import { DeleteClusterDialog } from "./DeleteClusterDialog";
 import { ClusterDetailEventsSubscription, ClusterQuery } from "./documents";
 import { DependenciesCard } from "./DependenciesCard";
@@ -28,9 +33,9 @@ import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
 
 /** The tabs of the cluster page, each at its own path under /clusters/:id. */
-export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features";
+export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features" | "storage" | "models";
 
-export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features"];
+export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features", "storage", "models"];
 
 /** The path of a tab of the cluster page. */
 export function clusterTabPath(id: string, tab: ClusterTab): string {
@@ -40,9 +45,10 @@ export function clusterTabPath(id: string, tab: ClusterTab): string {
 
 /**
  * One cluster: the overview (network, EKS and HyperPod, its operations, and
- * delete), its instance groups, its nodes and its features. The tabs share
- * the page, so switching tabs keeps every live stream and what it has
- * received.
+ * delete), its instance groups, its nodes, its features, its storage and
+ * the models in its shared bucket.
+ * The tabs share the page, so switching tabs keeps every live stream and
+ * what it has received.
  */
 export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) {
   const { me } = useSession();
@@ -71,6 +77,10 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
   const loaded = data?.cluster;
   const cluster = loaded && liveCluster && isNewer(liveCluster, loaded) ? liveCluster : (loaded ?? liveCluster);
   const features = useClusterFeatures(id, cluster?.status ?? null, tab === "features");
+  // The Models tab reads the shared bucket's state first, and follows the
+  // models from the storages' event cursor.
+  const storage = useClusterStorage(id, tab === "storage" || tab === "models");
+  const models = useClusterModels(id, storage.eventCursor, storage.shared?.status === "AVAILABLE", tab === "models");
   const operations = useMemo(() => {
     const ops = mergeRecords(loaded?.operations.edges.map((e) => e.node) ?? [], liveOps);
     return ops.sort((a, b) => compareTimes(b.createdAt, a.createdAt));
@@ -92,6 +102,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
     return fetching ? <Loading what="the cluster" /> : <EmptyState title="No such cluster" />;
   }
 
+  const storagePath = (prefix: string) => clusterTabPath(cluster.id, "storage") + prefixQuery(prefix);
   const deleteDenied =
     deniedReason(me.role, "ADMIN") ??
     (cluster.status === "DELETED" ? "The cluster is already deleted." : cluster.status === "DELETING" ? "The cluster is being deleted." : undefined);
@@ -107,7 +118,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
           <p className="head-status">
             <StatusBadge status={cluster.status} />
             {cluster.imported && <span className="tag">imported</span>}
-            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError} />
+            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError ?? storage.streamError ?? models.streamError} />
           </p>
           {cluster.statusMessage && <p className="muted">{cluster.statusMessage}</p>}
         </div>
@@ -133,11 +144,19 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
         <Link to={clusterTabPath(cluster.id, "features")} aria-current={tab === "features" ? "page" : undefined}>
           Features
         </Link>
+        <Link to={clusterTabPath(cluster.id, "storage")} aria-current={tab === "storage" ? "page" : undefined}>
+          Storage
+        </Link>
+        <Link to={clusterTabPath(cluster.id, "models")} aria-current={tab === "models" ? "page" : undefined}>
+          Models
+        </Link>
       </nav>
 
       {tab === "instance-groups" && <InstanceGroupsTab cluster={cluster} compute={compute} />}
       {tab === "nodes" && <NodesTab cluster={cluster} compute={compute} />}
       {tab === "features" && <FeaturesTab cluster={cluster} features={features} groups={compute.groups} />}
+      {tab === "storage" && <StorageTab cluster={cluster} computeZones={computeZones(cluster)} storage={storage} pathOf={storagePath} />}
+      {tab === "models" && <ModelsTab cluster={cluster} storage={storage} models={models} storagePath={storagePath} />}
       {tab === "overview" && <Overview cluster={cluster} operations={operations} groups={compute.loaded ? compute.groups : null} />}
     </>
   );
@@ -275,6 +294,11 @@ function Overview({
       </section>
     </>
   );
+}
+
+/** The zones of a cluster's compute subnets, in the order of its subnets. */
+function computeZones(cluster: ClusterDetailFragment): string[] {
+  return [...new Set(cluster.network.subnets.filter((s) => s.role === "COMPUTE").map((s) => s.zone))];
 }
 
 function Item({ label, children }: { label: string; children: ReactNode }) {

@@ -111,6 +111,7 @@ describe("featureInput", () => {
     ["NODE_AUTO_RECOVERY", "disable", { nodeAutoRecovery: false }],
     ["TRAINING_OPERATOR", "enable", { trainingOperator: true }],
     ["TRAINING_OPERATOR", "disable", { trainingOperator: false }],
+    ["FSX_CSI_DRIVER", "enable", { fsxCsiDriver: true }],
   ])("%s %s sends that feature alone", (name, action, want) => {
     expect(featureInput(feature(name), action)).toEqual(want);
   });

@@ -308,6 +308,8 @@ export function featureInput(feature: FeatureWithSettings, action: FeatureAction
       return { kubeRay: enable };
     case "KEDA":
       return { keda: enable };
+    case "FSX_CSI_DRIVER":
+      return { fsxCsiDriver: enable };
   }
 }
 

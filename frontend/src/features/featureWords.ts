@@ -57,6 +57,10 @@ export const featureEffects: Record<FeatureName, { enable: string; disable: stri
     disable: "Removes the S3 CSI driver add-on, its IAM role and its IAM policy. Pods mounting buckets lose their volumes; the buckets stay.",
     change: "Replaces the list of buckets the driver may mount: a new version of its IAM policy, with the driver left running.",
   },
+  FSX_CSI_DRIVER: {
+    enable: "Installs the FSx for Lustre CSI driver add-on. Static volumes need no IAM role: the nodes mount the file systems over the network.",
+    disable: "Removes the FSx for Lustre CSI driver add-on. Pods mounting file systems lose their volumes; the file systems stay.",
+  },
 };
 
 /** Resource kinds as people say them. */

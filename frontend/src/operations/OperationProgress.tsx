@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Link } from "../app/router";
 import type { OperationDetailFragment } from "../gql/graphql";
 import { StatusBadge } from "../ui/StatusBadge";
@@ -11,6 +12,8 @@ interface Props {
   /** What to say when the operation had nothing to do. */
   noopMessage: string;
   onDismiss: () => void;
+  /** What to show below the phases: how far a download is. */
+  children?: ReactNode;
 }
 
 /**
@@ -18,7 +21,7 @@ interface Props {
  * started: its status and each phase's, with a link to its own page. One
  * that had nothing to do says so plainly instead.
  */
-export function OperationProgress({ what, operation, noopMessage, onDismiss }: Props) {
+export function OperationProgress({ what, operation, noopMessage, onDismiss, children }: Props) {
   const live = useOperationUpdates(operation.id, 0);
   const op = newestState(operation, live.latest) ?? operation;
   const opPath = `/operations/${encodeURIComponent(op.id)}`;
@@ -68,6 +71,7 @@ export function OperationProgress({ what, operation, noopMessage, onDismiss }: P
           </li>
         ))}
       </ol>
+      {children}
     </section>
   );
 }

@@ -35,10 +35,18 @@ describe("statusTone", () => {
     ["NONE", "neutral"],
     // a feature's states
     ["ENABLED", "ok"],
+    ["AVAILABLE", "ok"],
     ["DISABLED", "neutral"],
     ["ENABLING", "progress"],
     ["DISABLING", "progress"],
     ["PARTIAL", "warn"],
+    // a model's states: a failed download never looks ready
+    ["DOWNLOADING", "progress"],
+    ["READY", "ok"],
+    ["FAILED", "bad"],
+    ["PRESENT", "neutral"],
+    // an FSx file system's lifecycle
+    ["MISCONFIGURED", "warn"],
   ])("%s is %s", (status, tone) => {
     expect(statusTone(status)).toBe(tone);
   });

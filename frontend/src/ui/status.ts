@@ -14,6 +14,8 @@ const tones: Record<string, Tone> = {
   SCHEDULABLE: "ok",
   PASSED: "ok",
   ENABLED: "ok",
+  AVAILABLE: "ok",
+  READY: "ok",
   UPTODATE: "ok",
   // in progress
   RUNNING: "progress",
@@ -30,6 +32,7 @@ const tones: Record<string, Tone> = {
   SHUTTINGDOWN: "progress",
   ENABLING: "progress",
   DISABLING: "progress",
+  DOWNLOADING: "progress",
   // working, but needs attention
   DEGRADED: "warn",
   UNSCHEDULABLEPENDINGREBOOT: "warn",
@@ -38,6 +41,7 @@ const tones: Record<string, Tone> = {
   UPDATEAVAILABLE: "warn",
   SECURITYUPDATEREQUIRED: "warn",
   ROLLBACKCOMPLETE: "warn",
+  MISCONFIGURED: "warn",
   // failed
   FAILED: "bad",
   FAILURE: "bad",
@@ -54,6 +58,8 @@ const tones: Record<string, Tone> = {
   UNKNOWN: "neutral",
   NONE: "neutral",
   DISABLED: "neutral",
+  // there as it was found: a model folder no download made
+  PRESENT: "neutral",
 };
 
 /**

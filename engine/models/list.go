@@ -1,0 +1,174 @@
+package models
+
+import (
+	"context"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// MaxPage is the most models one page holds.
+const MaxPage = 200
+
+// maxCountedObjects bounds how many objects are listed to size a folder
+// no download made; a larger one shows what was counted.
+const maxCountedObjects = 10000
+
+// bucketIDPrefix starts the id of a folder no download made.
+const bucketIDPrefix = "bucket:"
+
+// BucketID is the id of the cluster's models/<name>/ folder that no
+// download made.
+func BucketID(clusterID, name string) string { return bucketIDPrefix + clusterID + ":" + name }
+
+// Page is one page of a cluster's models, by name.
+type Page struct {
+	Models  []*Model
+	HasNext bool
+}
+
+// Get returns model id: a download's record, or a folder of models/ no
+// download made.
+func (s *Service) Get(ctx context.Context, id string) (*Model, error) {
+	rest, ok := strings.CutPrefix(id, bucketIDPrefix)
+	if !ok {
+		return s.record(id)
+	}
+	clusterID, name, _ := strings.Cut(rest, ":")
+	if !namePattern.MatchString(name) {
+		return nil, errs.New(errs.NotFound, "model %q does not exist; list the cluster's models to find its id", clip(id)).WithField("id")
+	}
+	if m, err := s.named(clusterID, name); err != nil || m != nil {
+		return m, err
+	}
+	_, p, b, err := s.context(clusterID, true)
+	if err != nil {
+		return nil, err
+	}
+	m, err := folderModel(ctx, p, clusterID, b.Name, name)
+	if err != nil {
+		return nil, err
+	}
+	if m.FilesDone == 0 {
+		return nil, errs.New(errs.NotFound, "models/%s/ is empty in bucket %s", name, b.Name).WithField("id")
+	}
+	return m, nil
+}
+
+// List returns the cluster's models by name, first at a time after the
+// name after: those its downloads made and the folders of models/ that
+// no download made.
+func (s *Service) List(ctx context.Context, clusterID string, first int, after string) (*Page, error) {
+	if first < 1 || first > MaxPage {
+		return nil, errs.Field("first", "first must be between 1 and %d, got %d", MaxPage, first)
+	}
+	if after != "" && !namePattern.MatchString(after) {
+		return nil, errs.Field("after", "the cursor %q is not a model's name; pass pageInfo.endCursor of the previous page", clip(after))
+	}
+	_, p, b, err := s.context(clusterID, true)
+	if err != nil {
+		return nil, err
+	}
+	records, err := s.recordsAfter(clusterID, after, first+1)
+	if err != nil {
+		return nil, err
+	}
+	folders, err := folderNames(ctx, p, b.Name, after, first+1)
+	if err != nil {
+		return nil, err
+	}
+	// Merge the two name orders; a folder a download made is its record.
+	page := &Page{}
+	i, j := 0, 0
+	for len(page.Models) < first+1 && (i < len(records) || j < len(folders)) {
+		switch {
+		case j >= len(folders) || i < len(records) && records[i].Name <= folders[j]:
+			if j < len(folders) && records[i].Name == folders[j] {
+				j++
+			}
+			page.Models = append(page.Models, records[i])
+			i++
+		default:
+			m, err := folderModel(ctx, p, clusterID, b.Name, folders[j])
+			if err != nil {
+				return nil, err
+			}
+			page.Models = append(page.Models, m)
+			j++
+		}
+	}
+	if len(page.Models) > first {
+		page.Models, page.HasNext = page.Models[:first], true
+	}
+	return page, nil
+}
+
+// recordsAfter returns up to n of the cluster's download records past
+// name after, by name.
+func (s *Service) recordsAfter(clusterID, after string, n int) ([]*Model, error) {
+	var out []*Model
+	err := s.store.View(func(tx *store.Tx) error {
+		page, err := store.ReadPage(tx, store.Scan{Kind: RecordKind, Index: nameIndex, Prefix: clusterID + "/"}, store.PageRequest{First: n, After: after}, func(*Model) bool { return true })
+		if err != nil {
+			return err
+		}
+		out = page.Items
+		return nil
+	})
+	return out, err
+}
+
+// folderNames returns up to n names of the folders of models/ past
+// after.
+func folderNames(ctx context.Context, p *cloud.Provider, bucket, after string, n int) ([]string, error) {
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(Prefix), Delimiter: aws.String("/"), MaxKeys: aws.Int32(int32(n))}
+	if after != "" {
+		in.StartAfter = aws.String(Prefix + after + "/\U0010FFFF")
+	}
+	out, err := p.S3.ListObjectsV2(ctx, in)
+	if err != nil {
+		return nil, errs.FromUpstream(err, "list "+Prefix+" in bucket "+bucket)
+	}
+	var names []string
+	for _, cp := range out.CommonPrefixes {
+		name := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), Prefix), "/")
+		if namePattern.MatchString(name) {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// folderModel describes models/<name>/, which no download made: its
+// objects counted and sized.
+func folderModel(ctx context.Context, p *cloud.Provider, clusterID, bucket, name string) (*Model, error) {
+	m := &Model{ID: BucketID(clusterID, name), ClusterID: clusterID, Name: name, Source: Unknown, Status: Present, Bucket: bucket}
+	prefix := Prefix + name + "/"
+	var token *string
+	for m.FilesDone < maxCountedObjects {
+		out, err := p.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix), ContinuationToken: token})
+		if err != nil {
+			return nil, errs.FromUpstream(err, "list "+prefix+" in bucket "+bucket)
+		}
+		for _, o := range out.Contents {
+			m.FilesDone++
+			m.BytesDone += aws.ToInt64(o.Size)
+			if t := o.LastModified; t != nil && t.After(m.UpdatedAt) {
+				m.UpdatedAt = *t
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) {
+			m.FilesTotal, m.BytesTotal = m.FilesDone, m.BytesDone
+			return m, nil
+		}
+		token = out.NextContinuationToken
+	}
+	m.StatusMessage = "more than 10,000 files: the counts are of the first 10,000"
+	m.FilesTotal, m.BytesTotal = m.FilesDone, m.BytesDone
+	return m, nil
+}

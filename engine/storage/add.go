@@ -1,0 +1,360 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// AddInput asks for a storage.
+type AddInput struct {
+	ClusterID string `json:"clusterId"`
+	Kind      Kind   `json:"kind"`
+	S3        *S3Input
+	FSx       *FSxInput
+}
+
+// S3Input is the shared bucket to add.
+type S3Input struct {
+	// Bucket is the bucket's name.
+	Bucket string `json:"bucket"`
+	// Create makes the bucket, in the cluster's region; otherwise it must
+	// be a bucket of the account there already.
+	Create bool `json:"create"`
+}
+
+// addInput is what an AddStorage operation stores.
+type addInput struct {
+	StorageID string `json:"storageId"`
+	ClusterID string `json:"clusterId"`
+	Bucket    string `json:"bucket"`
+	Region    string `json:"region"`
+	Create    bool   `json:"create"`
+	// Buckets are all the buckets the S3 CSI driver is to allow: those it
+	// allowed already and this one.
+	Buckets []string `json:"buckets"`
+	// Kind is empty for the shared bucket (as operations stored before
+	// FSx had it), FSX_LUSTRE with FSx set for a file system.
+	Kind Kind     `json:"kind,omitempty"`
+	FSx  *fsxPlan `json:"fsx,omitempty"`
+}
+
+// fsxPlan is the file system an AddStorage operation makes, placed.
+type fsxPlan struct {
+	Name             string         `json:"name"`
+	DeploymentType   DeploymentType `json:"deploymentType"`
+	CapacityGiB      int            `json:"capacityGiB"`
+	ThroughputPerTiB int            `json:"throughputPerTiB,omitempty"`
+	SubnetID         string         `json:"subnetId"`
+	Zone             string         `json:"zone"`
+	// Bucket is the shared bucket to link, "" for none.
+	Bucket string `json:"bucket,omitempty"`
+}
+
+// storage is the record the request makes, CREATING.
+func (in addInput) storage() *Storage {
+	if f := in.FSx; f != nil {
+		st := &Storage{ID: in.StorageID, ClusterID: in.ClusterID, Kind: KindFSxLustre, Status: Creating, Namespace: WorkloadNamespace,
+			VolumeName: "instantstart-fsx-" + strings.ToLower(in.StorageID), ClaimName: "fsx-" + f.Name, MountPath: FSxMountRoot + "/" + f.Name,
+			FSx: &FileSystem{Name: f.Name, DeploymentType: f.DeploymentType, CapacityGiB: f.CapacityGiB, ThroughputPerTiB: f.ThroughputPerTiB, SubnetID: f.SubnetID, Zone: f.Zone}}
+		if f.Bucket != "" {
+			st.FSx.DataRepositoryPath = "s3://" + f.Bucket + "/"
+		}
+		return st
+	}
+	return &Storage{ID: in.StorageID, ClusterID: in.ClusterID, Kind: KindS3, Status: Creating, Namespace: WorkloadNamespace,
+		VolumeName: "instantstart-s3-" + strings.ToLower(in.StorageID), ClaimName: "s3-shared", MountPath: MountPath,
+		S3: &Bucket{Bucket: in.Bucket, Region: in.Region, Created: in.Create}}
+}
+
+// putRecord stores the record request in makes, as operation op's
+// Prepare, over prior (a failed one added again) when there is one.
+func putRecord(tx *store.Tx, op *ops.Operation, in addInput, prior *Storage) error {
+	st := in.storage()
+	st.LastOperationID, st.CreatedAt, st.UpdatedAt = op.ID, tx.Now(), tx.Now()
+	if prior != nil {
+		st.CreatedAt = prior.CreatedAt
+	}
+	if err := tx.Put(RecordKind, st.ID, st); err != nil {
+		return err
+	}
+	return tx.PutIndex(clusterIndex, st.ClusterID+"/"+st.ID, "")
+}
+
+// Phase names of AddStorage.
+const (
+	phaseBucket = "bucket"
+	phaseVolume = "volume"
+)
+
+// bucketName is S3's rule for a general purpose bucket's name.
+var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// checkBucketName says what is wrong with name as S3 would, or nil.
+func checkBucketName(field, name string) error {
+	switch {
+	case len(name) < 3 || len(name) > 63:
+		return errs.Field(field, "bucket name %q is %d characters long; S3 takes 3 to 63", name, len(name))
+	case !bucketName.MatchString(name):
+		return errs.Field(field, "bucket name %q may hold only lower-case letters, digits, dots and hyphens, and must start and end with a letter or a digit", name)
+	case strings.Contains(name, ".."):
+		return errs.Field(field, "bucket name %q has two dots in a row; S3 refuses that", name)
+	case strings.HasPrefix(name, "xn--") || strings.HasPrefix(name, "sthree-") || strings.HasSuffix(name, "-s3alias") || strings.HasSuffix(name, "--ol-s3") || strings.HasSuffix(name, ".mrap") || strings.HasSuffix(name, "--x-s3"):
+		return errs.Field(field, "bucket name %q uses a prefix or suffix S3 keeps for itself (xn--, sthree-, -s3alias, --ol-s3, .mrap, --x-s3)", name)
+	}
+	if _, err := netip.ParseAddr(name); err == nil {
+		return errs.Field(field, "bucket name %q is shaped like an IP address; S3 refuses that", name)
+	}
+	return nil
+}
+
+// Add adds storage to a cluster. A second identical request for the
+// cluster's shared bucket changes nothing.
+func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempotencyKey string) (*ops.Operation, error) {
+	c, err := s.clusters.Cluster(in.ClusterID)
+	if err != nil {
+		return nil, err
+	}
+	switch in.Kind {
+	case KindFSxLustre:
+		return s.addFSx(ctx, caller, c, in, idempotencyKey)
+	case KindS3:
+	default:
+		return nil, errs.Field("input.kind", "storage kind %q is not one this version makes; use S3 or FSX_LUSTRE", in.Kind)
+	}
+	if in.S3 == nil {
+		return nil, errs.Field("input.s3", "an S3 storage needs input.s3 with the bucket's name and whether to create it")
+	}
+	if err := checkBucketName("input.s3.bucket", in.S3.Bucket); err != nil {
+		return nil, err
+	}
+	sent := in
+	// The request is identified by the cluster and the bucket before any
+	// check: a retry matches the operation it made.
+	if op, err := s.runner.Replay(ops.Request{Kind: KindAdd, Target: ops.Ref{Kind: targetKind}, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: sent}); op != nil || err != nil {
+		return op, err
+	}
+	if c.Status != "ACTIVE" {
+		return nil, errs.New(errs.Precondition, "cluster %s is %s; storage can be added only while it is ACTIVE", c.Name, c.Status).WithField("input.clusterId")
+	}
+	shared, err := s.SharedBucket(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if shared != nil && shared.Status != Deleted {
+		if shared.S3.Bucket != in.S3.Bucket {
+			return nil, errs.New(errs.Conflict, "cluster %s already has the shared bucket %s (storage %s); a cluster has one: remove it first to use %s", c.Name, shared.S3.Bucket, shared.ID, in.S3.Bucket).WithField("input.s3.bucket")
+		}
+		if shared.Status == Available || shared.Status == Creating {
+			// The same bucket again: nothing to do (or under way already).
+			return s.runner.Submit(ops.Request{Kind: KindAdd, Target: ops.Ref{Kind: targetKind, ID: shared.ID, Name: shared.S3.Bucket}, RequestedBy: caller,
+				IdempotencyKey: idempotencyKey, Fingerprint: sent, Input: addInput{StorageID: shared.ID, ClusterID: c.ID, Bucket: shared.S3.Bucket, Region: shared.S3.Region}, Noop: shared.Status == Available})
+		}
+	}
+	_, p, err := s.context(c.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBucket(ctx, p, c, in.S3); err != nil {
+		return nil, err
+	}
+	mounted, err := s.mounts.MountedBuckets(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	buckets := mounted
+	if !slices.Contains(buckets, in.S3.Bucket) {
+		buckets = append(slices.Clone(buckets), in.S3.Bucket)
+	}
+	id := ""
+	if shared != nil {
+		id = shared.ID // a failed one, added again
+	} else {
+		id = s.ids.NewID()
+	}
+	stored := addInput{StorageID: id, ClusterID: c.ID, Bucket: in.S3.Bucket, Region: c.Region, Create: in.S3.Create, Buckets: buckets}
+	return s.runner.Submit(ops.Request{
+		Kind: KindAdd, Target: ops.Ref{Kind: targetKind, ID: id, Name: in.S3.Bucket}, RequestedBy: caller, IdempotencyKey: idempotencyKey,
+		Input: stored, Fingerprint: sent,
+		Prepare: func(tx *store.Tx, op *ops.Operation) error {
+			if err := putRecord(tx, op, stored, shared); err != nil {
+				return err
+			}
+			if err := tx.PutIndex(bucketIndex, c.ID, id); err != nil {
+				return err
+			}
+			return s.mounts.RecordMount(tx, c.ID, buckets, op.ID)
+		},
+	})
+}
+
+// checkBucket refuses a bucket that cannot be the cluster's: one to create
+// that exists, one to use that does not, one of another account or region.
+func checkBucket(ctx context.Context, p *cloud.Provider, c *Cluster, in *S3Input) error {
+	region, err := bucketRegion(ctx, p, c, in.Bucket)
+	switch {
+	case err != nil:
+		return err
+	case region == "" && !in.Create:
+		return errs.New(errs.NotFound, "bucket %s does not exist; create it (input.s3.create = true) or name a bucket of account %s in %s", in.Bucket, c.AccountID, c.Region).WithField("input.s3.bucket")
+	case region != "" && in.Create:
+		return errs.New(errs.Conflict, "bucket %s exists already (in %s); to use it as it is, send input.s3.create = false", in.Bucket, region).WithField("input.s3.bucket")
+	case region != "" && region != c.Region:
+		return errs.New(errs.Precondition, "bucket %s is in %s, and cluster %s is in %s; pods would read it across regions: use a bucket in %s", in.Bucket, region, c.Name, c.Region, c.Region).WithField("input.s3.bucket")
+	}
+	return nil
+}
+
+// bucketRegion returns the region of bucket, "" when it does not exist. A
+// bucket of another account is refused.
+func bucketRegion(ctx context.Context, p *cloud.Provider, c *Cluster, bucket string) (string, error) {
+	out, err := p.S3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket), ExpectedBucketOwner: ownerOf(c)})
+	switch {
+	case err == nil:
+		return cmpOr(aws.ToString(out.BucketRegion), c.Region), nil
+	case isBucketMissing(err):
+		return "", nil
+	case errs.IsAPICode(err, "Forbidden", "AccessDenied", "403"):
+		return "", errs.New(errs.Precondition, "bucket %s belongs to another account (or this account may not read it); bucket names are global: choose another name, or a bucket of account %s", bucket, c.AccountID).WithField("input.s3.bucket")
+	case errs.IsAPICode(err, "PermanentRedirect", "MovedPermanently", "301"):
+		// S3 answers a HEAD from another region with no body: its
+		// location names the region.
+		loc, lerr := p.S3.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: aws.String(bucket), ExpectedBucketOwner: ownerOf(c)})
+		if lerr != nil {
+			return "", errs.New(errs.Precondition, "bucket %s is in another region than the cluster's %s; use a bucket in %s", bucket, c.Region, c.Region).WithField("input.s3.bucket")
+		}
+		return cmpOr(string(loc.LocationConstraint), "us-east-1"), nil
+	}
+	return "", errs.FromUpstream(err, "look up bucket "+bucket)
+}
+
+func isBucketMissing(err error) bool {
+	var nf *s3types.NotFound
+	var nb *s3types.NoSuchBucket
+	return errorsAs(err, &nf) || errorsAs(err, &nb) || errs.IsAPICode(err, "NotFound", "NoSuchBucket", "404")
+}
+
+func ownerOf(c *Cluster) *string {
+	if c.AccountID == "" {
+		return nil
+	}
+	return aws.String(c.AccountID)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// addSteps builds AddStorage's phases from its stored input.
+func (s *Service) addSteps(op *ops.Operation) ([]ops.Step, error) {
+	var in addInput
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
+	c, p, err := s.context(in.ClusterID, false)
+	if err != nil {
+		return nil, err
+	}
+	if in.FSx != nil {
+		return s.addFSxSteps(p, c, in)
+	}
+	// The phases are planned before Prepare stores the record: they
+	// take what they name from the request.
+	st := in.storage()
+	steps := []ops.Step{bucketStep(p, c, in)}
+	mount, err := s.mounts.MountSteps(c.ID, in.Buckets, phaseBucket)
+	if err != nil {
+		return nil, err
+	}
+	steps = append(steps, mount...)
+	last := phaseBucket
+	if len(mount) > 0 {
+		last = mount[len(mount)-1].Name
+	}
+	v := volumeStep(p, c, st, func(*ops.Run) (*corev1.PersistentVolume, error) { return s3Volume(st), nil })
+	v.DependsOn = []string{last}
+	return append(steps, v), nil
+}
+
+// bucketOutput is what the bucket phase found or made.
+type bucketOutput struct {
+	Bucket  string `json:"bucket"`
+	Region  string `json:"region"`
+	Created bool   `json:"created"`
+}
+
+// bucketStep makes the bucket (private, tagged) or checks the one to use.
+func bucketStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
+	return ops.Step{Name: phaseBucket, Title: "Shared bucket " + in.Bucket,
+		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+			region, err := bucketRegion(ctx, p, c, in.Bucket)
+			if err != nil {
+				var e *errs.Error
+				if errorsAs(err, &e) && e.Code == errs.Precondition {
+					return ops.Observation{State: ops.Broken, Err: e}, nil
+				}
+				return ops.Observation{}, err
+			}
+			switch {
+			case region == "" && in.Create:
+				return ops.Observation{State: ops.Absent}, nil
+			case region == "":
+				return ops.Observation{State: ops.Broken, Err: errs.New(errs.NotFound, "bucket %s no longer exists; add the storage again with input.s3.create = true, or name another bucket", in.Bucket)}, nil
+			case region != c.Region:
+				return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "bucket %s is in %s, not the cluster's %s", in.Bucket, region, c.Region)}, nil
+			}
+			return ops.Observation{State: ops.Done, Output: bucketOutput{Bucket: in.Bucket, Region: region, Created: in.Create}}, nil
+		},
+		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
+			cin := &s3.CreateBucketInput{Bucket: aws.String(in.Bucket)}
+			if c.Region != "us-east-1" {
+				cin.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(c.Region)}
+			}
+			_, err := p.S3.CreateBucket(ctx, cin)
+			var owned *s3types.BucketAlreadyOwnedByYou
+			var taken *s3types.BucketAlreadyExists
+			switch {
+			case errorsAs(err, &owned):
+				// An earlier attempt made it.
+			case errorsAs(err, &taken):
+				return nil, errs.New(errs.Conflict, "bucket name %s was taken by another account meanwhile; choose another name", in.Bucket)
+			case err != nil:
+				return nil, errs.FromUpstream(err, "create bucket "+in.Bucket)
+			}
+			if _, err := p.S3.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String(in.Bucket), PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{
+				BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true), IgnorePublicAcls: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true),
+			}}); err != nil {
+				return nil, errs.FromUpstream(err, "block public access to bucket "+in.Bucket)
+			}
+			if _, err := p.S3.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: aws.String(in.Bucket), Tagging: &s3types.Tagging{TagSet: []s3types.Tag{
+				{Key: aws.String("instantstart:cluster"), Value: aws.String(c.Name)},
+				{Key: aws.String("instantstart:storage"), Value: aws.String(in.StorageID)},
+			}}}); err != nil {
+				return nil, errs.FromUpstream(err, "tag bucket "+in.Bucket)
+			}
+			return bucketOutput{Bucket: in.Bucket, Region: c.Region, Created: true}, nil
+		},
+	}
+}
+
+// volumeTitle names the volume phase.
+func volumeTitle(st *Storage) string {
+	return fmt.Sprintf("Volume %s and claim %s/%s", st.VolumeName, st.Namespace, st.ClaimName)
+}

@@ -1,0 +1,19 @@
+package storage
+
+import "github.com/instantstart/instantstart/engine/models"
+
+// ModelsView shows the shared bucket to the models area: where models go
+// and how pods mount it.
+type ModelsView struct{ Service *Service }
+
+var _ models.Buckets = ModelsView{}
+
+// SharedBucket returns the cluster's shared bucket when pods can mount
+// it, nil otherwise.
+func (v ModelsView) SharedBucket(clusterID string) (*models.Bucket, error) {
+	st, err := v.Service.SharedBucket(clusterID)
+	if err != nil || st == nil || st.Status != Available {
+		return nil, err
+	}
+	return &models.Bucket{Name: st.S3.Bucket, Namespace: st.Namespace, ClaimName: st.ClaimName, MountPath: st.MountPath}, nil
+}
