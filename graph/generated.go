@@ -151,9 +151,11 @@ type ComplexityRoot struct {
 		Cluster       func(childComplexity int) int
 		Cursor        func(childComplexity int) int
 		InstanceGroup func(childComplexity int) int
+		Model         func(childComplexity int) int
 		Node          func(childComplexity int) int
 		Operation     func(childComplexity int) int
 		Payload       func(childComplexity int) int
+		Storage       func(childComplexity int) int
 		Target        func(childComplexity int) int
 		Time          func(childComplexity int) int
 	}
@@ -653,6 +655,8 @@ type EventResolver interface {
 	Cluster(ctx context.Context, obj *model.Event) (*model.Cluster, error)
 	InstanceGroup(ctx context.Context, obj *model.Event) (*model.InstanceGroup, error)
 	Node(ctx context.Context, obj *model.Event) (*model.Node, error)
+	Storage(ctx context.Context, obj *model.Event) (*model.Storage, error)
+	Model(ctx context.Context, obj *model.Event) (*model.Model, error)
 }
 type InstanceGroupResolver interface {
 	Nodes(ctx context.Context, obj *model.InstanceGroup) ([]*model.Node, error)
@@ -1188,6 +1192,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.InstanceGroup(childComplexity), true
+	case "Event.model":
+		if e.ComplexityRoot.Event.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Model(childComplexity), true
 	case "Event.node":
 		if e.ComplexityRoot.Event.Node == nil {
 			break
@@ -1206,6 +1216,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Payload(childComplexity), true
+	case "Event.storage":
+		if e.ComplexityRoot.Event.Storage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Storage(childComplexity), true
 	case "Event.target":
 		if e.ComplexityRoot.Event.Target == nil {
 			break
@@ -5349,6 +5365,10 @@ type Event {
   instanceGroup: InstanceGroup
   "The node, when the event concerns one."
   node: Node
+  "The storage, when the event concerns one: the record as stored by the change."
+  storage: Storage
+  "The model, when the event concerns a download's record: as stored by the change, with its progress."
+  model: Model
 }
 
 """
@@ -6068,6 +6088,10 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_instanceGroup(ctx, field)
 	case "node":
 		return ec.fieldContext_Event_node(ctx, field)
+	case "storage":
+		return ec.fieldContext_Event_storage(ctx, field)
+	case "model":
+		return ec.fieldContext_Event_model(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -10166,6 +10190,70 @@ func (ec *executionContext) fieldContext_Event_node(_ context.Context, field gra
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Node(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_storage(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_storage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Storage(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Storage) graphql.Marshaler {
+			return ec.marshalOStorage2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_storage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Storage(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_model(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Model(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Model) graphql.Marshaler {
+			return ec.marshalOModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Model(ctx, field)
 		},
 	}
 	return fc, nil
@@ -22736,6 +22824,18 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_node(ctx, field, obj)
 				})
+		case "storage":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_storage(ctx, field, obj)
+				})
+		case "model":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_model(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27947,6 +28047,13 @@ func (ec *executionContext) unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋ
 	return res, nil
 }
 
+func (ec *executionContext) marshalOModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx context.Context, sel ast.SelectionSet, v *model.Model) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Model(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalONetworkInterfaceMode2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, v any) (*model.NetworkInterfaceMode, error) {
 	if v == nil {
 		return nil, nil
@@ -28087,6 +28194,13 @@ func (ec *executionContext) marshalOSoftwareUpdateStatus2ᚖgithubᚗcomᚋinsta
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOStorage2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐStorage(ctx context.Context, sel ast.SelectionSet, v *model.Storage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Storage(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

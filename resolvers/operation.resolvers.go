@@ -13,7 +13,9 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/graph/model"
 )
@@ -52,6 +54,24 @@ func (r *eventResolver) Node(ctx context.Context, obj *model.Event) (*model.Node
 		return nil, err
 	}
 	return mapNode(&n), nil
+}
+
+// Storage is the resolver for the storage field.
+func (r *eventResolver) Storage(ctx context.Context, obj *model.Event) (*model.Storage, error) {
+	var st storage.Storage
+	if ok, err := decodePayload(obj, storage.RecordKind, &st); !ok || err != nil {
+		return nil, err
+	}
+	return mapStorage(&st), nil
+}
+
+// Model is the resolver for the model field.
+func (r *eventResolver) Model(ctx context.Context, obj *model.Event) (*model.Model, error) {
+	var m models.Model
+	if ok, err := decodePayload(obj, models.RecordKind, &m); !ok || err != nil {
+		return nil, err
+	}
+	return mapModel(&m), nil
 }
 
 // RetryOperation is the resolver for the retryOperation field.

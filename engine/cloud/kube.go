@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/instantstart/instantstart/engine/errs"
 )
 
 // Kubernetes hands out API clients for the Kubernetes cluster of an EKS
@@ -30,4 +32,14 @@ type KubeClients struct {
 	// InferenceEndpointConfig, RayJob, ScaledObject...) as unstructured
 	// objects.
 	Dynamic dynamic.Interface
+}
+
+// KubeOf returns the clients of the Kubernetes cluster of EKS cluster eks,
+// or an UPSTREAM error that names it when its API cannot be reached.
+func (p *Provider) KubeOf(ctx context.Context, eks string) (*KubeClients, error) {
+	kc, err := p.Kubernetes.Clients(ctx, eks)
+	if err != nil {
+		return nil, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", eks, err)
+	}
+	return kc, nil
 }

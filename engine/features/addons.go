@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 )
 
@@ -49,8 +49,8 @@ func checkBucketName(field, bucket, what string) *errs.Error {
 	switch {
 	case bucket == "":
 		return errs.Field(field, "give the S3 bucket %s (its name, without s3://)", what)
-	case !bucketPattern.MatchString(bucket) || strings.Contains(bucket, ".."):
-		return errs.Field(field, "%q is not an S3 bucket name: 3-63 lower-case letters, digits, dots and hyphens", bucket)
+	case cloud.BucketNameProblem(bucket) != "":
+		return errs.Field(field, "%q is not an S3 bucket name: %s", bucket, cloud.BucketNameProblem(bucket))
 	}
 	return nil
 }

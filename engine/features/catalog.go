@@ -432,8 +432,7 @@ func bucketPolicy(bucket string) policyDocument {
 }
 
 var (
-	bucketPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	k8sName       = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	k8sName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 )
 
 // checkTieredCheckpointing refuses what cannot work: no bucket, a bad

@@ -460,9 +460,9 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 	ref := "serviceaccount/" + namespace + "/" + name
 	return link{key: "service-account", title: "service account " + namespace + "/" + name, kind: "KUBERNETES_OBJECT", timeout: 5 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {
-			kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+			kc, err := e.p.KubeOf(ctx, e.c.EKSName)
 			if err != nil {
-				return linkState{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+				return linkState{}, err
 			}
 			sa, err := kc.Core.CoreV1().ServiceAccounts(namespace).Get(ctx, name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
@@ -478,9 +478,9 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 			return linkState{present: true, settled: sa.DeletionTimestamp == nil, matches: matches, ref: ref}, nil
 		},
 		create: func(ctx context.Context) error {
-			kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+			kc, err := e.p.KubeOf(ctx, e.c.EKSName)
 			if err != nil {
-				return errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+				return err
 			}
 			if _, err := kc.Core.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "instantstart"}}}
@@ -509,9 +509,9 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 			return nil
 		},
 		delete: func(ctx context.Context) error {
-			kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+			kc, err := e.p.KubeOf(ctx, e.c.EKSName)
 			if err != nil {
-				return errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+				return err
 			}
 			if err := kc.Core.CoreV1().ServiceAccounts(namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return errs.Wrap(errs.Upstream, err, "delete %s: %v", ref, err)

@@ -29,9 +29,9 @@ func objectLink(e *env, key, title string, gvr schema.GroupVersionResource, kind
 		Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
 		Delete(context.Context, string, metav1.DeleteOptions, ...string) error
 	}, error) {
-		kc, err := e.p.Kubernetes.Clients(ctx, e.c.EKSName)
+		kc, err := e.p.KubeOf(ctx, e.c.EKSName)
 		if err != nil {
-			return nil, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", e.c.EKSName, err)
+			return nil, err
 		}
 		return kc.Dynamic.Resource(gvr), nil
 	}

@@ -140,9 +140,9 @@ func (s *Service) Download(ctx context.Context, caller string, in DownloadInput,
 		return nil, errs.New(errs.Conflict, "models/%s/ holds %s at %s already (model %s); choose another name, or download that model", in.Name, prior.ModelID, short(prior.Commit), prior.ID).WithField("input.name")
 	}
 	if prior == nil {
-		if n, err := folderObjects(ctx, p, bucket.Name, Prefix+in.Name+"/"); err != nil {
+		if used, err := folderHasObjects(ctx, p, bucket.Name, Prefix+in.Name+"/"); err != nil {
 			return nil, err
-		} else if n > 0 {
+		} else if used {
 			return nil, errs.New(errs.Conflict, "models/%s/ in bucket %s holds files no download put there; choose another name, or move them", in.Name, bucket.Name).WithField("input.name")
 		}
 	}
@@ -265,9 +265,9 @@ const tokenKey = "token"
 
 // putTokenSecret stores the token in the cluster, for the Job to read.
 func putTokenSecret(ctx context.Context, p *cloud.Provider, c *Cluster, ns, name, modelID, token string) error {
-	kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+	kc, err := p.KubeOf(ctx, c.EKSName)
 	if err != nil {
-		return errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+		return err
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{managedBy: "instantstart", modelLabel: modelID}},
 		Type: corev1.SecretTypeOpaque, Data: map[string][]byte{tokenKey: []byte(token)}}
@@ -284,9 +284,9 @@ func putTokenSecret(ctx context.Context, p *cloud.Provider, c *Cluster, ns, name
 }
 
 func deleteTokenSecret(ctx context.Context, p *cloud.Provider, c *Cluster, ns, name string) error {
-	kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+	kc, err := p.KubeOf(ctx, c.EKSName)
 	if err != nil {
-		return errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+		return err
 	}
 	if err := kc.Core.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return errs.Wrap(errs.Upstream, err, "delete Secret %s/%s: %v", ns, name, err)

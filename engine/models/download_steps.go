@@ -144,9 +144,9 @@ func downloadJob(in downloadInput, b *Bucket, name string) *batchv1.Job {
 func jobStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Step {
 	return ops.Step{Name: phaseJob, Title: "Download Job on " + c.Name, Recheck: true,
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return ops.Observation{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return ops.Observation{}, err
 			}
 			name := jobName(in, run.Op.ID, run.Attempt)
 			_, err = kc.Core.BatchV1().Jobs(b.Namespace).Get(ctx, name, metav1.GetOptions{})
@@ -159,9 +159,9 @@ func jobStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Ste
 			return ops.Observation{State: ops.Done, Output: jobOutput{Job: name}}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return nil, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return nil, err
 			}
 			name := jobName(in, run.Op.ID, run.Attempt)
 			if _, err := kc.Core.BatchV1().Jobs(b.Namespace).Create(ctx, downloadJob(in, b, name), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -172,6 +172,31 @@ func jobStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Ste
 	}
 }
 
+// maxFolderObjects bounds the objects read from a model's folder: the
+// model's own files and what else was put there.
+const maxFolderObjects = 20 * 1000
+
+// eachObject calls fn with the objects under prefix, at most max of them,
+// and tells whether it saw them all.
+func eachObject(ctx context.Context, p *cloud.Provider, bucket, prefix string, max int, fn func(key string, size int64, modified *time.Time)) (bool, error) {
+	pages := s3.NewListObjectsV2Paginator(p.S3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix), MaxKeys: aws.Int32(int32(min(max, 1000)))})
+	seen := 0
+	for pages.HasMorePages() {
+		if seen >= max {
+			return false, nil
+		}
+		out, err := pages.NextPage(ctx)
+		if err != nil {
+			return false, errs.FromUpstream(err, "list "+prefix+" in bucket "+bucket)
+		}
+		for _, o := range out.Contents {
+			fn(strings.TrimPrefix(aws.ToString(o.Key), prefix), aws.ToInt64(o.Size), o.LastModified)
+		}
+		seen += len(out.Contents)
+	}
+	return true, nil
+}
+
 // have reads what the bucket holds of the model's files, whole.
 func have(ctx context.Context, p *cloud.Provider, bucket string, in downloadInput) (progress, error) {
 	want := make(map[string]int64, len(in.Files))
@@ -179,35 +204,25 @@ func have(ctx context.Context, p *cloud.Provider, bucket string, in downloadInpu
 		want[f.Path] = f.Size
 	}
 	var got progress
-	prefix := Prefix + in.Name + "/"
-	var token *string
-	for range MaxFiles/1000 + 2 {
-		out, err := p.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix), ContinuationToken: token})
-		if err != nil {
-			return got, errs.FromUpstream(err, "list "+prefix+" in bucket "+bucket)
+	all, err := eachObject(ctx, p, bucket, Prefix+in.Name+"/", maxFolderObjects, func(key string, size int64, _ *time.Time) {
+		if n, ok := want[key]; ok && n == size {
+			got.FilesDone++
+			got.BytesDone += size
 		}
-		for _, o := range out.Contents {
-			if size, ok := want[strings.TrimPrefix(aws.ToString(o.Key), prefix)]; ok && size == aws.ToInt64(o.Size) {
-				got.FilesDone++
-				got.BytesDone += size
-			}
-		}
-		if !aws.ToBool(out.IsTruncated) {
-			break
-		}
-		token = out.NextContinuationToken
+	})
+	if err == nil && !all && got.FilesDone < len(in.Files) {
+		err = errs.New(errs.Precondition, "%s%s/ in bucket %s holds more than %d objects; move what is not the model's out of it, then retry", Prefix, in.Name, bucket, maxFolderObjects)
 	}
-	return got, nil
+	return got, err
 }
 
-// folderObjects tells whether a folder of the bucket holds objects (0
-// or 1).
-func folderObjects(ctx context.Context, p *cloud.Provider, bucket, prefix string) (int, error) {
+// folderHasObjects tells whether a folder of the bucket holds objects.
+func folderHasObjects(ctx context.Context, p *cloud.Provider, bucket, prefix string) (bool, error) {
 	out, err := p.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix), MaxKeys: aws.Int32(1)})
 	if err != nil {
-		return 0, errs.FromUpstream(err, "list "+prefix+" in bucket "+bucket)
+		return false, errs.FromUpstream(err, "list "+prefix+" in bucket "+bucket)
 	}
-	return len(out.Contents), nil
+	return len(out.Contents) > 0, nil
 }
 
 // downloadStep follows the Job and the bucket until every file is there.
@@ -221,9 +236,9 @@ func downloadStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) op
 			}
 			// The Job first, then the bucket: the listing then holds at
 			// least what the Job had done when it was read.
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return ops.Observation{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return ops.Observation{}, err
 			}
 			j, jobErr := kc.Core.BatchV1().Jobs(b.Namespace).Get(ctx, job.Job, metav1.GetOptions{})
 			got, err := have(ctx, p, b.Name, in)
@@ -330,9 +345,9 @@ func tokenStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.S
 			if in.Secret == "" {
 				return ops.Observation{State: ops.NotNeeded}, nil
 			}
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return ops.Observation{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return ops.Observation{}, err
 			}
 			_, err = kc.Core.CoreV1().Secrets(b.Namespace).Get(ctx, in.Secret, metav1.GetOptions{})
 			switch {
@@ -392,7 +407,11 @@ func reflectModel(tx *store.Tx, op *ops.Operation) error {
 	if job, err := ops.OutputOf[jobOutput](op, phaseJob); err == nil && job.Job != "" {
 		m.JobName = job.Job
 	}
-	if got, err := ops.OutputOf[progress](op, phaseDownload); err == nil && op.Phase(phaseDownload) != nil && len(op.Phase(phaseDownload).Output) > 0 {
+	if p := op.Phase(phaseDownload); p != nil && len(p.Output) > 0 {
+		got, err := ops.OutputOf[progress](op, phaseDownload)
+		if err != nil {
+			return err
+		}
 		m.FilesDone, m.BytesDone = got.FilesDone, got.BytesDone
 	}
 	m.LastOperationID, m.StatusMessage = op.ID, ""

@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -15,9 +17,13 @@ import (
 // MaxPage is the most models one page holds.
 const MaxPage = 200
 
-// maxCountedObjects bounds how many objects are listed to size a folder
-// no download made; a larger one shows what was counted.
-const maxCountedObjects = 10000
+// Bounds of how many objects are listed to size a folder no download
+// made, in a page of models and for one model; a larger one shows what
+// was counted.
+const (
+	maxCountedInList = 1000
+	maxCounted       = 10000
+)
 
 // bucketIDPrefix starts the id of a folder no download made.
 const bucketIDPrefix = "bucket:"
@@ -50,7 +56,7 @@ func (s *Service) Get(ctx context.Context, id string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := folderModel(ctx, p, clusterID, b.Name, name)
+	m, err := folderModel(ctx, p, clusterID, b.Name, name, maxCounted)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +100,7 @@ func (s *Service) List(ctx context.Context, clusterID string, first int, after s
 			page.Models = append(page.Models, records[i])
 			i++
 		default:
-			m, err := folderModel(ctx, p, clusterID, b.Name, folders[j])
+			m, err := folderModel(ctx, p, clusterID, b.Name, folders[j], maxCountedInList)
 			if err != nil {
 				return nil, err
 			}
@@ -145,30 +151,22 @@ func folderNames(ctx context.Context, p *cloud.Provider, bucket, after string, n
 }
 
 // folderModel describes models/<name>/, which no download made: its
-// objects counted and sized.
-func folderModel(ctx context.Context, p *cloud.Provider, clusterID, bucket, name string) (*Model, error) {
+// objects counted and sized, at most max of them.
+func folderModel(ctx context.Context, p *cloud.Provider, clusterID, bucket, name string, max int) (*Model, error) {
 	m := &Model{ID: BucketID(clusterID, name), ClusterID: clusterID, Name: name, Source: Unknown, Status: Present, Bucket: bucket}
-	prefix := Prefix + name + "/"
-	var token *string
-	for m.FilesDone < maxCountedObjects {
-		out, err := p.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix), ContinuationToken: token})
-		if err != nil {
-			return nil, errs.FromUpstream(err, "list "+prefix+" in bucket "+bucket)
+	all, err := eachObject(ctx, p, bucket, Prefix+name+"/", max, func(_ string, size int64, modified *time.Time) {
+		m.FilesDone++
+		m.BytesDone += size
+		if modified != nil && modified.After(m.UpdatedAt) {
+			m.UpdatedAt = *modified
 		}
-		for _, o := range out.Contents {
-			m.FilesDone++
-			m.BytesDone += aws.ToInt64(o.Size)
-			if t := o.LastModified; t != nil && t.After(m.UpdatedAt) {
-				m.UpdatedAt = *t
-			}
-		}
-		if !aws.ToBool(out.IsTruncated) {
-			m.FilesTotal, m.BytesTotal = m.FilesDone, m.BytesDone
-			return m, nil
-		}
-		token = out.NextContinuationToken
+	})
+	if err != nil {
+		return nil, err
 	}
-	m.StatusMessage = "more than 10,000 files: the counts are of the first 10,000"
+	if !all {
+		m.StatusMessage = fmt.Sprintf("more than %d files: the counts are of the first %d", max, max)
+	}
 	m.FilesTotal, m.BytesTotal = m.FilesDone, m.BytesDone
 	return m, nil
 }

@@ -439,16 +439,19 @@ func TestCancelDeletesTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		cur, err := f.runner.Get(op.ID)
+	// With the clock held the Job's pod never starts: wait for the
+	// download phase to be following it.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		cur, err := f.runner.Wait(context.Background(), op.ID, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := cur.Phase("download"); p != nil && p.Status == ops.PhaseWaiting || time.Now().After(deadline) {
+		if p := cur.Phase("download"); p != nil && p.Status == ops.PhaseWaiting {
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("the download phase never started: %+v", cur.Phase("download"))
+		}
 	}
 	if _, err := f.runner.Cancel(op.ID); err != nil {
 		t.Fatal(err)

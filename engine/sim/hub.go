@@ -132,21 +132,17 @@ var _ cloud.ModelHub = (*hubAPI)(nil)
 
 // Model returns the model's files at revision.
 func (a *hubAPI) Model(ctx context.Context, id, revision, token string) (*cloud.HubModel, error) {
-	var out *cloud.HubModel
-	err := a.w.do(ctx, svcHub, "", "GetModel", func(t *txn) error {
+	out, err := call(ctx, a.w, svcHub, "", "GetModel", func(t *txn) (*cloud.HubModel, error) {
 		m, err := hubCheck(id, revision, token)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = &cloud.HubModel{ID: m.id, Revision: revision, Commit: m.commit(), Gated: m.gated, Files: m.files()}
-		return nil
+		return &cloud.HubModel{ID: m.id, Revision: revision, Commit: m.commit(), Gated: m.gated, Files: m.files()}, nil
 	})
-	if err != nil {
-		var he *cloud.HubError
-		if err := hubRefusal(err); errors.As(err, &he) {
-			return nil, he
-		}
-		return nil, err
+	// The hub answers with an HTTP status, not an SDK error.
+	var he *cloud.HubError
+	if errors.As(hubRefusal(err), &he) {
+		return nil, he
 	}
-	return out, nil
+	return out, err
 }

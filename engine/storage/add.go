@@ -1,11 +1,11 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/netip"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -101,25 +101,20 @@ const (
 	phaseVolume = "volume"
 )
 
-// bucketName is S3's rule for a general purpose bucket's name.
-var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-
-// checkBucketName says what is wrong with name as S3 would, or nil.
+// checkBucketName refuses a name S3 would refuse, at field.
 func checkBucketName(field, name string) error {
-	switch {
-	case len(name) < 3 || len(name) > 63:
-		return errs.Field(field, "bucket name %q is %d characters long; S3 takes 3 to 63", name, len(name))
-	case !bucketName.MatchString(name):
-		return errs.Field(field, "bucket name %q may hold only lower-case letters, digits, dots and hyphens, and must start and end with a letter or a digit", name)
-	case strings.Contains(name, ".."):
-		return errs.Field(field, "bucket name %q has two dots in a row; S3 refuses that", name)
-	case strings.HasPrefix(name, "xn--") || strings.HasPrefix(name, "sthree-") || strings.HasSuffix(name, "-s3alias") || strings.HasSuffix(name, "--ol-s3") || strings.HasSuffix(name, ".mrap") || strings.HasSuffix(name, "--x-s3"):
-		return errs.Field(field, "bucket name %q uses a prefix or suffix S3 keeps for itself (xn--, sthree-, -s3alias, --ol-s3, .mrap, --x-s3)", name)
-	}
-	if _, err := netip.ParseAddr(name); err == nil {
-		return errs.Field(field, "bucket name %q is shaped like an IP address; S3 refuses that", name)
+	if why := cloud.BucketNameProblem(name); why != "" {
+		return errs.Field(field, "bucket name %q: %s", clip(name), why)
 	}
 	return nil
+}
+
+// clip shortens what a client sent for a message.
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "..."
+	}
+	return s
 }
 
 // Add adds storage to a cluster. A second identical request for the
@@ -225,7 +220,7 @@ func bucketRegion(ctx context.Context, p *cloud.Provider, c *Cluster, bucket str
 	out, err := p.S3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket), ExpectedBucketOwner: ownerOf(c)})
 	switch {
 	case err == nil:
-		return cmpOr(aws.ToString(out.BucketRegion), c.Region), nil
+		return cmp.Or(aws.ToString(out.BucketRegion), c.Region), nil
 	case isBucketMissing(err):
 		return "", nil
 	case errs.IsAPICode(err, "Forbidden", "AccessDenied", "403"):
@@ -237,7 +232,7 @@ func bucketRegion(ctx context.Context, p *cloud.Provider, c *Cluster, bucket str
 		if lerr != nil {
 			return "", errs.New(errs.Precondition, "bucket %s is in another region than the cluster's %s; use a bucket in %s", bucket, c.Region, c.Region).WithField("input.s3.bucket")
 		}
-		return cmpOr(string(loc.LocationConstraint), "us-east-1"), nil
+		return cmp.Or(string(loc.LocationConstraint), "us-east-1"), nil
 	}
 	return "", errs.FromUpstream(err, "look up bucket "+bucket)
 }
@@ -245,7 +240,7 @@ func bucketRegion(ctx context.Context, p *cloud.Provider, c *Cluster, bucket str
 func isBucketMissing(err error) bool {
 	var nf *s3types.NotFound
 	var nb *s3types.NoSuchBucket
-	return errorsAs(err, &nf) || errorsAs(err, &nb) || errs.IsAPICode(err, "NotFound", "NoSuchBucket", "404")
+	return errors.As(err, &nf) || errors.As(err, &nb) || errs.IsAPICode(err, "NotFound", "NoSuchBucket", "404")
 }
 
 func ownerOf(c *Cluster) *string {
@@ -253,13 +248,6 @@ func ownerOf(c *Cluster) *string {
 		return nil
 	}
 	return aws.String(c.AccountID)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // addSteps builds AddStorage's phases from its stored input.
@@ -307,7 +295,7 @@ func bucketStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
 			region, err := bucketRegion(ctx, p, c, in.Bucket)
 			if err != nil {
 				var e *errs.Error
-				if errorsAs(err, &e) && e.Code == errs.Precondition {
+				if errors.As(err, &e) && e.Code == errs.Precondition {
 					return ops.Observation{State: ops.Broken, Err: e}, nil
 				}
 				return ops.Observation{}, err
@@ -331,9 +319,9 @@ func bucketStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
 			var owned *s3types.BucketAlreadyOwnedByYou
 			var taken *s3types.BucketAlreadyExists
 			switch {
-			case errorsAs(err, &owned):
+			case errors.As(err, &owned):
 				// An earlier attempt made it.
-			case errorsAs(err, &taken):
+			case errors.As(err, &taken):
 				return nil, errs.New(errs.Conflict, "bucket name %s was taken by another account meanwhile; choose another name", in.Bucket)
 			case err != nil:
 				return nil, errs.FromUpstream(err, "create bucket "+in.Bucket)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -37,7 +38,7 @@ func fileSystemOf(ctx context.Context, p *cloud.Provider, st *Storage) (*fsxtype
 	out, err := p.FSx.DescribeFileSystems(ctx, &fsx.DescribeFileSystemsInput{FileSystemIds: []string{st.FSx.FileSystemID}})
 	var nf *fsxtypes.FileSystemNotFound
 	switch {
-	case errorsAs(err, &nf):
+	case errors.As(err, &nf):
 		return nil, nil
 	case err != nil:
 		return nil, errs.FromUpstream(err, "look up file system "+st.FSx.FileSystemID)
@@ -93,7 +94,7 @@ func unlinkStep(p *cloud.Provider, st *Storage) ops.Step {
 			}
 			_, err = p.FSx.DeleteDataRepositoryAssociation(ctx, &fsx.DeleteDataRepositoryAssociationInput{AssociationId: a.AssociationId, DeleteDataInFileSystem: aws.Bool(false)})
 			var nf *fsxtypes.DataRepositoryAssociationNotFound
-			if err != nil && !errorsAs(err, &nf) {
+			if err != nil && !errors.As(err, &nf) {
 				return nil, errs.FromUpstream(err, "unlink "+aws.ToString(a.DataRepositoryPath))
 			}
 			return nil, nil
@@ -123,9 +124,9 @@ func deleteFileSystemStep(p *cloud.Provider, st *Storage) ops.Step {
 			if err != nil || fs == nil {
 				return nil, err
 			}
-			_, err = p.FSx.DeleteFileSystem(ctx, &fsx.DeleteFileSystemInput{FileSystemId: fs.FileSystemId, ClientRequestToken: aws.String(run.Op.ID[len(run.Op.ID)-20:])})
+			_, err = p.FSx.DeleteFileSystem(ctx, &fsx.DeleteFileSystemInput{FileSystemId: fs.FileSystemId, ClientRequestToken: aws.String(run.ClientToken())})
 			var nf *fsxtypes.FileSystemNotFound
-			if err != nil && !errorsAs(err, &nf) {
+			if err != nil && !errors.As(err, &nf) {
 				return nil, errs.FromUpstream(err, "delete file system "+aws.ToString(fs.FileSystemId))
 			}
 			return nil, nil

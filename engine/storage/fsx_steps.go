@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -168,7 +169,7 @@ func findFileSystem(ctx context.Context, p *cloud.Provider, id, storageID string
 	for {
 		out, err := p.FSx.DescribeFileSystems(ctx, in)
 		var nf *fsxtypes.FileSystemNotFound
-		if errorsAs(err, &nf) {
+		if errors.As(err, &nf) {
 			return nil, nil
 		}
 		if err != nil {
@@ -318,7 +319,7 @@ func findAssociation(ctx context.Context, p *cloud.Provider, id string) (*fsxtyp
 	for {
 		out, err := p.FSx.DescribeDataRepositoryAssociations(ctx, in)
 		var nf *fsxtypes.FileSystemNotFound
-		if errorsAs(err, &nf) {
+		if errors.As(err, &nf) {
 			return nil, nil
 		}
 		if err != nil {
@@ -368,5 +369,5 @@ func reflectFileSystem(fs *FileSystem, op *ops.Operation) error {
 
 func isConflict(err error) bool {
 	var e *errs.Error
-	return errorsAs(err, &e) && e.Code == errs.Conflict
+	return errors.As(err, &e) && e.Code == errs.Conflict
 }

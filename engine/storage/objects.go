@@ -63,19 +63,16 @@ func (s *Service) Objects(ctx context.Context, clusterID, prefix string, first i
 	case after != "" && !strings.HasPrefix(after, prefix):
 		return nil, errs.Field("after", "after %q is not under prefix %q: pass pageInfo.endCursor of a page of the same prefix", after, prefix)
 	}
+	_, p, err := s.context(clusterID, true)
+	if err != nil {
+		return nil, err
+	}
 	shared, err := s.SharedBucket(clusterID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.clusters.Cluster(clusterID); err != nil {
-		return nil, err
-	}
 	if shared == nil || shared.Status == Deleted {
 		return nil, errs.New(errs.Precondition, "the cluster has no shared bucket; add one with addStorage (kind S3)").WithField("clusterId")
-	}
-	_, p, err := s.context(clusterID, true)
-	if err != nil {
-		return nil, err
 	}
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(shared.S3.Bucket), Prefix: aws.String(prefix), Delimiter: aws.String(delimiter), MaxKeys: aws.Int32(int32(first))}
 	if after != "" {

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -101,9 +100,9 @@ type volumeOutput struct {
 func volumeStep(p *cloud.Provider, c *Cluster, st *Storage, volume func(run *ops.Run) (*corev1.PersistentVolume, error)) ops.Step {
 	return ops.Step{Name: phaseVolume, Title: volumeTitle(st),
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return ops.Observation{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return ops.Observation{}, err
 			}
 			pv, err := kc.Core.CoreV1().PersistentVolumes().Get(ctx, st.VolumeName, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
@@ -131,9 +130,9 @@ func volumeStep(p *cloud.Provider, c *Cluster, st *Storage, volume func(run *ops
 			return ops.Observation{State: ops.Done, Output: volumeOutput{Volume: st.VolumeName, Namespace: st.Namespace, Claim: st.ClaimName}}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return nil, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return nil, err
 			}
 			pv, err := volume(run)
 			if err != nil {
@@ -154,9 +153,9 @@ func volumeStep(p *cloud.Provider, c *Cluster, st *Storage, volume func(run *ops
 func unmountStep(p *cloud.Provider, c *Cluster, st *Storage) ops.Step {
 	return ops.Step{Name: phaseVolume, Title: "Remove " + volumeTitle(st),
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return ops.Observation{}, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return ops.Observation{}, err
 			}
 			_, errClaim := kc.Core.CoreV1().PersistentVolumeClaims(st.Namespace).Get(ctx, st.ClaimName, metav1.GetOptions{})
 			_, errVol := kc.Core.CoreV1().PersistentVolumes().Get(ctx, st.VolumeName, metav1.GetOptions{})
@@ -174,9 +173,9 @@ func unmountStep(p *cloud.Provider, c *Cluster, st *Storage) ops.Step {
 			return ops.Observation{State: ops.Absent}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKSName)
 			if err != nil {
-				return nil, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", c.EKSName, err)
+				return nil, err
 			}
 			if err := kc.Core.CoreV1().PersistentVolumeClaims(st.Namespace).Delete(ctx, st.ClaimName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return nil, errs.Wrap(errs.Upstream, err, "delete claim %s/%s: %v", st.Namespace, st.ClaimName, err)
@@ -188,5 +187,3 @@ func unmountStep(p *cloud.Provider, c *Cluster, st *Storage) ops.Step {
 		},
 	}
 }
-
-func errorsAs[T any](err error, target *T) bool { return errors.As(err, target) }

@@ -332,6 +332,10 @@ type Event struct {
 	InstanceGroup *InstanceGroup `json:"instanceGroup,omitempty"`
 	// The node, when the event concerns one.
 	Node *Node `json:"node,omitempty"`
+	// The storage, when the event concerns one: the record as stored by the change.
+	Storage *Storage `json:"storage,omitempty"`
+	// The model, when the event concerns a download's record: as stored by the change, with its progress.
+	Model *Model `json:"model,omitempty"`
 }
 
 // Selects events; absent fields match all.

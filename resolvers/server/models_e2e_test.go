@@ -58,6 +58,37 @@ func TestDownloadModelOverGraphQL(t *testing.T) {
 		t.Fatalf("downloadModel ended %s", s)
 	}
 
+	// The events of the model carry it, with its progress, as stored.
+	sub, err := dial(t, srv).Subscribe(testContext(t), `subscription($ids: [ID!]) { events(since: "0", filter: {ids: $ids}) { model { id status filesDone filesTotal } } }`,
+		map[string]any{"ids": []string{started.DownloadModel.Target.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for statuses := []string{}; ; {
+		var ev struct {
+			Events struct {
+				Model *struct {
+					ID, Status            string
+					FilesDone, FilesTotal int
+				}
+			}
+		}
+		if res := next(t, sub); res.Decode(&ev) != nil {
+			t.Fatalf("an event that does not decode: %s", res.Data)
+		}
+		m := ev.Events.Model
+		if m == nil || m.ID != started.DownloadModel.Target.ID {
+			t.Fatalf("an event of the model without it: %+v", ev.Events)
+		}
+		statuses = append(statuses, m.Status)
+		if m.Status == "READY" {
+			if statuses[0] != "DOWNLOADING" || m.FilesDone != m.FilesTotal {
+				t.Fatalf("the model's events went %v, ending with %+v", statuses, m)
+			}
+			break
+		}
+	}
+
 	res = query(t, srv, `query($c: ID!) { models(clusterId: $c) { edges { cursor node { id name source modelId status filesDone filesTotal bytesDone bytesTotal path } } pageInfo { hasNextPage } } }`, map[string]any{"c": clusterID})
 	var list struct {
 		Models struct {

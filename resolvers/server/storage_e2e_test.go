@@ -35,6 +35,26 @@ func TestSharedBucketOverGraphQL(t *testing.T) {
 		t.Fatalf("addStorage ended %s", s)
 	}
 	storageID := added.AddStorage.Target.ID
+	sub, err := dial(t, srv).Subscribe(testContext(t), `subscription($ids: [ID!]) { events(since: "0", filter: {ids: $ids}) { storage { id status claimName } } }`,
+		map[string]any{"ids": []string{storageID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var ev struct {
+			Events struct {
+				Storage *struct{ ID, Status, ClaimName string }
+			}
+		}
+		if res := next(t, sub); res.Decode(&ev) != nil {
+			t.Fatalf("an event that does not decode: %s", res.Data)
+		}
+		if st := ev.Events.Storage; st == nil || st.ID != storageID || st.ClaimName != "s3-shared" {
+			t.Fatalf("an event of the storage without it: %+v", ev.Events)
+		} else if st.Status == "AVAILABLE" {
+			break
+		}
+	}
 
 	res = query(t, srv, `query($c: ID!) { storages(clusterId: $c) { totalCount edges { node {
 	  id kind status namespace volumeName claimName mountPath s3 { name region arn createdByInstantStart } } } } }`, map[string]any{"c": clusterID})
