@@ -2,7 +2,9 @@ package cloud
 
 import (
 	"context"
+	"io"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -32,6 +34,8 @@ type KubeClients struct {
 	// InferenceEndpointConfig, RayJob, ScaledObject...) as unstructured
 	// objects.
 	Dynamic dynamic.Interface
+	// Logs streams pods' logs.
+	Logs PodLogs
 }
 
 // KubeOf returns the clients of the Kubernetes cluster of EKS cluster eks,
@@ -42,4 +46,24 @@ func (p *Provider) KubeOf(ctx context.Context, eks string) (*KubeClients, error)
 		return nil, errs.Wrap(errs.Upstream, err, "reach the Kubernetes API of %s: %v", eks, err)
 	}
 	return kc, nil
+}
+
+// PodLogs streams the logs of pods' containers, as the kubelet serves them
+// through the API server's pods/log subresource. client-go's fake
+// clientset serves no logs, so the port stands apart from Core.
+type PodLogs interface {
+	// Stream returns the log of container (empty: the pod's only or first
+	// container) of pod in namespace, from opts (Follow, SinceTime,
+	// TailLines, LimitBytes, Timestamps). With Timestamps each line starts
+	// with its RFC 3339 time (nanoseconds) and a space. A followed stream
+	// ends when the container ends or ctx is done; the caller closes it.
+	Stream(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error)
+}
+
+// CoreLogs serves PodLogs through a typed client's pods/log subresource.
+type CoreLogs struct{ Core kubernetes.Interface }
+
+// Stream opens the pod's log through the API server.
+func (l CoreLogs) Stream(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
+	return l.Core.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
 }

@@ -8,6 +8,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -234,8 +235,10 @@ type Provider struct {
 	S3            S3
 	FSx           FSx
 	Hub           ModelHub
-	Kubernetes    Kubernetes
-	Helm          Helm
+	// MLflow reads training metrics from MLflow tracking servers.
+	MLflow     MLflowTracking
+	Kubernetes Kubernetes
+	Helm       Helm
 	// SDKRetries says that the AWS ports retry throttled calls themselves
 	// (the aws-sdk-go-v2 clients' standard retryer), so RetryReads leaves
 	// them as they are rather than retrying each of the SDK's retries.
@@ -249,4 +252,36 @@ type Regions interface {
 	// Provider returns the ports for region, or an error when the region is
 	// unknown to the provider.
 	Provider(region string) (*Provider, error)
+}
+
+// MLflowTracking reads the runs and metrics of SageMaker managed MLflow
+// tracking servers through the MLflow REST API (SigV4-signed on the real
+// provider, as the sagemaker-mlflow plugin signs it).
+type MLflowTracking interface {
+	// FindRun returns the newest run named runName in experiment on the
+	// tracking server trackingServerArn, or nil when there is none (no
+	// such experiment, or no such run yet).
+	FindRun(ctx context.Context, trackingServerArn, experiment, runName string) (*MLflowRun, error)
+	// MetricHistory returns the values of metric key logged to run runID,
+	// in step order, at most limit of them (the newest when there are
+	// more).
+	MetricHistory(ctx context.Context, trackingServerArn, runID, key string, limit int) ([]MLflowMetric, error)
+}
+
+// MLflowRun is one MLflow run.
+type MLflowRun struct {
+	ID, Name, ExperimentID string
+	// Status is MLflow's: RUNNING, SCHEDULED, FINISHED, FAILED, KILLED.
+	Status     string
+	Start, End time.Time
+	// MetricKeys are the metrics the run logged, sorted.
+	MetricKeys []string
+}
+
+// MLflowMetric is one logged value of a metric.
+type MLflowMetric struct {
+	Key       string
+	Value     float64
+	Step      int64
+	Timestamp time.Time
 }

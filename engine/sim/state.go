@@ -45,6 +45,9 @@ type regionState struct {
 	// TrainingPlansFrom is when the region's training plans started: the
 	// first time a call looked at them.
 	TrainingPlansFrom *time.Time `json:",omitempty"`
+	// MLflowRuns are what training pods log to the region's tracking
+	// servers, by tracking server ARN (see mlflow_runs.go).
+	MLflowRuns map[string]*mlflowServerRuns `json:",omitempty"`
 }
 
 func newState() *state {
