@@ -151,6 +151,7 @@ type ComplexityRoot struct {
 		Cluster       func(childComplexity int) int
 		Cursor        func(childComplexity int) int
 		InstanceGroup func(childComplexity int) int
+		Job           func(childComplexity int) int
 		Model         func(childComplexity int) int
 		Node          func(childComplexity int) int
 		Operation     func(childComplexity int) int
@@ -306,6 +307,97 @@ type ComplexityRoot struct {
 		Zone                 func(childComplexity int) int
 	}
 
+	Job struct {
+		Budget           func(childComplexity int) int
+		CheckpointPath   func(childComplexity int) int
+		ClusterID        func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		DatasetPath      func(childComplexity int) int
+		EfaPerNode       func(childComplexity int) int
+		FinishedAt       func(childComplexity int) int
+		GpusPerNode      func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Image            func(childComplexity int) int
+		InstanceGroup    func(childComplexity int) int
+		InstanceType     func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		LastOperationID  func(childComplexity int) int
+		Mlflow           func(childComplexity int) int
+		Model            func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Namespace        func(childComplexity int) int
+		Nodes            func(childComplexity int) int
+		OperatorState    func(childComplexity int) int
+		OutputPath       func(childComplexity int) int
+		Pods             func(childComplexity int) int
+		ProcessesPerNode func(childComplexity int) int
+		Recipe           func(childComplexity int) int
+		Restarts         func(childComplexity int) int
+		Script           func(childComplexity int) int
+		Settings         func(childComplexity int) int
+		StartedAt        func(childComplexity int) int
+		Status           func(childComplexity int) int
+		StatusMessage    func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
+	}
+
+	JobConnection struct {
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
+	JobEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	JobLogChunk struct {
+		Cursor func(childComplexity int) int
+		End    func(childComplexity int) int
+		Lines  func(childComplexity int) int
+	}
+
+	JobLogLine struct {
+		Pod  func(childComplexity int) int
+		Text func(childComplexity int) int
+		Time func(childComplexity int) int
+	}
+
+	JobMetrics struct {
+		Experiment        func(childComplexity int) int
+		RunID             func(childComplexity int) int
+		RunName           func(childComplexity int) int
+		RunStatus         func(childComplexity int) int
+		Series            func(childComplexity int) int
+		TrackingServerArn func(childComplexity int) int
+	}
+
+	JobMlflow struct {
+		Experiment        func(childComplexity int) int
+		RunName           func(childComplexity int) int
+		TrackingServerArn func(childComplexity int) int
+	}
+
+	JobPod struct {
+		ContainerRestarts func(childComplexity int) int
+		InstanceID        func(childComplexity int) int
+		Message           func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Node              func(childComplexity int) int
+		Phase             func(childComplexity int) int
+		Ready             func(childComplexity int) int
+		StartedAt         func(childComplexity int) int
+	}
+
+	JobRestart struct {
+		Message        func(childComplexity int) int
+		OperatorReason func(childComplexity int) int
+		Reason         func(childComplexity int) int
+		Time           func(childComplexity int) int
+	}
+
 	KarpenterSettings struct {
 		InstanceGroups func(childComplexity int) int
 	}
@@ -320,6 +412,17 @@ type ComplexityRoot struct {
 		Role    func(childComplexity int) int
 		TokenID func(childComplexity int) int
 		Via     func(childComplexity int) int
+	}
+
+	MetricPoint struct {
+		Step  func(childComplexity int) int
+		Time  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	MetricSeries struct {
+		Name   func(childComplexity int) int
+		Points func(childComplexity int) int
 	}
 
 	Model struct {
@@ -364,6 +467,7 @@ type ComplexityRoot struct {
 		CreateToken               func(childComplexity int, input model.CreateTokenInput) int
 		DeleteCluster             func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteJob                 func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
 		DownloadModel             func(childComplexity int, input model.DownloadModelInput, idempotencyKey *string) int
 		ImportCluster             func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
@@ -374,6 +478,7 @@ type ComplexityRoot struct {
 		RetryOperation            func(childComplexity int, id string) int
 		RevokeToken               func(childComplexity int, id string) int
 		ScaleInstanceGroup        func(childComplexity int, id string, count int, idempotencyKey *string) int
+		SubmitTrainingJob         func(childComplexity int, input model.SubmitTrainingJobInput, idempotencyKey *string) int
 		UpdateClusterFeatures     func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
 		UpdateClusterSoftware     func(childComplexity int, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) int
 		UpdateInstanceGroup       func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
@@ -504,6 +609,10 @@ type ComplexityRoot struct {
 		InstanceGroups        func(childComplexity int, clusterID string, first *int, after *string) int
 		InstanceQuota         func(childComplexity int, region *string, instanceType string) int
 		InstanceTypeOfferings func(childComplexity int, region *string, zone string) int
+		Job                   func(childComplexity int, id string) int
+		JobLogLines           func(childComplexity int, jobID string, pod *string, tail *int, since *string, contains *string) int
+		JobMetrics            func(childComplexity int, jobID string, names []string) int
+		Jobs                  func(childComplexity int, clusterID string, status []model.JobStatus, first *int, after *string) int
 		Me                    func(childComplexity int) int
 		Model                 func(childComplexity int, id string) int
 		Models                func(childComplexity int, clusterID string, first *int, after *string) int
@@ -518,8 +627,34 @@ type ComplexityRoot struct {
 		Storages              func(childComplexity int, clusterID string, first *int, after *string) int
 		Tokens                func(childComplexity int) int
 		TrainingPlans         func(childComplexity int, region *string) int
+		TrainingRecipes       func(childComplexity int) int
 		Version               func(childComplexity int) int
 		WaitOperation         func(childComplexity int, id string, timeoutSeconds *int) int
+	}
+
+	RecipeSetting struct {
+		Key   func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	RecipeSettingInfo struct {
+		Allowed     func(childComplexity int) int
+		Default     func(childComplexity int) int
+		Description func(childComplexity int) int
+		Key         func(childComplexity int) int
+		Type        func(childComplexity int) int
+	}
+
+	RecoveryBudget struct {
+		Exhausted                    func(childComplexity int) int
+		FullJobRestartsAllowed       func(childComplexity int) int
+		FullJobRestartsUsed          func(childComplexity int) int
+		RestartsAllowed              func(childComplexity int) int
+		RestartsBeforeFullJobRestart func(childComplexity int) int
+		RestartsUsed                 func(childComplexity int) int
+		WindowEndsAt                 func(childComplexity int) int
+		WindowRestartsUsed           func(childComplexity int) int
+		WindowSeconds                func(childComplexity int) int
 	}
 
 	ResourceRef struct {
@@ -599,6 +734,8 @@ type ComplexityRoot struct {
 	Subscription struct {
 		ClusterUpdated   func(childComplexity int, id string, since *string) int
 		Events           func(childComplexity int, since *string, filter *model.EventFilter) int
+		JobLogs          func(childComplexity int, jobID string, pod *string, tail *int, since *string, follow *bool) int
+		JobUpdated       func(childComplexity int, id string) int
 		OperationUpdated func(childComplexity int, id string) int
 	}
 
@@ -638,6 +775,15 @@ type ComplexityRoot struct {
 		TotalCount     func(childComplexity int) int
 		Zone           func(childComplexity int) int
 	}
+
+	TrainingRecipeInfo struct {
+		Image      func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		NeedsModel func(childComplexity int) int
+		Recipe     func(childComplexity int) int
+		Settings   func(childComplexity int) int
+		Version    func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -657,6 +803,7 @@ type EventResolver interface {
 	Node(ctx context.Context, obj *model.Event) (*model.Node, error)
 	Storage(ctx context.Context, obj *model.Event) (*model.Storage, error)
 	Model(ctx context.Context, obj *model.Event) (*model.Model, error)
+	Job(ctx context.Context, obj *model.Event) (*model.Job, error)
 }
 type InstanceGroupResolver interface {
 	Nodes(ctx context.Context, obj *model.InstanceGroup) ([]*model.Node, error)
@@ -684,6 +831,8 @@ type MutationResolver interface {
 	CancelOperation(ctx context.Context, id string) (*model.Operation, error)
 	AddStorage(ctx context.Context, input model.AddStorageInput, idempotencyKey *string) (*model.Operation, error)
 	RemoveStorage(ctx context.Context, id string, deleteBucket *bool, idempotencyKey *string) (*model.Operation, error)
+	SubmitTrainingJob(ctx context.Context, input model.SubmitTrainingJobInput, idempotencyKey *string) (*model.Operation, error)
+	DeleteJob(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
 }
 type QueryResolver interface {
 	Version(ctx context.Context) (string, error)
@@ -712,11 +861,18 @@ type QueryResolver interface {
 	Storages(ctx context.Context, clusterID string, first *int, after *string) (*model.StorageConnection, error)
 	Storage(ctx context.Context, id string) (*model.Storage, error)
 	S3Objects(ctx context.Context, clusterID string, prefix *string, first *int, after *string) (*model.S3EntryConnection, error)
+	TrainingRecipes(ctx context.Context) ([]*model.TrainingRecipeInfo, error)
+	Jobs(ctx context.Context, clusterID string, status []model.JobStatus, first *int, after *string) (*model.JobConnection, error)
+	Job(ctx context.Context, id string) (*model.Job, error)
+	JobMetrics(ctx context.Context, jobID string, names []string) (*model.JobMetrics, error)
+	JobLogLines(ctx context.Context, jobID string, pod *string, tail *int, since *string, contains *string) (*model.JobLogChunk, error)
 }
 type SubscriptionResolver interface {
 	ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error)
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
 	Events(ctx context.Context, since *string, filter *model.EventFilter) (<-chan *model.Event, error)
+	JobUpdated(ctx context.Context, id string) (<-chan *model.Job, error)
+	JobLogs(ctx context.Context, jobID string, pod *string, tail *int, since *string, follow *bool) (<-chan *model.JobLogChunk, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1192,6 +1348,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.InstanceGroup(childComplexity), true
+	case "Event.job":
+		if e.ComplexityRoot.Event.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Job(childComplexity), true
 	case "Event.model":
 		if e.ComplexityRoot.Event.Model == nil {
 			break
@@ -1895,6 +2057,399 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceTypeOffering.Zone(childComplexity), true
 
+	case "Job.budget":
+		if e.ComplexityRoot.Job.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Budget(childComplexity), true
+	case "Job.checkpointPath":
+		if e.ComplexityRoot.Job.CheckpointPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CheckpointPath(childComplexity), true
+	case "Job.clusterId":
+		if e.ComplexityRoot.Job.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ClusterID(childComplexity), true
+	case "Job.createdAt":
+		if e.ComplexityRoot.Job.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CreatedAt(childComplexity), true
+	case "Job.datasetPath":
+		if e.ComplexityRoot.Job.DatasetPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.DatasetPath(childComplexity), true
+	case "Job.efaPerNode":
+		if e.ComplexityRoot.Job.EfaPerNode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.EfaPerNode(childComplexity), true
+	case "Job.finishedAt":
+		if e.ComplexityRoot.Job.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.FinishedAt(childComplexity), true
+	case "Job.gpusPerNode":
+		if e.ComplexityRoot.Job.GpusPerNode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.GpusPerNode(childComplexity), true
+	case "Job.id":
+		if e.ComplexityRoot.Job.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ID(childComplexity), true
+	case "Job.image":
+		if e.ComplexityRoot.Job.Image == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Image(childComplexity), true
+	case "Job.instanceGroup":
+		if e.ComplexityRoot.Job.InstanceGroup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.InstanceGroup(childComplexity), true
+	case "Job.instanceType":
+		if e.ComplexityRoot.Job.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.InstanceType(childComplexity), true
+	case "Job.kind":
+		if e.ComplexityRoot.Job.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Kind(childComplexity), true
+	case "Job.lastOperationId":
+		if e.ComplexityRoot.Job.LastOperationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.LastOperationID(childComplexity), true
+	case "Job.mlflow":
+		if e.ComplexityRoot.Job.Mlflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Mlflow(childComplexity), true
+	case "Job.model":
+		if e.ComplexityRoot.Job.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Model(childComplexity), true
+	case "Job.name":
+		if e.ComplexityRoot.Job.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Name(childComplexity), true
+	case "Job.namespace":
+		if e.ComplexityRoot.Job.Namespace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Namespace(childComplexity), true
+	case "Job.nodes":
+		if e.ComplexityRoot.Job.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Nodes(childComplexity), true
+	case "Job.operatorState":
+		if e.ComplexityRoot.Job.OperatorState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.OperatorState(childComplexity), true
+	case "Job.outputPath":
+		if e.ComplexityRoot.Job.OutputPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.OutputPath(childComplexity), true
+	case "Job.pods":
+		if e.ComplexityRoot.Job.Pods == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Pods(childComplexity), true
+	case "Job.processesPerNode":
+		if e.ComplexityRoot.Job.ProcessesPerNode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ProcessesPerNode(childComplexity), true
+	case "Job.recipe":
+		if e.ComplexityRoot.Job.Recipe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Recipe(childComplexity), true
+	case "Job.restarts":
+		if e.ComplexityRoot.Job.Restarts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Restarts(childComplexity), true
+	case "Job.script":
+		if e.ComplexityRoot.Job.Script == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Script(childComplexity), true
+	case "Job.settings":
+		if e.ComplexityRoot.Job.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Settings(childComplexity), true
+	case "Job.startedAt":
+		if e.ComplexityRoot.Job.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.StartedAt(childComplexity), true
+	case "Job.status":
+		if e.ComplexityRoot.Job.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Status(childComplexity), true
+	case "Job.statusMessage":
+		if e.ComplexityRoot.Job.StatusMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.StatusMessage(childComplexity), true
+	case "Job.updatedAt":
+		if e.ComplexityRoot.Job.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.UpdatedAt(childComplexity), true
+
+	case "JobConnection.edges":
+		if e.ComplexityRoot.JobConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobConnection.Edges(childComplexity), true
+	case "JobConnection.eventCursor":
+		if e.ComplexityRoot.JobConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobConnection.EventCursor(childComplexity), true
+	case "JobConnection.pageInfo":
+		if e.ComplexityRoot.JobConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobConnection.PageInfo(childComplexity), true
+	case "JobConnection.totalCount":
+		if e.ComplexityRoot.JobConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobConnection.TotalCount(childComplexity), true
+
+	case "JobEdge.cursor":
+		if e.ComplexityRoot.JobEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobEdge.Cursor(childComplexity), true
+	case "JobEdge.node":
+		if e.ComplexityRoot.JobEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobEdge.Node(childComplexity), true
+
+	case "JobLogChunk.cursor":
+		if e.ComplexityRoot.JobLogChunk.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobLogChunk.Cursor(childComplexity), true
+	case "JobLogChunk.end":
+		if e.ComplexityRoot.JobLogChunk.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobLogChunk.End(childComplexity), true
+	case "JobLogChunk.lines":
+		if e.ComplexityRoot.JobLogChunk.Lines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobLogChunk.Lines(childComplexity), true
+
+	case "JobLogLine.pod":
+		if e.ComplexityRoot.JobLogLine.Pod == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobLogLine.Pod(childComplexity), true
+	case "JobLogLine.text":
+		if e.ComplexityRoot.JobLogLine.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobLogLine.Text(childComplexity), true
+	case "JobLogLine.time":
+		if e.ComplexityRoot.JobLogLine.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobLogLine.Time(childComplexity), true
+
+	case "JobMetrics.experiment":
+		if e.ComplexityRoot.JobMetrics.Experiment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMetrics.Experiment(childComplexity), true
+	case "JobMetrics.runId":
+		if e.ComplexityRoot.JobMetrics.RunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMetrics.RunID(childComplexity), true
+	case "JobMetrics.runName":
+		if e.ComplexityRoot.JobMetrics.RunName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMetrics.RunName(childComplexity), true
+	case "JobMetrics.runStatus":
+		if e.ComplexityRoot.JobMetrics.RunStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMetrics.RunStatus(childComplexity), true
+	case "JobMetrics.series":
+		if e.ComplexityRoot.JobMetrics.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMetrics.Series(childComplexity), true
+	case "JobMetrics.trackingServerArn":
+		if e.ComplexityRoot.JobMetrics.TrackingServerArn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMetrics.TrackingServerArn(childComplexity), true
+
+	case "JobMlflow.experiment":
+		if e.ComplexityRoot.JobMlflow.Experiment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMlflow.Experiment(childComplexity), true
+	case "JobMlflow.runName":
+		if e.ComplexityRoot.JobMlflow.RunName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMlflow.RunName(childComplexity), true
+	case "JobMlflow.trackingServerArn":
+		if e.ComplexityRoot.JobMlflow.TrackingServerArn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobMlflow.TrackingServerArn(childComplexity), true
+
+	case "JobPod.containerRestarts":
+		if e.ComplexityRoot.JobPod.ContainerRestarts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.ContainerRestarts(childComplexity), true
+	case "JobPod.instanceId":
+		if e.ComplexityRoot.JobPod.InstanceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.InstanceID(childComplexity), true
+	case "JobPod.message":
+		if e.ComplexityRoot.JobPod.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.Message(childComplexity), true
+	case "JobPod.name":
+		if e.ComplexityRoot.JobPod.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.Name(childComplexity), true
+	case "JobPod.node":
+		if e.ComplexityRoot.JobPod.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.Node(childComplexity), true
+	case "JobPod.phase":
+		if e.ComplexityRoot.JobPod.Phase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.Phase(childComplexity), true
+	case "JobPod.ready":
+		if e.ComplexityRoot.JobPod.Ready == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.Ready(childComplexity), true
+	case "JobPod.startedAt":
+		if e.ComplexityRoot.JobPod.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPod.StartedAt(childComplexity), true
+
+	case "JobRestart.message":
+		if e.ComplexityRoot.JobRestart.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.Message(childComplexity), true
+	case "JobRestart.operatorReason":
+		if e.ComplexityRoot.JobRestart.OperatorReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.OperatorReason(childComplexity), true
+	case "JobRestart.reason":
+		if e.ComplexityRoot.JobRestart.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.Reason(childComplexity), true
+	case "JobRestart.time":
+		if e.ComplexityRoot.JobRestart.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.Time(childComplexity), true
+
 	case "KarpenterSettings.instanceGroups":
 		if e.ComplexityRoot.KarpenterSettings.InstanceGroups == nil {
 			break
@@ -1939,6 +2494,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Me.Via(childComplexity), true
+
+	case "MetricPoint.step":
+		if e.ComplexityRoot.MetricPoint.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricPoint.Step(childComplexity), true
+	case "MetricPoint.time":
+		if e.ComplexityRoot.MetricPoint.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricPoint.Time(childComplexity), true
+	case "MetricPoint.value":
+		if e.ComplexityRoot.MetricPoint.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricPoint.Value(childComplexity), true
+
+	case "MetricSeries.name":
+		if e.ComplexityRoot.MetricSeries.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricSeries.Name(childComplexity), true
+	case "MetricSeries.points":
+		if e.ComplexityRoot.MetricSeries.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricSeries.Points(childComplexity), true
 
 	case "Model.bucket":
 		if e.ComplexityRoot.Model.Bucket == nil {
@@ -2170,6 +2757,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteInstanceGroup(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
+	case "Mutation.deleteJob":
+		if e.ComplexityRoot.Mutation.DeleteJob == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteJob_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteJob(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.deleteNodes":
 		if e.ComplexityRoot.Mutation.DeleteNodes == nil {
 			break
@@ -2280,6 +2878,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ScaleInstanceGroup(childComplexity, args["id"].(string), args["count"].(int), args["idempotencyKey"].(*string)), true
+	case "Mutation.submitTrainingJob":
+		if e.ComplexityRoot.Mutation.SubmitTrainingJob == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitTrainingJob_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitTrainingJob(childComplexity, args["input"].(model.SubmitTrainingJobInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.updateClusterFeatures":
 		if e.ComplexityRoot.Mutation.UpdateClusterFeatures == nil {
 			break
@@ -2888,6 +3497,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.InstanceTypeOfferings(childComplexity, args["region"].(*string), args["zone"].(string)), true
 
+	case "Query.job":
+		if e.ComplexityRoot.Query.Job == nil {
+			break
+		}
+
+		args, err := ec.field_Query_job_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Job(childComplexity, args["id"].(string)), true
+	case "Query.jobLogLines":
+		if e.ComplexityRoot.Query.JobLogLines == nil {
+			break
+		}
+
+		args, err := ec.field_Query_jobLogLines_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.JobLogLines(childComplexity, args["jobId"].(string), args["pod"].(*string), args["tail"].(*int), args["since"].(*string), args["contains"].(*string)), true
+	case "Query.jobMetrics":
+		if e.ComplexityRoot.Query.JobMetrics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_jobMetrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.JobMetrics(childComplexity, args["jobId"].(string), args["names"].([]string)), true
+	case "Query.jobs":
+		if e.ComplexityRoot.Query.Jobs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_jobs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Jobs(childComplexity, args["clusterId"].(string), args["status"].([]model.JobStatus), args["first"].(*int), args["after"].(*string)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -3027,6 +3680,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TrainingPlans(childComplexity, args["region"].(*string)), true
+	case "Query.trainingRecipes":
+		if e.ComplexityRoot.Query.TrainingRecipes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.TrainingRecipes(childComplexity), true
 	case "Query.version":
 		if e.ComplexityRoot.Query.Version == nil {
 			break
@@ -3044,6 +3703,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.WaitOperation(childComplexity, args["id"].(string), args["timeoutSeconds"].(*int)), true
+
+	case "RecipeSetting.key":
+		if e.ComplexityRoot.RecipeSetting.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSetting.Key(childComplexity), true
+	case "RecipeSetting.value":
+		if e.ComplexityRoot.RecipeSetting.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSetting.Value(childComplexity), true
+
+	case "RecipeSettingInfo.allowed":
+		if e.ComplexityRoot.RecipeSettingInfo.Allowed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSettingInfo.Allowed(childComplexity), true
+	case "RecipeSettingInfo.default":
+		if e.ComplexityRoot.RecipeSettingInfo.Default == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSettingInfo.Default(childComplexity), true
+	case "RecipeSettingInfo.description":
+		if e.ComplexityRoot.RecipeSettingInfo.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSettingInfo.Description(childComplexity), true
+	case "RecipeSettingInfo.key":
+		if e.ComplexityRoot.RecipeSettingInfo.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSettingInfo.Key(childComplexity), true
+	case "RecipeSettingInfo.type":
+		if e.ComplexityRoot.RecipeSettingInfo.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecipeSettingInfo.Type(childComplexity), true
+
+	case "RecoveryBudget.exhausted":
+		if e.ComplexityRoot.RecoveryBudget.Exhausted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.Exhausted(childComplexity), true
+	case "RecoveryBudget.fullJobRestartsAllowed":
+		if e.ComplexityRoot.RecoveryBudget.FullJobRestartsAllowed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.FullJobRestartsAllowed(childComplexity), true
+	case "RecoveryBudget.fullJobRestartsUsed":
+		if e.ComplexityRoot.RecoveryBudget.FullJobRestartsUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.FullJobRestartsUsed(childComplexity), true
+	case "RecoveryBudget.restartsAllowed":
+		if e.ComplexityRoot.RecoveryBudget.RestartsAllowed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.RestartsAllowed(childComplexity), true
+	case "RecoveryBudget.restartsBeforeFullJobRestart":
+		if e.ComplexityRoot.RecoveryBudget.RestartsBeforeFullJobRestart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.RestartsBeforeFullJobRestart(childComplexity), true
+	case "RecoveryBudget.restartsUsed":
+		if e.ComplexityRoot.RecoveryBudget.RestartsUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.RestartsUsed(childComplexity), true
+	case "RecoveryBudget.windowEndsAt":
+		if e.ComplexityRoot.RecoveryBudget.WindowEndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.WindowEndsAt(childComplexity), true
+	case "RecoveryBudget.windowRestartsUsed":
+		if e.ComplexityRoot.RecoveryBudget.WindowRestartsUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.WindowRestartsUsed(childComplexity), true
+	case "RecoveryBudget.windowSeconds":
+		if e.ComplexityRoot.RecoveryBudget.WindowSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecoveryBudget.WindowSeconds(childComplexity), true
 
 	case "ResourceRef.id":
 		if e.ComplexityRoot.ResourceRef.ID == nil {
@@ -3341,6 +4099,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.Events(childComplexity, args["since"].(*string), args["filter"].(*model.EventFilter)), true
+	case "Subscription.jobLogs":
+		if e.ComplexityRoot.Subscription.JobLogs == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_jobLogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.JobLogs(childComplexity, args["jobId"].(string), args["pod"].(*string), args["tail"].(*int), args["since"].(*string), args["follow"].(*bool)), true
+	case "Subscription.jobUpdated":
+		if e.ComplexityRoot.Subscription.JobUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_jobUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.JobUpdated(childComplexity, args["id"].(string)), true
 	case "Subscription.operationUpdated":
 		if e.ComplexityRoot.Subscription.OperationUpdated == nil {
 			break
@@ -3507,6 +4287,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TrainingPlan.Zone(childComplexity), true
 
+	case "TrainingRecipeInfo.image":
+		if e.ComplexityRoot.TrainingRecipeInfo.Image == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingRecipeInfo.Image(childComplexity), true
+	case "TrainingRecipeInfo.kind":
+		if e.ComplexityRoot.TrainingRecipeInfo.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingRecipeInfo.Kind(childComplexity), true
+	case "TrainingRecipeInfo.needsModel":
+		if e.ComplexityRoot.TrainingRecipeInfo.NeedsModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingRecipeInfo.NeedsModel(childComplexity), true
+	case "TrainingRecipeInfo.recipe":
+		if e.ComplexityRoot.TrainingRecipeInfo.Recipe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingRecipeInfo.Recipe(childComplexity), true
+	case "TrainingRecipeInfo.settings":
+		if e.ComplexityRoot.TrainingRecipeInfo.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingRecipeInfo.Settings(childComplexity), true
+	case "TrainingRecipeInfo.version":
+		if e.ComplexityRoot.TrainingRecipeInfo.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrainingRecipeInfo.Version(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -3533,9 +4350,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
 			graphql.NewInputUnmarshaler("ObservabilityInput", ec.unmarshalInputObservabilityInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
+			graphql.NewInputUnmarshaler("RecipeSettingInput", ec.unmarshalInputRecipeSettingInput),
+			graphql.NewInputUnmarshaler("RecoveryInput", ec.unmarshalInputRecoveryInput),
 			graphql.NewInputUnmarshaler("RollingUpdateInput", ec.unmarshalInputRollingUpdateInput),
 			graphql.NewInputUnmarshaler("S3CsiDriverInput", ec.unmarshalInputS3CsiDriverInput),
 			graphql.NewInputUnmarshaler("S3StorageInput", ec.unmarshalInputS3StorageInput),
+			graphql.NewInputUnmarshaler("SubmitTrainingJobInput", ec.unmarshalInputSubmitTrainingJobInput),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
 			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
 			graphql.NewInputUnmarshaler("UpdateClusterFeaturesInput", ec.unmarshalInputUpdateClusterFeaturesInput),
@@ -5369,6 +6189,8 @@ type Event {
   storage: Storage
   "The model, when the event concerns a download's record: as stored by the change, with its progress."
   model: Model
+  "The training job, when the event concerns one: as stored by the change (status, pods, budget, restarts)."
+  job: Job
 }
 
 """
@@ -5851,6 +6673,482 @@ extend type Mutation {
   ): Operation! @statusQuery(field: "storage")
 }
 `, BuiltIn: false},
+	{Name: "../schema/training.graphqls", Input: `"""
+A training recipe: what runs, in which image, and which of its settings the user may choose. Images and versions are pinned; trainingRecipes lists them with their settings.
+
+- PYTORCH: the user's own script (torchrun, one process per GPU) in the AWS Deep Learning Container pytorch-training 2.5.1 (CUDA 12.4, Python 3.11), as a HyperPodPyTorchJob.
+- LLAMA_FACTORY: LLaMA-Factory 0.9.3 (image hiyouga/llamafactory:0.9.3) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
+- MS_SWIFT: ms-swift 3.11.1 (pip-installed at that version on the pytorch-training 2.5.1 container) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
+- VERL: verl 0.4.1 reinforcement learning (image verlai/verl:app-verl0.4-vllm0.8.5-mcore0.12.1) on Ray, as a KubeRay RayJob.
+"""
+enum TrainingRecipe {
+  "A PyTorch script of the user's, run with torchrun (needs script)."
+  PYTORCH
+  "LLaMA-Factory 0.9.3: supervised fine-tuning, pre-training, reward modelling, DPO, KTO or PPO, with LoRA, freeze or full fine-tuning."
+  LLAMA_FACTORY
+  "ms-swift 3.11.1: fine-tuning with LoRA, QLoRA-style adapters or in full."
+  MS_SWIFT
+  "verl 0.4.1 on Ray: PPO, GRPO, RLOO or REINFORCE++ reinforcement learning of a model of the bucket."
+  VERL
+}
+
+"""
+The Kubernetes object a job is.
+"""
+enum JobKind {
+  "sagemaker.amazonaws.com/v1 HyperPodPyTorchJob, run by the HyperPod training operator (TRAINING_OPERATOR feature): process-level recovery and hang detection."
+  HYPERPOD_PYTORCH_JOB
+  "ray.io/v1 RayJob, run by the KubeRay operator (KUBERAY feature)."
+  RAY_JOB
+}
+
+"""
+Where a job is.
+"""
+enum JobStatus {
+  "Submitted, its pods not all running yet: waiting for nodes (Karpenter may be adding them), images or the operator."
+  PENDING
+  "Every pod is running and training."
+  RUNNING
+  "A fault (a process crash, a lost node, a hang or slowness detected) is being recovered: the job restarts from its last checkpoint and spends recovery budget."
+  RESTARTING
+  "Training finished."
+  SUCCEEDED
+  "Training failed, or its recovery budget ran out: statusMessage says why."
+  FAILED
+  "deleteJob removed its object and pods; the record stays for history."
+  DELETED
+}
+
+"""
+Why a job restarted.
+"""
+enum RestartReason {
+  "A training process exited with an error (a CUDA error, an out-of-memory kill, an NCCL timeout in collective initialisation...)."
+  PROCESS_CRASH
+  "A node under the job failed its health checks or went away; its pod was made again on a healthy node."
+  NODE_FAILURE
+  "A hang rule fired: the job's logs stopped showing progress in time."
+  HANG
+  "A slowness rule fired: the throughput fell below its threshold."
+  SLOW
+  "The operator gave a reason InstantStart does not classify; message has it."
+  OTHER
+}
+
+"""
+One setting of a recipe, as the job was submitted with it.
+"""
+type RecipeSetting {
+  "The setting's key, for example stage or finetuning_type."
+  key: String!
+  "Its value."
+  value: String!
+}
+
+"""
+A setting a recipe takes.
+"""
+type RecipeSettingInfo {
+  "The key to pass in settings."
+  key: String!
+  "What it does."
+  description: String!
+  "The value used when it is not given."
+  default: String!
+  "The values it may take; empty when any value of its kind is accepted."
+  allowed: [String!]!
+  "INT, FLOAT or STRING."
+  type: String!
+}
+
+"""
+A recipe as this version of InstantStart runs it.
+"""
+type TrainingRecipeInfo {
+  "The recipe."
+  recipe: TrainingRecipe!
+  "The object it makes."
+  kind: JobKind!
+  "The container image, pinned."
+  image: String!
+  "The framework's version."
+  version: String!
+  "Whether it trains a model of the bucket (model is required)."
+  needsModel: Boolean!
+  "The settings it takes."
+  settings: [RecipeSettingInfo!]!
+}
+
+"""
+A job's recovery budget, read from its object: how many more faults it can survive.
+"""
+type RecoveryBudget {
+  "Restarts so far (status.restartCount; a RayJob's failed attempts)."
+  restartsUsed: Int!
+  "Restarts allowed in all (runPolicy.jobMaxRetryCount; a RayJob's backoffLimit)."
+  restartsAllowed: Int!
+  "Full job restarts in the current evaluation window (restartStatus.fullJobRestartCount)."
+  fullJobRestartsUsed: Int!
+  "Full job restarts allowed per window (restartPolicy.maxFullJobRestarts); 0 for a RayJob."
+  fullJobRestartsAllowed: Int!
+  "Standard restarts in the current window since the last full job restart (restartStatus.restartCount)."
+  windowRestartsUsed: Int!
+  "Standard restarts before a full job restart (restartPolicy.numRestartBeforeFullJobRestart)."
+  restartsBeforeFullJobRestart: Int!
+  "The evaluation window in seconds (restartPolicy.evalPeriodSeconds)."
+  windowSeconds: Int!
+  "When the current window ends, if one is open."
+  windowEndsAt: Time
+  "True when one more fault fails the job."
+  exhausted: Boolean!
+}
+
+"""
+One restart of a job.
+"""
+type JobRestart {
+  "When the operator reported it."
+  time: Time!
+  "Why."
+  reason: RestartReason!
+  "The operator's words (the rule, pod, node or exit code)."
+  message: String!
+  "The operator's own reason, as it wrote it."
+  operatorReason: String!
+}
+
+"""
+A pod of a job.
+"""
+type JobPod {
+  "The pod's name (kubectl get pod -n <namespace>)."
+  name: String!
+  "Its phase: Pending, Running, Succeeded, Failed."
+  phase: String!
+  "Whether its containers are ready."
+  ready: Boolean!
+  "The Kubernetes node it runs on."
+  node: String
+  "The HyperPod instance of that node (i-...), when known."
+  instanceId: String
+  "Why it waits or failed, when it does."
+  message: String
+  "Container restarts, as the kubelet counts them."
+  containerRestarts: Int!
+  "When it started."
+  startedAt: Time
+}
+
+"""
+Where a job reports to MLflow.
+"""
+type JobMlflow {
+  "The SageMaker managed MLflow tracking server's ARN: the tracking URI the job uses."
+  trackingServerArn: String!
+  "The experiment."
+  experiment: String!
+  "The run's name: the job's name."
+  runName: String!
+}
+
+"""
+A training job on a cluster: a HyperPodPyTorchJob or a RayJob that kubectl shows.
+"""
+type Job {
+  "The job's id."
+  id: ID!
+  "Its cluster."
+  clusterId: ID!
+  "The object's name."
+  name: String!
+  "The object's namespace."
+  namespace: String!
+  "The object's kind."
+  kind: JobKind!
+  "The recipe."
+  recipe: TrainingRecipe!
+  "Where it is, as last read from its object."
+  status: JobStatus!
+  "The operator's own state: the newest true condition of a HyperPodPyTorchJob (Created, Running, Restarting, Completed, Failed), or a RayJob's jobDeploymentStatus/jobStatus."
+  operatorState: String
+  "Why it is PENDING or FAILED, or a note on it."
+  statusMessage: String
+  "The model trained, a folder of models/ in the shared bucket."
+  model: String
+  "The dataset's path in the shared bucket (datasets/...)."
+  datasetPath: String!
+  "The script, for PYTORCH."
+  script: String
+  "The instance group its pods run on."
+  instanceGroup: String!
+  "That group's instance type."
+  instanceType: String!
+  "How many nodes (pods) it runs on."
+  nodes: Int!
+  "GPUs (or Trainium chips) per pod."
+  gpusPerNode: Int!
+  "EFA interfaces per pod."
+  efaPerNode: Int!
+  "Training processes per pod."
+  processesPerNode: Int!
+  "The recipe's settings, defaults filled in."
+  settings: [RecipeSetting!]!
+  "The container image."
+  image: String!
+  "Where outputs go: s3://<bucket>/outputs/<name>/ (in pods /s3/outputs/<name>)."
+  outputPath: String!
+  "Where checkpoints go: s3://<bucket>/checkpoints/<name>/."
+  checkpointPath: String!
+  "Its pods, as last read."
+  pods: [JobPod!]!
+  "Its recovery budget."
+  budget: RecoveryBudget!
+  "Its restarts, oldest first."
+  restarts: [JobRestart!]!
+  "Where it reports metrics, when the cluster's MLFLOW feature is on."
+  mlflow: JobMlflow
+  "When it was submitted."
+  createdAt: Time!
+  "When the operator started it."
+  startedAt: Time
+  "When it ended."
+  finishedAt: Time
+  "When its record last changed."
+  updatedAt: Time!
+  "The newest operation on it (submit or delete)."
+  lastOperationId: ID
+}
+
+"""
+A job in a connection.
+"""
+type JobEdge {
+  "The cursor of this job."
+  cursor: String!
+  "The job."
+  node: Job!
+}
+
+"""
+A page of a cluster's jobs, newest first.
+"""
+type JobConnection {
+  "The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it."
+  eventCursor: String!
+  "The jobs of this page."
+  edges: [JobEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+  "How many jobs match, on all pages."
+  totalCount: Int!
+}
+
+"""
+A recipe setting to submit with.
+"""
+input RecipeSettingInput {
+  "The key (see trainingRecipes)."
+  key: String!
+  "The value."
+  value: String!
+}
+
+"""
+How much a job may recover. Every field is optional; the defaults are the HyperPod training operator's usual ones.
+"""
+input RecoveryInput {
+  "Restarts allowed in all (jobMaxRetryCount), 0-100; default 5."
+  maxRestarts: Int
+  "The evaluation window in seconds (evalPeriodSeconds), 60-604800; default 21600 (6 hours)."
+  windowSeconds: Int
+  "Full job restarts allowed per window (maxFullJobRestarts), 0-20; default 1."
+  maxFullJobRestarts: Int
+  "Standard restarts before a full job restart (numRestartBeforeFullJobRestart), 0-20; default 3."
+  restartsBeforeFullJobRestart: Int
+  "Hang and slowness detection from the logs (logMonitoringConfiguration); default true."
+  detectHangs: Boolean
+}
+
+"""
+A training job to submit. Only decisions: the control plane derives processes, GPUs and EFA per pod, affinity, volumes, paths, NCCL settings and the restart policy.
+"""
+input SubmitTrainingJobInput {
+  "The cluster's id: ACTIVE, with its shared bucket AVAILABLE."
+  clusterId: ID!
+  "The job's name: 1-40 lower-case letters, digits and '-', starting with a letter; unique among the cluster's jobs."
+  name: String!
+  "The recipe."
+  recipe: TrainingRecipe!
+  "A model of the bucket (a name from models), for every recipe but PYTORCH."
+  model: String
+  "The dataset: a file or folder under datasets/ in the shared bucket (for example datasets/alpaca/ or datasets/gsm8k/train.parquet)."
+  datasetPath: String!
+  "For PYTORCH: the training script, a file of the shared bucket (for example code/train.py), run with torchrun."
+  script: String
+  "The instance group to run on (GPU or Trainium)."
+  instanceGroup: String!
+  "How many nodes, 1-256; with autoscaling off the group must hold that many."
+  nodes: Int!
+  "GPUs per node; default all of the instance type's. It cannot exceed them."
+  gpusPerNode: Int
+  "The recipe's settings; see trainingRecipes for each recipe's keys and values."
+  settings: [RecipeSettingInput!]
+  "The recovery budget."
+  recovery: RecoveryInput
+  "The MLflow experiment to report to, when the cluster's MLFLOW feature is on; default the cluster's name."
+  experiment: String
+}
+
+"""
+A batch of log lines of a job.
+"""
+type JobLogLine {
+  "The pod that wrote it."
+  pod: String!
+  "When it was written."
+  time: Time!
+  "The line, without its newline."
+  text: String!
+}
+
+"""
+Why a log subscription ended.
+"""
+enum JobLogEnd {
+  "The pods' containers ended: there are no more lines."
+  ENDED
+  "The viewer fell behind the shared buffer: subscribe again with since = cursor to continue with no gap."
+  SLOW_VIEWER
+  "Not following: every line asked for was sent."
+  DONE
+}
+
+"""
+One message of jobLogs: lines in order, and the cursor after them.
+"""
+type JobLogChunk {
+  "The lines, oldest first (up to 1000)."
+  lines: [JobLogLine!]!
+  "Pass as since to continue after these lines."
+  cursor: String!
+  "Set on the last message of the subscription: why it ends."
+  end: JobLogEnd
+}
+
+"""
+One value of a metric.
+"""
+type MetricPoint {
+  "The training step."
+  step: Float!
+  "The value."
+  value: Float!
+  "When it was logged."
+  time: Time!
+}
+
+"""
+A metric's history.
+"""
+type MetricSeries {
+  "The metric's key, for example loss."
+  name: String!
+  "Its values, in step order (the newest 5000 at most)."
+  points: [MetricPoint!]!
+}
+
+"""
+A job's MLflow run and the metrics asked.
+"""
+type JobMetrics {
+  "The tracking server."
+  trackingServerArn: String!
+  "The experiment."
+  experiment: String!
+  "The run's name."
+  runName: String!
+  "The run's id, once the job has started it."
+  runId: String
+  "The run's status: RUNNING, FINISHED, FAILED, KILLED; absent before the run starts."
+  runStatus: String
+  "The metrics, in the order asked."
+  series: [MetricSeries!]!
+}
+
+extend type Query {
+  "The recipes this version runs, with their pinned images and settings."
+  trainingRecipes: [TrainingRecipeInfo!]!
+  "A cluster's jobs, newest first."
+  jobs(
+    "The cluster's id."
+    clusterId: ID!
+    "Only jobs in these states."
+    status: [JobStatus!]
+    "How many (1-200)."
+    first: Int = 50
+    "The cursor after which to start."
+    after: String
+  ): JobConnection!
+  "One job by id, as last read from its object. The status query of submitTrainingJob and deleteJob."
+  job("The job's id." id: ID!): Job!
+  "A job's metrics from its MLflow run (loss, learning_rate, tokens_per_sec by default), read through the MLflow REST API."
+  jobMetrics(
+    "The job's id."
+    jobId: ID!
+    "The metrics, 1-10 keys; default loss, learning_rate and tokens_per_sec."
+    names: [String!]
+  ): JobMetrics!
+  "A job's log lines as they are now, without following: the newest tail lines of each pod (or those after since), optionally only those containing a text. For reading logs once, as a diagnosis does; jobLogs follows them live."
+  jobLogLines(
+    "The job's id."
+    jobId: ID!
+    "Only this pod's lines; default every pod of the job."
+    pod: String
+    "How many of each pod's newest lines to read, 1-10000; default 500. Ignored with since."
+    tail: Int
+    "The cursor of an earlier read: the lines after it."
+    since: String
+    "Only lines containing this text (case-insensitive), for example NCCL WARN or CUDA out of memory; 1-200 characters."
+    contains: String
+  ): JobLogChunk!
+}
+
+extend type Mutation {
+  "Submit a training job: a HyperPodPyTorchJob (PYTORCH, LLAMA_FACTORY, MS_SWIFT) or a RayJob (VERL) on the cluster, checked first (the operator's feature on, the model and dataset in the bucket, GPUs and nodes the group can give). Follow the operation with waitOperation until SUCCEEDED (the object is made), then follow the job with job(id) or jobUpdated until SUCCEEDED or FAILED."
+  submitTrainingJob(
+    "The job."
+    input: SubmitTrainingJobInput!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "job")
+  "Delete a job's object and its pods (a running job stops). Its record stays, DELETED; outputs and checkpoints in the bucket stay. Follow the operation with waitOperation until SUCCEEDED."
+  deleteJob(
+    "The job's id."
+    id: ID!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "job")
+}
+
+extend type Subscription {
+  "The job now, then each change of it (status, pods, budget, restarts), until it ends (SUCCEEDED, FAILED or DELETED is the last message)."
+  jobUpdated("The job's id." id: ID!): Job!
+  "A job's log lines: the last tail lines (or every line after since), then, with follow, live lines as the pods write them. Every viewer of a pod shares one upstream stream. A viewer that falls behind gets end SLOW_VIEWER with a cursor to resume from."
+  jobLogs(
+    "The job's id."
+    jobId: ID!
+    "Only this pod's lines; default every pod of the job."
+    pod: String
+    "How many of the newest lines to start with, 0-10000; default 200. Ignored with since."
+    tail: Int
+    "The cursor of a chunk already received: continue after it, with no gap."
+    since: String
+    "Keep the subscription open for new lines; default true."
+    follow: Boolean
+  ): JobLogChunk!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6092,6 +7390,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_storage(ctx, field)
 	case "model":
 		return ec.fieldContext_Event_model(ctx, field)
+	case "job":
+		return ec.fieldContext_Event_job(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -6388,6 +7688,188 @@ func (ec *executionContext) childFields_InstanceTypeOffering(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type InstanceTypeOffering", field.Name)
 }
 
+func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Job_id(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_Job_clusterId(ctx, field)
+	case "name":
+		return ec.fieldContext_Job_name(ctx, field)
+	case "namespace":
+		return ec.fieldContext_Job_namespace(ctx, field)
+	case "kind":
+		return ec.fieldContext_Job_kind(ctx, field)
+	case "recipe":
+		return ec.fieldContext_Job_recipe(ctx, field)
+	case "status":
+		return ec.fieldContext_Job_status(ctx, field)
+	case "operatorState":
+		return ec.fieldContext_Job_operatorState(ctx, field)
+	case "statusMessage":
+		return ec.fieldContext_Job_statusMessage(ctx, field)
+	case "model":
+		return ec.fieldContext_Job_model(ctx, field)
+	case "datasetPath":
+		return ec.fieldContext_Job_datasetPath(ctx, field)
+	case "script":
+		return ec.fieldContext_Job_script(ctx, field)
+	case "instanceGroup":
+		return ec.fieldContext_Job_instanceGroup(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_Job_instanceType(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Job_nodes(ctx, field)
+	case "gpusPerNode":
+		return ec.fieldContext_Job_gpusPerNode(ctx, field)
+	case "efaPerNode":
+		return ec.fieldContext_Job_efaPerNode(ctx, field)
+	case "processesPerNode":
+		return ec.fieldContext_Job_processesPerNode(ctx, field)
+	case "settings":
+		return ec.fieldContext_Job_settings(ctx, field)
+	case "image":
+		return ec.fieldContext_Job_image(ctx, field)
+	case "outputPath":
+		return ec.fieldContext_Job_outputPath(ctx, field)
+	case "checkpointPath":
+		return ec.fieldContext_Job_checkpointPath(ctx, field)
+	case "pods":
+		return ec.fieldContext_Job_pods(ctx, field)
+	case "budget":
+		return ec.fieldContext_Job_budget(ctx, field)
+	case "restarts":
+		return ec.fieldContext_Job_restarts(ctx, field)
+	case "mlflow":
+		return ec.fieldContext_Job_mlflow(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Job_createdAt(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_Job_startedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_Job_finishedAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Job_updatedAt(ctx, field)
+	case "lastOperationId":
+		return ec.fieldContext_Job_lastOperationId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
+}
+
+func (ec *executionContext) childFields_JobConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_JobConnection_eventCursor(ctx, field)
+	case "edges":
+		return ec.fieldContext_JobConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_JobConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_JobConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_JobEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_JobEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_JobEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_JobLogChunk(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lines":
+		return ec.fieldContext_JobLogChunk_lines(ctx, field)
+	case "cursor":
+		return ec.fieldContext_JobLogChunk_cursor(ctx, field)
+	case "end":
+		return ec.fieldContext_JobLogChunk_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobLogChunk", field.Name)
+}
+
+func (ec *executionContext) childFields_JobLogLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "pod":
+		return ec.fieldContext_JobLogLine_pod(ctx, field)
+	case "time":
+		return ec.fieldContext_JobLogLine_time(ctx, field)
+	case "text":
+		return ec.fieldContext_JobLogLine_text(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobLogLine", field.Name)
+}
+
+func (ec *executionContext) childFields_JobMetrics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "trackingServerArn":
+		return ec.fieldContext_JobMetrics_trackingServerArn(ctx, field)
+	case "experiment":
+		return ec.fieldContext_JobMetrics_experiment(ctx, field)
+	case "runName":
+		return ec.fieldContext_JobMetrics_runName(ctx, field)
+	case "runId":
+		return ec.fieldContext_JobMetrics_runId(ctx, field)
+	case "runStatus":
+		return ec.fieldContext_JobMetrics_runStatus(ctx, field)
+	case "series":
+		return ec.fieldContext_JobMetrics_series(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobMetrics", field.Name)
+}
+
+func (ec *executionContext) childFields_JobMlflow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "trackingServerArn":
+		return ec.fieldContext_JobMlflow_trackingServerArn(ctx, field)
+	case "experiment":
+		return ec.fieldContext_JobMlflow_experiment(ctx, field)
+	case "runName":
+		return ec.fieldContext_JobMlflow_runName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobMlflow", field.Name)
+}
+
+func (ec *executionContext) childFields_JobPod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_JobPod_name(ctx, field)
+	case "phase":
+		return ec.fieldContext_JobPod_phase(ctx, field)
+	case "ready":
+		return ec.fieldContext_JobPod_ready(ctx, field)
+	case "node":
+		return ec.fieldContext_JobPod_node(ctx, field)
+	case "instanceId":
+		return ec.fieldContext_JobPod_instanceId(ctx, field)
+	case "message":
+		return ec.fieldContext_JobPod_message(ctx, field)
+	case "containerRestarts":
+		return ec.fieldContext_JobPod_containerRestarts(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_JobPod_startedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobPod", field.Name)
+}
+
+func (ec *executionContext) childFields_JobRestart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "time":
+		return ec.fieldContext_JobRestart_time(ctx, field)
+	case "reason":
+		return ec.fieldContext_JobRestart_reason(ctx, field)
+	case "message":
+		return ec.fieldContext_JobRestart_message(ctx, field)
+	case "operatorReason":
+		return ec.fieldContext_JobRestart_operatorReason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobRestart", field.Name)
+}
+
 func (ec *executionContext) childFields_KarpenterSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "instanceGroups":
@@ -6418,6 +7900,28 @@ func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.Co
 		return ec.fieldContext_Me_via(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Me", field.Name)
+}
+
+func (ec *executionContext) childFields_MetricPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "step":
+		return ec.fieldContext_MetricPoint_step(ctx, field)
+	case "value":
+		return ec.fieldContext_MetricPoint_value(ctx, field)
+	case "time":
+		return ec.fieldContext_MetricPoint_time(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MetricPoint", field.Name)
+}
+
+func (ec *executionContext) childFields_MetricSeries(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_MetricSeries_name(ctx, field)
+	case "points":
+		return ec.fieldContext_MetricSeries_points(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MetricSeries", field.Name)
 }
 
 func (ec *executionContext) childFields_Model(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6716,6 +8220,56 @@ func (ec *executionContext) childFields_PhaseOutput(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type PhaseOutput", field.Name)
 }
 
+func (ec *executionContext) childFields_RecipeSetting(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_RecipeSetting_key(ctx, field)
+	case "value":
+		return ec.fieldContext_RecipeSetting_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecipeSetting", field.Name)
+}
+
+func (ec *executionContext) childFields_RecipeSettingInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_RecipeSettingInfo_key(ctx, field)
+	case "description":
+		return ec.fieldContext_RecipeSettingInfo_description(ctx, field)
+	case "default":
+		return ec.fieldContext_RecipeSettingInfo_default(ctx, field)
+	case "allowed":
+		return ec.fieldContext_RecipeSettingInfo_allowed(ctx, field)
+	case "type":
+		return ec.fieldContext_RecipeSettingInfo_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecipeSettingInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_RecoveryBudget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "restartsUsed":
+		return ec.fieldContext_RecoveryBudget_restartsUsed(ctx, field)
+	case "restartsAllowed":
+		return ec.fieldContext_RecoveryBudget_restartsAllowed(ctx, field)
+	case "fullJobRestartsUsed":
+		return ec.fieldContext_RecoveryBudget_fullJobRestartsUsed(ctx, field)
+	case "fullJobRestartsAllowed":
+		return ec.fieldContext_RecoveryBudget_fullJobRestartsAllowed(ctx, field)
+	case "windowRestartsUsed":
+		return ec.fieldContext_RecoveryBudget_windowRestartsUsed(ctx, field)
+	case "restartsBeforeFullJobRestart":
+		return ec.fieldContext_RecoveryBudget_restartsBeforeFullJobRestart(ctx, field)
+	case "windowSeconds":
+		return ec.fieldContext_RecoveryBudget_windowSeconds(ctx, field)
+	case "windowEndsAt":
+		return ec.fieldContext_RecoveryBudget_windowEndsAt(ctx, field)
+	case "exhausted":
+		return ec.fieldContext_RecoveryBudget_exhausted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecoveryBudget", field.Name)
+}
+
 func (ec *executionContext) childFields_ResourceRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "kind":
@@ -6936,6 +8490,24 @@ func (ec *executionContext) childFields_TrainingPlan(ctx context.Context, field 
 		return ec.fieldContext_TrainingPlan_endTime(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TrainingPlan", field.Name)
+}
+
+func (ec *executionContext) childFields_TrainingRecipeInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipe":
+		return ec.fieldContext_TrainingRecipeInfo_recipe(ctx, field)
+	case "kind":
+		return ec.fieldContext_TrainingRecipeInfo_kind(ctx, field)
+	case "image":
+		return ec.fieldContext_TrainingRecipeInfo_image(ctx, field)
+	case "version":
+		return ec.fieldContext_TrainingRecipeInfo_version(ctx, field)
+	case "needsModel":
+		return ec.fieldContext_TrainingRecipeInfo_needsModel(ctx, field)
+	case "settings":
+		return ec.fieldContext_TrainingRecipeInfo_settings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrainingRecipeInfo", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7236,6 +8808,28 @@ func (ec *executionContext) field_Mutation_deleteInstanceGroup_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deleteNodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7477,6 +9071,28 @@ func (ec *executionContext) field_Mutation_scaleInstanceGroup_args(ctx context.C
 		return nil, err
 	}
 	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_submitTrainingJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SubmitTrainingJobInput, error) {
+			return ec.unmarshalNSubmitTrainingJobInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSubmitTrainingJobInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
 	return args, nil
 }
 
@@ -7796,6 +9412,126 @@ func (ec *executionContext) field_Query_instanceTypeOfferings_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_jobLogLines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tail",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tail"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "contains",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contains"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_jobMetrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "names",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["names"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_job_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) ([]model.JobStatus, error) {
+			return ec.unmarshalOJobStatus2ᚕgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatusᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_model_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8109,6 +9845,66 @@ func (ec *executionContext) field_Subscription_events_args(ctx context.Context, 
 		return nil, err
 	}
 	args["filter"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_jobLogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tail",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tail"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "follow",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["follow"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_jobUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -10254,6 +12050,38 @@ func (ec *executionContext) fieldContext_Event_model(_ context.Context, field gr
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Model(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_job(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Job(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Job) graphql.Marshaler {
+			return ec.marshalOJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
 		},
 	}
 	return fc, nil
@@ -12885,6 +14713,1568 @@ func (ec *executionContext) fieldContext_InstanceTypeOffering_memoryGiB(_ contex
 	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Job_id(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Job_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Job_name(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_namespace(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_namespace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespace, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_namespace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_kind(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JobKind) graphql.Marshaler {
+			return ec.marshalNJobKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "JobKind")
+}
+
+func (ec *executionContext) _Job_recipe(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_recipe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipe, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TrainingRecipe) graphql.Marshaler {
+			return ec.marshalNTrainingRecipe2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipe(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_recipe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "TrainingRecipe")
+}
+
+func (ec *executionContext) _Job_status(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JobStatus) graphql.Marshaler {
+			return ec.marshalNJobStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "JobStatus")
+}
+
+func (ec *executionContext) _Job_operatorState(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_operatorState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OperatorState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_operatorState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_statusMessage(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_statusMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_statusMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_model(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_datasetPath(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_datasetPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DatasetPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_datasetPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_script(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_script(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Script, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_script(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_instanceGroup(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_instanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceGroup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_instanceGroup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Job_gpusPerNode(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_gpusPerNode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpusPerNode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_gpusPerNode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Job_efaPerNode(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_efaPerNode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EfaPerNode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_efaPerNode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Job_processesPerNode(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_processesPerNode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProcessesPerNode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_processesPerNode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Job_settings(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RecipeSetting) graphql.Marshaler {
+			return ec.marshalNRecipeSetting2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecipeSetting(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_image(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_image(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Image, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_image(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_outputPath(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_outputPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutputPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_outputPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_checkpointPath(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_checkpointPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckpointPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_checkpointPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
+}
+
+func (ec *executionContext) _Job_pods(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_pods(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pods, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.JobPod) graphql.Marshaler {
+			return ec.marshalNJobPod2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobPodᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_pods(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobPod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_budget(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_budget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Budget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecoveryBudget) graphql.Marshaler {
+			return ec.marshalNRecoveryBudget2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecoveryBudget(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_budget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecoveryBudget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_restarts(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_restarts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Restarts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.JobRestart) graphql.Marshaler {
+			return ec.marshalNJobRestart2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobRestartᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_restarts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobRestart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_mlflow(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_mlflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mlflow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobMlflow) graphql.Marshaler {
+			return ec.marshalOJobMlflow2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobMlflow(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_mlflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobMlflow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Job_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Job_finishedAt(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Job_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Job_lastOperationId(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_lastOperationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastOperationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_lastOperationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "ID")
+}
+
+func (ec *executionContext) _JobConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.JobEdge) graphql.Marshaler {
+			return ec.marshalNJobEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JobConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JobConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JobConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JobConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _JobEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.JobEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.JobEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JobEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JobLogChunk_lines(ctx context.Context, field graphql.CollectedField, obj *model.JobLogChunk) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobLogChunk_lines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lines, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.JobLogLine) graphql.Marshaler {
+			return ec.marshalNJobLogLine2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogLineᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobLogChunk_lines(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JobLogChunk",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogLine(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JobLogChunk_cursor(ctx context.Context, field graphql.CollectedField, obj *model.JobLogChunk) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobLogChunk_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobLogChunk_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobLogChunk", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobLogChunk_end(ctx context.Context, field graphql.CollectedField, obj *model.JobLogChunk) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobLogChunk_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogEnd) graphql.Marshaler {
+			return ec.marshalOJobLogEnd2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogEnd(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobLogChunk_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobLogChunk", field, false, false, "JobLogEnd")
+}
+
+func (ec *executionContext) _JobLogLine_pod(ctx context.Context, field graphql.CollectedField, obj *model.JobLogLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobLogLine_pod(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pod, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobLogLine_pod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobLogLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobLogLine_time(ctx context.Context, field graphql.CollectedField, obj *model.JobLogLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobLogLine_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobLogLine_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobLogLine", field, false, false, "Time")
+}
+
+func (ec *executionContext) _JobLogLine_text(ctx context.Context, field graphql.CollectedField, obj *model.JobLogLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobLogLine_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobLogLine_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobLogLine", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMetrics_trackingServerArn(ctx context.Context, field graphql.CollectedField, obj *model.JobMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMetrics_trackingServerArn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingServerArn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMetrics_trackingServerArn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMetrics_experiment(ctx context.Context, field graphql.CollectedField, obj *model.JobMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMetrics_experiment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Experiment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMetrics_experiment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMetrics_runName(ctx context.Context, field graphql.CollectedField, obj *model.JobMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMetrics_runName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMetrics_runName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMetrics_runId(ctx context.Context, field graphql.CollectedField, obj *model.JobMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMetrics_runId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobMetrics_runId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMetrics_runStatus(ctx context.Context, field graphql.CollectedField, obj *model.JobMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMetrics_runStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobMetrics_runStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMetrics_series(ctx context.Context, field graphql.CollectedField, obj *model.JobMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMetrics_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MetricSeries) graphql.Marshaler {
+			return ec.marshalNMetricSeries2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMetrics_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "JobMetrics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricSeries(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _JobMlflow_trackingServerArn(ctx context.Context, field graphql.CollectedField, obj *model.JobMlflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMlflow_trackingServerArn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingServerArn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMlflow_trackingServerArn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMlflow", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMlflow_experiment(ctx context.Context, field graphql.CollectedField, obj *model.JobMlflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMlflow_experiment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Experiment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMlflow_experiment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMlflow", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobMlflow_runName(ctx context.Context, field graphql.CollectedField, obj *model.JobMlflow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobMlflow_runName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RunName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobMlflow_runName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobMlflow", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobPod_name(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobPod_phase(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_phase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Phase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_phase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobPod_ready(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_ready(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ready, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_ready(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _JobPod_node(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobPod_instanceId(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_instanceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_instanceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobPod_message(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobPod_containerRestarts(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_containerRestarts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContainerRestarts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_containerRestarts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "Int")
+}
+
+func (ec *executionContext) _JobPod_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.JobPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobPod_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobPod_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobPod", field, false, false, "Time")
+}
+
+func (ec *executionContext) _JobRestart_time(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "Time")
+}
+
+func (ec *executionContext) _JobRestart_reason(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RestartReason) graphql.Marshaler {
+			return ec.marshalNRestartReason2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRestartReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "RestartReason")
+}
+
+func (ec *executionContext) _JobRestart_message(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobRestart_operatorReason(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_operatorReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OperatorReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_operatorReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "String")
+}
+
 func (ec *executionContext) _KarpenterSettings_instanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.KarpenterSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13044,6 +16434,130 @@ func (ec *executionContext) _Me_via(ctx context.Context, field graphql.Collected
 }
 func (ec *executionContext) fieldContext_Me_via(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Me", field, false, false, "String")
+}
+
+func (ec *executionContext) _MetricPoint_step(ctx context.Context, field graphql.CollectedField, obj *model.MetricPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricPoint_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricPoint_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricPoint", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MetricPoint_value(ctx context.Context, field graphql.CollectedField, obj *model.MetricPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricPoint_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricPoint_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricPoint", field, false, false, "Float")
+}
+
+func (ec *executionContext) _MetricPoint_time(ctx context.Context, field graphql.CollectedField, obj *model.MetricPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricPoint_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricPoint_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricPoint", field, false, false, "Time")
+}
+
+func (ec *executionContext) _MetricSeries_name(ctx context.Context, field graphql.CollectedField, obj *model.MetricSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricSeries_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricSeries_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricSeries", field, false, false, "String")
+}
+
+func (ec *executionContext) _MetricSeries_points(ctx context.Context, field graphql.CollectedField, obj *model.MetricSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricSeries_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MetricPoint) graphql.Marshaler {
+			return ec.marshalNMetricPoint2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricSeries_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricPoint(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Model_id(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
@@ -14522,6 +18036,94 @@ func (ec *executionContext) fieldContext_Mutation_removeStorage(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_removeStorage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_submitTrainingJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_submitTrainingJob(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SubmitTrainingJob(ctx, fc.Args["input"].(model.SubmitTrainingJobInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_submitTrainingJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_submitTrainingJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteJob(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteJob(ctx, fc.Args["id"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17448,6 +21050,214 @@ func (ec *executionContext) fieldContext_Query_s3Objects(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_trainingRecipes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_trainingRecipes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().TrainingRecipes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TrainingRecipeInfo) graphql.Marshaler {
+			return ec.marshalNTrainingRecipeInfo2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipeInfoᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_trainingRecipes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TrainingRecipeInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_jobs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_jobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Jobs(ctx, fc.Args["clusterId"].(string), fc.Args["status"].([]model.JobStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobConnection) graphql.Marshaler {
+			return ec.marshalNJobConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_jobs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_jobs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_job(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Job(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_job(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_job_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_jobMetrics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_jobMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().JobMetrics(ctx, fc.Args["jobId"].(string), fc.Args["names"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobMetrics) graphql.Marshaler {
+			return ec.marshalNJobMetrics2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobMetrics(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_jobMetrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobMetrics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_jobMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_jobLogLines(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_jobLogLines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().JobLogLines(ctx, fc.Args["jobId"].(string), fc.Args["pod"].(*string), fc.Args["tail"].(*int), fc.Args["since"].(*string), fc.Args["contains"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+			return ec.marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_jobLogLines(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_jobLogLines_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17522,6 +21332,374 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RecipeSetting_key(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSetting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSetting_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSetting_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSetting", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecipeSetting_value(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSetting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSetting_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSetting_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSetting", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecipeSettingInfo_key(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSettingInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSettingInfo_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSettingInfo_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSettingInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecipeSettingInfo_description(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSettingInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSettingInfo_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSettingInfo_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSettingInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecipeSettingInfo_default(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSettingInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSettingInfo_default(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Default, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSettingInfo_default(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSettingInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecipeSettingInfo_allowed(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSettingInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSettingInfo_allowed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Allowed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSettingInfo_allowed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSettingInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecipeSettingInfo_type(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSettingInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecipeSettingInfo_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecipeSettingInfo_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecipeSettingInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _RecoveryBudget_restartsUsed(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_restartsUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RestartsUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_restartsUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_restartsAllowed(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_restartsAllowed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RestartsAllowed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_restartsAllowed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_fullJobRestartsUsed(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_fullJobRestartsUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullJobRestartsUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_fullJobRestartsUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_fullJobRestartsAllowed(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_fullJobRestartsAllowed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullJobRestartsAllowed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_fullJobRestartsAllowed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_windowRestartsUsed(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_windowRestartsUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WindowRestartsUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_windowRestartsUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_restartsBeforeFullJobRestart(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_restartsBeforeFullJobRestart(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RestartsBeforeFullJobRestart, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_restartsBeforeFullJobRestart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_windowSeconds(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_windowSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WindowSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_windowSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecoveryBudget_windowEndsAt(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_windowEndsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WindowEndsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_windowEndsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RecoveryBudget_exhausted(ctx context.Context, field graphql.CollectedField, obj *model.RecoveryBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecoveryBudget_exhausted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exhausted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecoveryBudget_exhausted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecoveryBudget", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _ResourceRef_kind(ctx context.Context, field graphql.CollectedField, obj *model.ResourceRef) (ret graphql.Marshaler) {
@@ -18740,6 +22918,94 @@ func (ec *executionContext) fieldContext_Subscription_events(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_jobUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_jobUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().JobUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_jobUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_jobUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_jobLogs(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_jobLogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().JobLogs(ctx, fc.Args["jobId"].(string), fc.Args["pod"].(*string), fc.Args["tail"].(*int), fc.Args["since"].(*string), fc.Args["follow"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+			return ec.marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_jobLogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_jobLogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Taint_key(ctx context.Context, field graphql.CollectedField, obj *model.Taint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19313,6 +23579,153 @@ func (ec *executionContext) _TrainingPlan_endTime(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_TrainingPlan_endTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TrainingPlan", field, false, false, "Time")
+}
+
+func (ec *executionContext) _TrainingRecipeInfo_recipe(ctx context.Context, field graphql.CollectedField, obj *model.TrainingRecipeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingRecipeInfo_recipe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipe, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TrainingRecipe) graphql.Marshaler {
+			return ec.marshalNTrainingRecipe2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipe(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingRecipeInfo_recipe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingRecipeInfo", field, false, false, "TrainingRecipe")
+}
+
+func (ec *executionContext) _TrainingRecipeInfo_kind(ctx context.Context, field graphql.CollectedField, obj *model.TrainingRecipeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingRecipeInfo_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.JobKind) graphql.Marshaler {
+			return ec.marshalNJobKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingRecipeInfo_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingRecipeInfo", field, false, false, "JobKind")
+}
+
+func (ec *executionContext) _TrainingRecipeInfo_image(ctx context.Context, field graphql.CollectedField, obj *model.TrainingRecipeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingRecipeInfo_image(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Image, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingRecipeInfo_image(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingRecipeInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingRecipeInfo_version(ctx context.Context, field graphql.CollectedField, obj *model.TrainingRecipeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingRecipeInfo_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingRecipeInfo_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingRecipeInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _TrainingRecipeInfo_needsModel(ctx context.Context, field graphql.CollectedField, obj *model.TrainingRecipeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingRecipeInfo_needsModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NeedsModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingRecipeInfo_needsModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TrainingRecipeInfo", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TrainingRecipeInfo_settings(ctx context.Context, field graphql.CollectedField, obj *model.TrainingRecipeInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TrainingRecipeInfo_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RecipeSettingInfo) graphql.Marshaler {
+			return ec.marshalNRecipeSettingInfo2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInfoᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TrainingRecipeInfo_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TrainingRecipeInfo",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecipeSettingInfo(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -21568,6 +25981,125 @@ func UnmarshalOperationFilter(ctx context.Context, raw any) (model.OperationFilt
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRecipeSettingInput(ctx context.Context, obj any) (model.RecipeSettingInput, error) {
+	var it model.RecipeSettingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"key", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "key":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("key"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Key = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecipeSettingInput unmarshals raw into the RecipeSettingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecipeSettingInput(ctx context.Context, raw any) (model.RecipeSettingInput, error) {
+	var out model.RecipeSettingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecipeSettingInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRecoveryInput(ctx context.Context, obj any) (model.RecoveryInput, error) {
+	var it model.RecoveryInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"maxRestarts", "windowSeconds", "maxFullJobRestarts", "restartsBeforeFullJobRestart", "detectHangs"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "maxRestarts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxRestarts"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxRestarts = data
+		case "windowSeconds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("windowSeconds"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WindowSeconds = data
+		case "maxFullJobRestarts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxFullJobRestarts"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxFullJobRestarts = data
+		case "restartsBeforeFullJobRestart":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("restartsBeforeFullJobRestart"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RestartsBeforeFullJobRestart = data
+		case "detectHangs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("detectHangs"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DetectHangs = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRecoveryInput unmarshals raw into the RecoveryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRecoveryInput(ctx context.Context, raw any) (model.RecoveryInput, error) {
+	var out model.RecoveryInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecoveryInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRollingUpdateInput(ctx context.Context, obj any) (model.RollingUpdateInput, error) {
 	var it model.RollingUpdateInput
 	if obj == nil {
@@ -21726,6 +26258,125 @@ func (ec *executionContext) unmarshalInputS3StorageInput(ctx context.Context, ob
 func UnmarshalS3StorageInput(ctx context.Context, raw any) (model.S3StorageInput, error) {
 	var out model.S3StorageInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "S3StorageInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSubmitTrainingJobInput(ctx context.Context, obj any) (model.SubmitTrainingJobInput, error) {
+	var it model.SubmitTrainingJobInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clusterId", "name", "recipe", "model", "datasetPath", "script", "instanceGroup", "nodes", "gpusPerNode", "settings", "recovery", "experiment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clusterId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clusterId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClusterID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "recipe":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipe"))
+			data, err := ec.unmarshalNTrainingRecipe2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipe(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recipe = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "datasetPath":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("datasetPath"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DatasetPath = data
+		case "script":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("script"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Script = data
+		case "instanceGroup":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceGroup"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceGroup = data
+		case "nodes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nodes"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Nodes = data
+		case "gpusPerNode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpusPerNode"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GpusPerNode = data
+		case "settings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
+			data, err := ec.unmarshalORecipeSettingInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Settings = data
+		case "recovery":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recovery"))
+			data, err := ec.unmarshalORecoveryInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecoveryInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recovery = data
+		case "experiment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("experiment"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Experiment = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSubmitTrainingJobInput unmarshals raw into the SubmitTrainingJobInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSubmitTrainingJobInput(ctx context.Context, raw any) (model.SubmitTrainingJobInput, error) {
+	var out model.SubmitTrainingJobInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SubmitTrainingJobInput", raw, &out)
 	return out, err
 }
 
@@ -22836,6 +27487,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_model(ctx, field, obj)
 				})
+		case "job":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_job(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23755,6 +28412,578 @@ func (ec *executionContext) _InstanceTypeOffering(ctx context.Context, sel ast.S
 	return out
 }
 
+var jobImplementors = []string{"Job"}
+
+func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj *model.Job) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Job")
+		case "id":
+			out.Values[i] = ec._Job_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterId":
+			out.Values[i] = ec._Job_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Job_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "namespace":
+			out.Values[i] = ec._Job_namespace(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Job_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recipe":
+			out.Values[i] = ec._Job_recipe(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Job_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "operatorState":
+			out.Values[i] = ec._Job_operatorState(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "statusMessage":
+			out.Values[i] = ec._Job_statusMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._Job_model(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "datasetPath":
+			out.Values[i] = ec._Job_datasetPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "script":
+			out.Values[i] = ec._Job_script(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "instanceGroup":
+			out.Values[i] = ec._Job_instanceGroup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceType":
+			out.Values[i] = ec._Job_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._Job_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpusPerNode":
+			out.Values[i] = ec._Job_gpusPerNode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "efaPerNode":
+			out.Values[i] = ec._Job_efaPerNode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "processesPerNode":
+			out.Values[i] = ec._Job_processesPerNode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "settings":
+			out.Values[i] = ec._Job_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "image":
+			out.Values[i] = ec._Job_image(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outputPath":
+			out.Values[i] = ec._Job_outputPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checkpointPath":
+			out.Values[i] = ec._Job_checkpointPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pods":
+			out.Values[i] = ec._Job_pods(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budget":
+			out.Values[i] = ec._Job_budget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restarts":
+			out.Values[i] = ec._Job_restarts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mlflow":
+			out.Values[i] = ec._Job_mlflow(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Job_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._Job_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "finishedAt":
+			out.Values[i] = ec._Job_finishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Job_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastOperationId":
+			out.Values[i] = ec._Job_lastOperationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobConnectionImplementors = []string{"JobConnection"}
+
+func (ec *executionContext) _JobConnection(ctx context.Context, sel ast.SelectionSet, obj *model.JobConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobConnection")
+		case "eventCursor":
+			out.Values[i] = ec._JobConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._JobConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._JobConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._JobConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobEdgeImplementors = []string{"JobEdge"}
+
+func (ec *executionContext) _JobEdge(ctx context.Context, sel ast.SelectionSet, obj *model.JobEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobEdge")
+		case "cursor":
+			out.Values[i] = ec._JobEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._JobEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobLogChunkImplementors = []string{"JobLogChunk"}
+
+func (ec *executionContext) _JobLogChunk(ctx context.Context, sel ast.SelectionSet, obj *model.JobLogChunk) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobLogChunkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobLogChunk")
+		case "lines":
+			out.Values[i] = ec._JobLogChunk_lines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._JobLogChunk_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._JobLogChunk_end(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobLogLineImplementors = []string{"JobLogLine"}
+
+func (ec *executionContext) _JobLogLine(ctx context.Context, sel ast.SelectionSet, obj *model.JobLogLine) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobLogLineImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobLogLine")
+		case "pod":
+			out.Values[i] = ec._JobLogLine_pod(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._JobLogLine_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._JobLogLine_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobMetricsImplementors = []string{"JobMetrics"}
+
+func (ec *executionContext) _JobMetrics(ctx context.Context, sel ast.SelectionSet, obj *model.JobMetrics) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobMetricsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobMetrics")
+		case "trackingServerArn":
+			out.Values[i] = ec._JobMetrics_trackingServerArn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "experiment":
+			out.Values[i] = ec._JobMetrics_experiment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runName":
+			out.Values[i] = ec._JobMetrics_runName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runId":
+			out.Values[i] = ec._JobMetrics_runId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "runStatus":
+			out.Values[i] = ec._JobMetrics_runStatus(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._JobMetrics_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobMlflowImplementors = []string{"JobMlflow"}
+
+func (ec *executionContext) _JobMlflow(ctx context.Context, sel ast.SelectionSet, obj *model.JobMlflow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobMlflowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobMlflow")
+		case "trackingServerArn":
+			out.Values[i] = ec._JobMlflow_trackingServerArn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "experiment":
+			out.Values[i] = ec._JobMlflow_experiment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runName":
+			out.Values[i] = ec._JobMlflow_runName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobPodImplementors = []string{"JobPod"}
+
+func (ec *executionContext) _JobPod(ctx context.Context, sel ast.SelectionSet, obj *model.JobPod) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobPodImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobPod")
+		case "name":
+			out.Values[i] = ec._JobPod_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "phase":
+			out.Values[i] = ec._JobPod_phase(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ready":
+			out.Values[i] = ec._JobPod_ready(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._JobPod_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "instanceId":
+			out.Values[i] = ec._JobPod_instanceId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._JobPod_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "containerRestarts":
+			out.Values[i] = ec._JobPod_containerRestarts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._JobPod_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobRestartImplementors = []string{"JobRestart"}
+
+func (ec *executionContext) _JobRestart(ctx context.Context, sel ast.SelectionSet, obj *model.JobRestart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobRestartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobRestart")
+		case "time":
+			out.Values[i] = ec._JobRestart_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._JobRestart_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._JobRestart_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "operatorReason":
+			out.Values[i] = ec._JobRestart_operatorReason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var karpenterSettingsImplementors = []string{"KarpenterSettings"}
 
 func (ec *executionContext) _KarpenterSettings(ctx context.Context, sel ast.SelectionSet, obj *model.KarpenterSettings) graphql.Marshaler {
@@ -23854,6 +29083,87 @@ func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *
 			}
 		case "via":
 			out.Values[i] = ec._Me_via(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var metricPointImplementors = []string{"MetricPoint"}
+
+func (ec *executionContext) _MetricPoint(ctx context.Context, sel ast.SelectionSet, obj *model.MetricPoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, metricPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MetricPoint")
+		case "step":
+			out.Values[i] = ec._MetricPoint_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._MetricPoint_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._MetricPoint_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var metricSeriesImplementors = []string{"MetricSeries"}
+
+func (ec *executionContext) _MetricSeries(ctx context.Context, sel ast.SelectionSet, obj *model.MetricSeries) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, metricSeriesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MetricSeries")
+		case "name":
+			out.Values[i] = ec._MetricSeries_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "points":
+			out.Values[i] = ec._MetricSeries_points(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24238,6 +29548,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "removeStorage":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_removeStorage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "submitTrainingJob":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_submitTrainingJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteJob":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteJob(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -25173,6 +30497,36 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_s3Objects(ctx, field)
 				})
+		case "trainingRecipes":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_trainingRecipes(ctx, field)
+				})
+		case "jobs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_jobs(ctx, field)
+				})
+		case "job":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_job(ctx, field)
+				})
+		case "jobMetrics":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_jobMetrics(ctx, field)
+				})
+		case "jobLogLines":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_jobLogLines(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -25186,6 +30540,170 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recipeSettingImplementors = []string{"RecipeSetting"}
+
+func (ec *executionContext) _RecipeSetting(ctx context.Context, sel ast.SelectionSet, obj *model.RecipeSetting) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recipeSettingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecipeSetting")
+		case "key":
+			out.Values[i] = ec._RecipeSetting_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._RecipeSetting_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recipeSettingInfoImplementors = []string{"RecipeSettingInfo"}
+
+func (ec *executionContext) _RecipeSettingInfo(ctx context.Context, sel ast.SelectionSet, obj *model.RecipeSettingInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recipeSettingInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecipeSettingInfo")
+		case "key":
+			out.Values[i] = ec._RecipeSettingInfo_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._RecipeSettingInfo_description(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "default":
+			out.Values[i] = ec._RecipeSettingInfo_default(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "allowed":
+			out.Values[i] = ec._RecipeSettingInfo_allowed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._RecipeSettingInfo_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var recoveryBudgetImplementors = []string{"RecoveryBudget"}
+
+func (ec *executionContext) _RecoveryBudget(ctx context.Context, sel ast.SelectionSet, obj *model.RecoveryBudget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recoveryBudgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecoveryBudget")
+		case "restartsUsed":
+			out.Values[i] = ec._RecoveryBudget_restartsUsed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restartsAllowed":
+			out.Values[i] = ec._RecoveryBudget_restartsAllowed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fullJobRestartsUsed":
+			out.Values[i] = ec._RecoveryBudget_fullJobRestartsUsed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "fullJobRestartsAllowed":
+			out.Values[i] = ec._RecoveryBudget_fullJobRestartsAllowed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windowRestartsUsed":
+			out.Values[i] = ec._RecoveryBudget_windowRestartsUsed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restartsBeforeFullJobRestart":
+			out.Values[i] = ec._RecoveryBudget_restartsBeforeFullJobRestart(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windowSeconds":
+			out.Values[i] = ec._RecoveryBudget_windowSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windowEndsAt":
+			out.Values[i] = ec._RecoveryBudget_windowEndsAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "exhausted":
+			out.Values[i] = ec._RecoveryBudget_exhausted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25723,6 +31241,10 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_operationUpdated(ctx, fields[0])
 	case "events":
 		return ec._Subscription_events(ctx, fields[0])
+	case "jobUpdated":
+		return ec._Subscription_jobUpdated(ctx, fields[0])
+	case "jobLogs":
+		return ec._Subscription_jobLogs(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -25946,6 +31468,64 @@ func (ec *executionContext) _TrainingPlan(ctx context.Context, sel ast.Selection
 		case "endTime":
 			out.Values[i] = ec._TrainingPlan_endTime(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var trainingRecipeInfoImplementors = []string{"TrainingRecipeInfo"}
+
+func (ec *executionContext) _TrainingRecipeInfo(ctx context.Context, sel ast.SelectionSet, obj *model.TrainingRecipeInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, trainingRecipeInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TrainingRecipeInfo")
+		case "recipe":
+			out.Values[i] = ec._TrainingRecipeInfo_recipe(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._TrainingRecipeInfo_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "image":
+			out.Values[i] = ec._TrainingRecipeInfo_image(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._TrainingRecipeInfo_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "needsModel":
+			out.Values[i] = ec._TrainingRecipeInfo_needsModel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "settings":
+			out.Values[i] = ec._TrainingRecipeInfo_settings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -26917,6 +32497,154 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) marshalNJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx context.Context, sel ast.SelectionSet, v *model.Job) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Job!")
+		return graphql.Null
+	}
+	return ec._Job(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobConnection(ctx context.Context, sel ast.SelectionSet, v *model.JobConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobConnection!")
+		return graphql.Null
+	}
+	return ec._JobConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JobEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobEdge(ctx context.Context, sel ast.SelectionSet, v *model.JobEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobEdge!")
+		return graphql.Null
+	}
+	return ec._JobEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNJobKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobKind(ctx context.Context, v any) (model.JobKind, error) {
+	var res model.JobKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJobKind2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobKind(ctx context.Context, sel ast.SelectionSet, v model.JobKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx context.Context, sel ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobLogChunk!")
+		return graphql.Null
+	}
+	return ec._JobLogChunk(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobLogLine2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogLineᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JobLogLine) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobLogLine2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogLine(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobLogLine2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogLine(ctx context.Context, sel ast.SelectionSet, v *model.JobLogLine) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobLogLine!")
+		return graphql.Null
+	}
+	return ec._JobLogLine(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobMetrics2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobMetrics(ctx context.Context, sel ast.SelectionSet, v *model.JobMetrics) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobMetrics!")
+		return graphql.Null
+	}
+	return ec._JobMetrics(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobPod2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobPodᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JobPod) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobPod2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobPod(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobPod2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobPod(ctx context.Context, sel ast.SelectionSet, v *model.JobPod) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobPod!")
+		return graphql.Null
+	}
+	return ec._JobPod(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNJobRestart2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobRestartᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JobRestart) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobRestart2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobRestart(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobRestart2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobRestart(ctx context.Context, sel ast.SelectionSet, v *model.JobRestart) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobRestart!")
+		return graphql.Null
+	}
+	return ec._JobRestart(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNJobStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatus(ctx context.Context, v any) (model.JobStatus, error) {
+	var res model.JobStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJobStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatus(ctx context.Context, sel ast.SelectionSet, v model.JobStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNKubernetesLabel2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKubernetesLabelᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.KubernetesLabel) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -26952,6 +32680,54 @@ func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋinstantstartᚋinstants
 		return graphql.Null
 	}
 	return ec._Me(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMetricPoint2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricPointᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MetricPoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMetricPoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMetricPoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricPoint(ctx context.Context, sel ast.SelectionSet, v *model.MetricPoint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MetricPoint!")
+		return graphql.Null
+	}
+	return ec._MetricPoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMetricSeries2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MetricSeries) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMetricSeries2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricSeries(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMetricSeries2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMetricSeries(ctx context.Context, sel ast.SelectionSet, v *model.MetricSeries) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MetricSeries!")
+		return graphql.Null
+	}
+	return ec._MetricSeries(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx context.Context, sel ast.SelectionSet, v *model.Model) graphql.Marshaler {
@@ -27258,12 +33034,83 @@ func (ec *executionContext) marshalNPhaseStatus2githubᚗcomᚋinstantstartᚋin
 	return v
 }
 
+func (ec *executionContext) marshalNRecipeSetting2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RecipeSetting) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRecipeSetting2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSetting(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRecipeSetting2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSetting(ctx context.Context, sel ast.SelectionSet, v *model.RecipeSetting) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecipeSetting!")
+		return graphql.Null
+	}
+	return ec._RecipeSetting(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRecipeSettingInfo2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInfoᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RecipeSettingInfo) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRecipeSettingInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInfo(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRecipeSettingInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInfo(ctx context.Context, sel ast.SelectionSet, v *model.RecipeSettingInfo) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecipeSettingInfo!")
+		return graphql.Null
+	}
+	return ec._RecipeSettingInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRecipeSettingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInput(ctx context.Context, v any) (*model.RecipeSettingInput, error) {
+	res, err := ec.unmarshalInputRecipeSettingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRecoveryBudget2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecoveryBudget(ctx context.Context, sel ast.SelectionSet, v *model.RecoveryBudget) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecoveryBudget!")
+		return graphql.Null
+	}
+	return ec._RecoveryBudget(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNResourceRef2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐResourceRef(ctx context.Context, sel ast.SelectionSet, v *model.ResourceRef) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ResourceRef!")
 		return graphql.Null
 	}
 	return ec._ResourceRef(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRestartReason2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRestartReason(ctx context.Context, v any) (model.RestartReason, error) {
+	var res model.RestartReason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRestartReason2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRestartReason(ctx context.Context, sel ast.SelectionSet, v model.RestartReason) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNRole2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRole(ctx context.Context, v any) (model.Role, error) {
@@ -27424,6 +33271,11 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	return ret
 }
 
+func (ec *executionContext) unmarshalNSubmitTrainingJobInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSubmitTrainingJobInput(ctx context.Context, v any) (model.SubmitTrainingJobInput, error) {
+	res, err := ec.unmarshalInputSubmitTrainingJobInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNSubnet2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSubnetᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Subnet) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -27557,6 +33409,40 @@ func (ec *executionContext) marshalNTrainingPlan2ᚖgithubᚗcomᚋinstantstart�
 		return graphql.Null
 	}
 	return ec._TrainingPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTrainingRecipe2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipe(ctx context.Context, v any) (model.TrainingRecipe, error) {
+	var res model.TrainingRecipe
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTrainingRecipe2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipe(ctx context.Context, sel ast.SelectionSet, v model.TrainingRecipe) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNTrainingRecipeInfo2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipeInfoᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrainingRecipeInfo) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTrainingRecipeInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipeInfo(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTrainingRecipeInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTrainingRecipeInfo(ctx context.Context, sel ast.SelectionSet, v *model.TrainingRecipeInfo) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TrainingRecipeInfo!")
+		return graphql.Null
+	}
+	return ec._TrainingRecipeInfo(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNUpdateClusterFeaturesInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateClusterFeaturesInput(ctx context.Context, v any) (model.UpdateClusterFeaturesInput, error) {
@@ -28015,6 +33901,72 @@ func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.
 	return res
 }
 
+func (ec *executionContext) marshalOJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx context.Context, sel ast.SelectionSet, v *model.Job) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Job(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOJobLogEnd2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogEnd(ctx context.Context, v any) (*model.JobLogEnd, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.JobLogEnd)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJobLogEnd2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogEnd(ctx context.Context, sel ast.SelectionSet, v *model.JobLogEnd) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOJobMlflow2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobMlflow(ctx context.Context, sel ast.SelectionSet, v *model.JobMlflow) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._JobMlflow(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOJobStatus2ᚕgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatusᚄ(ctx context.Context, v any) ([]model.JobStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.JobStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNJobStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOJobStatus2ᚕgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []model.JobStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOKarpenterInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKarpenterInput(ctx context.Context, v any) (*model.KarpenterInput, error) {
 	if v == nil {
 		return nil, nil
@@ -28148,6 +34100,31 @@ func (ec *executionContext) marshalOOperationStatus2ᚕgithubᚗcomᚋinstantsta
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalORecipeSettingInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInputᚄ(ctx context.Context, v any) ([]*model.RecipeSettingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.RecipeSettingInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRecipeSettingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalORecoveryInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecoveryInput(ctx context.Context, v any) (*model.RecoveryInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRecoveryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOS3Bucket2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Bucket(ctx context.Context, sel ast.SelectionSet, v *model.S3Bucket) graphql.Marshaler {

@@ -16,6 +16,7 @@ import (
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/storage"
+	"github.com/instantstart/instantstart/engine/training"
 	"github.com/instantstart/instantstart/graph"
 	"github.com/instantstart/instantstart/graph/model"
 )
@@ -72,6 +73,15 @@ func (r *eventResolver) Model(ctx context.Context, obj *model.Event) (*model.Mod
 		return nil, err
 	}
 	return mapModel(&m), nil
+}
+
+// Job is the resolver for the job field.
+func (r *eventResolver) Job(ctx context.Context, obj *model.Event) (*model.Job, error) {
+	var j training.Job
+	if ok, err := decodePayload(obj, training.RecordKind, &j); !ok || err != nil {
+		return nil, err
+	}
+	return mapJob(&j), nil
 }
 
 // RetryOperation is the resolver for the retryOperation field.

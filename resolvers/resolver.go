@@ -15,6 +15,7 @@ import (
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/training"
 )
 
 // Resolver holds the engine services the resolvers call.
@@ -27,6 +28,7 @@ type Resolver struct {
 	Features  *features.Service
 	Storage   *storage.Service
 	Models    *models.Service
+	Training  *training.Service
 	Auth      *auth.Service
 	Preflight *preflight.Service
 	// Log receives what a client must not see (the causes of INTERNAL

@@ -25,6 +25,7 @@ import (
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/training"
 )
 
 // The providers Config.Provider names.
@@ -76,6 +77,7 @@ type App struct {
 	Features  *features.Service
 	Storage   *storage.Service
 	Models    *models.Service
+	Training  *training.Service
 	Preflight *preflight.Service
 	// Scale is how much faster than AWS the provider answers: the
 	// simulator's speed, or 1.
@@ -155,6 +157,8 @@ func (a *App) build() error {
 	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log})
 	a.Storage = storage.New(st, a.Runner, a.Regions, cluster.StorageView{Service: a.Clusters}, features.StorageView{Service: a.Features}, storage.Options{Logger: log})
 	a.Models = models.New(st, a.Runner, a.Regions, cluster.ModelsView{Service: a.Clusters}, storage.ModelsView{Service: a.Storage}, models.Options{Logger: log})
+	a.Training = training.New(st, a.Runner, a.Regions, cluster.TrainingView{Service: a.Clusters}, storage.TrainingView{Service: a.Storage},
+		compute.TrainingView{Service: a.Compute}, features.TrainingOperatorView{Service: a.Features}, training.Options{Logger: log})
 	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
 	if err := a.Runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)
@@ -200,8 +204,14 @@ func (a *App) Refresh(ctx context.Context) {
 		defer close(done)
 		cluster.Refresher{Service: a.Clusters, Fast: a.Scaled(15 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
 	}()
+	jobs := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		training.Refresher{Service: a.Training, Fast: a.Scaled(10 * time.Second), Slow: a.Scaled(2 * time.Minute)}.Run(ctx)
+	}()
 	compute.Refresher{Service: a.Compute, Fast: a.Scaled(20 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
 	<-done
+	<-jobs
 }
 
 // Scaled divides a real-world interval by the simulator's speed.
@@ -220,6 +230,9 @@ func (a *App) Close(ctx context.Context) error {
 		if err := a.Runner.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop operations: %w", err))
 		}
+	}
+	if a.Training != nil {
+		a.Training.Close()
 	}
 	if err := a.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))

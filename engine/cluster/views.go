@@ -9,6 +9,7 @@ import (
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/storage"
+	"github.com/instantstart/instantstart/engine/training"
 )
 
 // ComputeView shows the cluster area to the compute area as the narrow
@@ -120,4 +121,18 @@ func (v ModelsView) Cluster(id string) (*models.Cluster, error) {
 		return nil, err
 	}
 	return &models.Cluster{ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name}, nil
+}
+
+// TrainingView shows the cluster area to the training area.
+type TrainingView struct{ Service *Service }
+
+var _ training.Clusters = TrainingView{}
+
+// Cluster returns what training needs to know of cluster id.
+func (v TrainingView) Cluster(id string) (*training.Cluster, error) {
+	c, err := v.Service.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return &training.Cluster{ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name}, nil
 }

@@ -336,6 +336,8 @@ type Event struct {
 	Storage *Storage `json:"storage,omitempty"`
 	// The model, when the event concerns a download's record: as stored by the change, with its progress.
 	Model *Model `json:"model,omitempty"`
+	// The training job, when the event concerns one: as stored by the change (status, pods, budget, restarts).
+	Job *Job `json:"job,omitempty"`
 }
 
 // Selects events; absent fields match all.
@@ -678,6 +680,170 @@ type InstanceTypeOffering struct {
 	MemoryGiB int `json:"memoryGiB"`
 }
 
+// A training job on a cluster: a HyperPodPyTorchJob or a RayJob that kubectl shows.
+type Job struct {
+	// The job's id.
+	ID string `json:"id"`
+	// Its cluster.
+	ClusterID string `json:"clusterId"`
+	// The object's name.
+	Name string `json:"name"`
+	// The object's namespace.
+	Namespace string `json:"namespace"`
+	// The object's kind.
+	Kind JobKind `json:"kind"`
+	// The recipe.
+	Recipe TrainingRecipe `json:"recipe"`
+	// Where it is, as last read from its object.
+	Status JobStatus `json:"status"`
+	// The operator's own state: the newest true condition of a HyperPodPyTorchJob (Created, Running, Restarting, Completed, Failed), or a RayJob's jobDeploymentStatus/jobStatus.
+	OperatorState *string `json:"operatorState,omitempty"`
+	// Why it is PENDING or FAILED, or a note on it.
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// The model trained, a folder of models/ in the shared bucket.
+	Model *string `json:"model,omitempty"`
+	// The dataset's path in the shared bucket (datasets/...).
+	DatasetPath string `json:"datasetPath"`
+	// The script, for PYTORCH.
+	Script *string `json:"script,omitempty"`
+	// The instance group its pods run on.
+	InstanceGroup string `json:"instanceGroup"`
+	// That group's instance type.
+	InstanceType string `json:"instanceType"`
+	// How many nodes (pods) it runs on.
+	Nodes int `json:"nodes"`
+	// GPUs (or Trainium chips) per pod.
+	GpusPerNode int `json:"gpusPerNode"`
+	// EFA interfaces per pod.
+	EfaPerNode int `json:"efaPerNode"`
+	// Training processes per pod.
+	ProcessesPerNode int `json:"processesPerNode"`
+	// The recipe's settings, defaults filled in.
+	Settings []*RecipeSetting `json:"settings"`
+	// The container image.
+	Image string `json:"image"`
+	// Where outputs go: s3://<bucket>/outputs/<name>/ (in pods /s3/outputs/<name>).
+	OutputPath string `json:"outputPath"`
+	// Where checkpoints go: s3://<bucket>/checkpoints/<name>/.
+	CheckpointPath string `json:"checkpointPath"`
+	// Its pods, as last read.
+	Pods []*JobPod `json:"pods"`
+	// Its recovery budget.
+	Budget *RecoveryBudget `json:"budget"`
+	// Its restarts, oldest first.
+	Restarts []*JobRestart `json:"restarts"`
+	// Where it reports metrics, when the cluster's MLFLOW feature is on.
+	Mlflow *JobMlflow `json:"mlflow,omitempty"`
+	// When it was submitted.
+	CreatedAt time.Time `json:"createdAt"`
+	// When the operator started it.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+	// When it ended.
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	// When its record last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The newest operation on it (submit or delete).
+	LastOperationID *string `json:"lastOperationId,omitempty"`
+}
+
+// A page of a cluster's jobs, newest first.
+type JobConnection struct {
+	// The event log position this page reflects: subscribe to events with since = eventCursor to follow every change after it.
+	EventCursor string `json:"eventCursor"`
+	// The jobs of this page.
+	Edges []*JobEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many jobs match, on all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// A job in a connection.
+type JobEdge struct {
+	// The cursor of this job.
+	Cursor string `json:"cursor"`
+	// The job.
+	Node *Job `json:"node"`
+}
+
+// One message of jobLogs: lines in order, and the cursor after them.
+type JobLogChunk struct {
+	// The lines, oldest first (up to 1000).
+	Lines []*JobLogLine `json:"lines"`
+	// Pass as since to continue after these lines.
+	Cursor string `json:"cursor"`
+	// Set on the last message of the subscription: why it ends.
+	End *JobLogEnd `json:"end,omitempty"`
+}
+
+// A batch of log lines of a job.
+type JobLogLine struct {
+	// The pod that wrote it.
+	Pod string `json:"pod"`
+	// When it was written.
+	Time time.Time `json:"time"`
+	// The line, without its newline.
+	Text string `json:"text"`
+}
+
+// A job's MLflow run and the metrics asked.
+type JobMetrics struct {
+	// The tracking server.
+	TrackingServerArn string `json:"trackingServerArn"`
+	// The experiment.
+	Experiment string `json:"experiment"`
+	// The run's name.
+	RunName string `json:"runName"`
+	// The run's id, once the job has started it.
+	RunID *string `json:"runId,omitempty"`
+	// The run's status: RUNNING, FINISHED, FAILED, KILLED; absent before the run starts.
+	RunStatus *string `json:"runStatus,omitempty"`
+	// The metrics, in the order asked.
+	Series []*MetricSeries `json:"series"`
+}
+
+// Where a job reports to MLflow.
+type JobMlflow struct {
+	// The SageMaker managed MLflow tracking server's ARN: the tracking URI the job uses.
+	TrackingServerArn string `json:"trackingServerArn"`
+	// The experiment.
+	Experiment string `json:"experiment"`
+	// The run's name: the job's name.
+	RunName string `json:"runName"`
+}
+
+// A pod of a job.
+type JobPod struct {
+	// The pod's name (kubectl get pod -n <namespace>).
+	Name string `json:"name"`
+	// Its phase: Pending, Running, Succeeded, Failed.
+	Phase string `json:"phase"`
+	// Whether its containers are ready.
+	Ready bool `json:"ready"`
+	// The Kubernetes node it runs on.
+	Node *string `json:"node,omitempty"`
+	// The HyperPod instance of that node (i-...), when known.
+	InstanceID *string `json:"instanceId,omitempty"`
+	// Why it waits or failed, when it does.
+	Message *string `json:"message,omitempty"`
+	// Container restarts, as the kubelet counts them.
+	ContainerRestarts int `json:"containerRestarts"`
+	// When it started.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+}
+
+// One restart of a job.
+type JobRestart struct {
+	// When the operator reported it.
+	Time time.Time `json:"time"`
+	// Why.
+	Reason RestartReason `json:"reason"`
+	// The operator's words (the rule, pod, node or exit code).
+	Message string `json:"message"`
+	// The operator's own reason, as it wrote it.
+	OperatorReason string `json:"operatorReason"`
+}
+
 // Turns managed Karpenter autoscaling on or off.
 type KarpenterInput struct {
 	// True to turn it on, false to turn it off.
@@ -718,6 +884,24 @@ type Me struct {
 	TokenID string `json:"tokenId"`
 	// How the caller authenticated: bearer (a token) or cookie (a browser session).
 	Via string `json:"via"`
+}
+
+// One value of a metric.
+type MetricPoint struct {
+	// The training step.
+	Step float64 `json:"step"`
+	// The value.
+	Value float64 `json:"value"`
+	// When it was logged.
+	Time time.Time `json:"time"`
+}
+
+// A metric's history.
+type MetricSeries struct {
+	// The metric's key, for example loss.
+	Name string `json:"name"`
+	// Its values, in step order (the newest 5000 at most).
+	Points []*MetricPoint `json:"points"`
 }
 
 // A model in a cluster's shared bucket, under models/<name>/.
@@ -1012,6 +1196,72 @@ type PhaseOutput struct {
 type Query struct {
 }
 
+// One setting of a recipe, as the job was submitted with it.
+type RecipeSetting struct {
+	// The setting's key, for example stage or finetuning_type.
+	Key string `json:"key"`
+	// Its value.
+	Value string `json:"value"`
+}
+
+// A setting a recipe takes.
+type RecipeSettingInfo struct {
+	// The key to pass in settings.
+	Key string `json:"key"`
+	// What it does.
+	Description string `json:"description"`
+	// The value used when it is not given.
+	Default string `json:"default"`
+	// The values it may take; empty when any value of its kind is accepted.
+	Allowed []string `json:"allowed"`
+	// INT, FLOAT or STRING.
+	Type string `json:"type"`
+}
+
+// A recipe setting to submit with.
+type RecipeSettingInput struct {
+	// The key (see trainingRecipes).
+	Key string `json:"key"`
+	// The value.
+	Value string `json:"value"`
+}
+
+// A job's recovery budget, read from its object: how many more faults it can survive.
+type RecoveryBudget struct {
+	// Restarts so far (status.restartCount; a RayJob's failed attempts).
+	RestartsUsed int `json:"restartsUsed"`
+	// Restarts allowed in all (runPolicy.jobMaxRetryCount; a RayJob's backoffLimit).
+	RestartsAllowed int `json:"restartsAllowed"`
+	// Full job restarts in the current evaluation window (restartStatus.fullJobRestartCount).
+	FullJobRestartsUsed int `json:"fullJobRestartsUsed"`
+	// Full job restarts allowed per window (restartPolicy.maxFullJobRestarts); 0 for a RayJob.
+	FullJobRestartsAllowed int `json:"fullJobRestartsAllowed"`
+	// Standard restarts in the current window since the last full job restart (restartStatus.restartCount).
+	WindowRestartsUsed int `json:"windowRestartsUsed"`
+	// Standard restarts before a full job restart (restartPolicy.numRestartBeforeFullJobRestart).
+	RestartsBeforeFullJobRestart int `json:"restartsBeforeFullJobRestart"`
+	// The evaluation window in seconds (restartPolicy.evalPeriodSeconds).
+	WindowSeconds int `json:"windowSeconds"`
+	// When the current window ends, if one is open.
+	WindowEndsAt *time.Time `json:"windowEndsAt,omitempty"`
+	// True when one more fault fails the job.
+	Exhausted bool `json:"exhausted"`
+}
+
+// How much a job may recover. Every field is optional; the defaults are the HyperPod training operator's usual ones.
+type RecoveryInput struct {
+	// Restarts allowed in all (jobMaxRetryCount), 0-100; default 5.
+	MaxRestarts *int `json:"maxRestarts,omitempty"`
+	// The evaluation window in seconds (evalPeriodSeconds), 60-604800; default 21600 (6 hours).
+	WindowSeconds *int `json:"windowSeconds,omitempty"`
+	// Full job restarts allowed per window (maxFullJobRestarts), 0-20; default 1.
+	MaxFullJobRestarts *int `json:"maxFullJobRestarts,omitempty"`
+	// Standard restarts before a full job restart (numRestartBeforeFullJobRestart), 0-20; default 3.
+	RestartsBeforeFullJobRestart *int `json:"restartsBeforeFullJobRestart,omitempty"`
+	// Hang and slowness detection from the logs (logMonitoringConfiguration); default true.
+	DetectHangs *bool `json:"detectHangs,omitempty"`
+}
+
 // The kind of a resource an operation or event concerns.
 type ResourceRef struct {
 	// The resource kind, for example CLUSTER.
@@ -1154,6 +1404,34 @@ type StorageEdge struct {
 	Node *Storage `json:"node"`
 }
 
+// A training job to submit. Only decisions: the control plane derives processes, GPUs and EFA per pod, affinity, volumes, paths, NCCL settings and the restart policy.
+type SubmitTrainingJobInput struct {
+	// The cluster's id: ACTIVE, with its shared bucket AVAILABLE.
+	ClusterID string `json:"clusterId"`
+	// The job's name: 1-40 lower-case letters, digits and '-', starting with a letter; unique among the cluster's jobs.
+	Name string `json:"name"`
+	// The recipe.
+	Recipe TrainingRecipe `json:"recipe"`
+	// A model of the bucket (a name from models), for every recipe but PYTORCH.
+	Model *string `json:"model,omitempty"`
+	// The dataset: a file or folder under datasets/ in the shared bucket (for example datasets/alpaca/ or datasets/gsm8k/train.parquet).
+	DatasetPath string `json:"datasetPath"`
+	// For PYTORCH: the training script, a file of the shared bucket (for example code/train.py), run with torchrun.
+	Script *string `json:"script,omitempty"`
+	// The instance group to run on (GPU or Trainium).
+	InstanceGroup string `json:"instanceGroup"`
+	// How many nodes, 1-256; with autoscaling off the group must hold that many.
+	Nodes int `json:"nodes"`
+	// GPUs per node; default all of the instance type's. It cannot exceed them.
+	GpusPerNode *int `json:"gpusPerNode,omitempty"`
+	// The recipe's settings; see trainingRecipes for each recipe's keys and values.
+	Settings []*RecipeSettingInput `json:"settings,omitempty"`
+	// The recovery budget.
+	Recovery *RecoveryInput `json:"recovery,omitempty"`
+	// The MLflow experiment to report to, when the cluster's MLFLOW feature is on; default the cluster's name.
+	Experiment *string `json:"experiment,omitempty"`
+}
+
 // A subnet of the cluster's VPC.
 type Subnet struct {
 	// The subnet id (subnet-...).
@@ -1258,6 +1536,22 @@ type TrainingPlan struct {
 	StartTime *time.Time `json:"startTime,omitempty"`
 	// When it ends.
 	EndTime *time.Time `json:"endTime,omitempty"`
+}
+
+// A recipe as this version of InstantStart runs it.
+type TrainingRecipeInfo struct {
+	// The recipe.
+	Recipe TrainingRecipe `json:"recipe"`
+	// The object it makes.
+	Kind JobKind `json:"kind"`
+	// The container image, pinned.
+	Image string `json:"image"`
+	// The framework's version.
+	Version string `json:"version"`
+	// Whether it trains a model of the bucket (model is required).
+	NeedsModel bool `json:"needsModel"`
+	// The settings it takes.
+	Settings []*RecipeSettingInfo `json:"settings"`
 }
 
 // The features to turn on or off: only those sent change, and one that already matches its actual state changes nothing.
@@ -2056,6 +2350,195 @@ func (e InstanceGroupStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The Kubernetes object a job is.
+type JobKind string
+
+const (
+	// sagemaker.amazonaws.com/v1 HyperPodPyTorchJob, run by the HyperPod training operator (TRAINING_OPERATOR feature): process-level recovery and hang detection.
+	JobKindHyperpodPytorchJob JobKind = "HYPERPOD_PYTORCH_JOB"
+	// ray.io/v1 RayJob, run by the KubeRay operator (KUBERAY feature).
+	JobKindRayJob JobKind = "RAY_JOB"
+)
+
+var AllJobKind = []JobKind{
+	JobKindHyperpodPytorchJob,
+	JobKindRayJob,
+}
+
+func (e JobKind) IsValid() bool {
+	switch e {
+	case JobKindHyperpodPytorchJob, JobKindRayJob:
+		return true
+	}
+	return false
+}
+
+func (e JobKind) String() string {
+	return string(e)
+}
+
+func (e *JobKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = JobKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid JobKind", str)
+	}
+	return nil
+}
+
+func (e JobKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *JobKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e JobKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Why a log subscription ended.
+type JobLogEnd string
+
+const (
+	// The pods' containers ended: there are no more lines.
+	JobLogEndEnded JobLogEnd = "ENDED"
+	// The viewer fell behind the shared buffer: subscribe again with since = cursor to continue with no gap.
+	JobLogEndSlowViewer JobLogEnd = "SLOW_VIEWER"
+	// Not following: every line asked for was sent.
+	JobLogEndDone JobLogEnd = "DONE"
+)
+
+var AllJobLogEnd = []JobLogEnd{
+	JobLogEndEnded,
+	JobLogEndSlowViewer,
+	JobLogEndDone,
+}
+
+func (e JobLogEnd) IsValid() bool {
+	switch e {
+	case JobLogEndEnded, JobLogEndSlowViewer, JobLogEndDone:
+		return true
+	}
+	return false
+}
+
+func (e JobLogEnd) String() string {
+	return string(e)
+}
+
+func (e *JobLogEnd) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = JobLogEnd(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid JobLogEnd", str)
+	}
+	return nil
+}
+
+func (e JobLogEnd) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *JobLogEnd) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e JobLogEnd) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a job is.
+type JobStatus string
+
+const (
+	// Submitted, its pods not all running yet: waiting for nodes (Karpenter may be adding them), images or the operator.
+	JobStatusPending JobStatus = "PENDING"
+	// Every pod is running and training.
+	JobStatusRunning JobStatus = "RUNNING"
+	// A fault (a process crash, a lost node, a hang or slowness detected) is being recovered: the job restarts from its last checkpoint and spends recovery budget.
+	JobStatusRestarting JobStatus = "RESTARTING"
+	// Training finished.
+	JobStatusSucceeded JobStatus = "SUCCEEDED"
+	// Training failed, or its recovery budget ran out: statusMessage says why.
+	JobStatusFailed JobStatus = "FAILED"
+	// deleteJob removed its object and pods; the record stays for history.
+	JobStatusDeleted JobStatus = "DELETED"
+)
+
+var AllJobStatus = []JobStatus{
+	JobStatusPending,
+	JobStatusRunning,
+	JobStatusRestarting,
+	JobStatusSucceeded,
+	JobStatusFailed,
+	JobStatusDeleted,
+}
+
+func (e JobStatus) IsValid() bool {
+	switch e {
+	case JobStatusPending, JobStatusRunning, JobStatusRestarting, JobStatusSucceeded, JobStatusFailed, JobStatusDeleted:
+		return true
+	}
+	return false
+}
+
+func (e JobStatus) String() string {
+	return string(e)
+}
+
+func (e *JobStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = JobStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid JobStatus", str)
+	}
+	return nil
+}
+
+func (e JobStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *JobStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e JobStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // Where a model comes from.
 type ModelSource string
 
@@ -2583,6 +3066,73 @@ func (e PhaseStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Why a job restarted.
+type RestartReason string
+
+const (
+	// A training process exited with an error (a CUDA error, an out-of-memory kill, an NCCL timeout in collective initialisation...).
+	RestartReasonProcessCrash RestartReason = "PROCESS_CRASH"
+	// A node under the job failed its health checks or went away; its pod was made again on a healthy node.
+	RestartReasonNodeFailure RestartReason = "NODE_FAILURE"
+	// A hang rule fired: the job's logs stopped showing progress in time.
+	RestartReasonHang RestartReason = "HANG"
+	// A slowness rule fired: the throughput fell below its threshold.
+	RestartReasonSlow RestartReason = "SLOW"
+	// The operator gave a reason InstantStart does not classify; message has it.
+	RestartReasonOther RestartReason = "OTHER"
+)
+
+var AllRestartReason = []RestartReason{
+	RestartReasonProcessCrash,
+	RestartReasonNodeFailure,
+	RestartReasonHang,
+	RestartReasonSlow,
+	RestartReasonOther,
+}
+
+func (e RestartReason) IsValid() bool {
+	switch e {
+	case RestartReasonProcessCrash, RestartReasonNodeFailure, RestartReasonHang, RestartReasonSlow, RestartReasonOther:
+		return true
+	}
+	return false
+}
+
+func (e RestartReason) String() string {
+	return string(e)
+}
+
+func (e *RestartReason) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RestartReason(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RestartReason", str)
+	}
+	return nil
+}
+
+func (e RestartReason) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RestartReason) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RestartReason) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // What a token may do. Each role includes the ones below it.
 type Role string
 
@@ -2956,6 +3506,75 @@ func (e *TaintEffect) UnmarshalJSON(b []byte) error {
 }
 
 func (e TaintEffect) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A training recipe: what runs, in which image, and which of its settings the user may choose. Images and versions are pinned; trainingRecipes lists them with their settings.
+//
+// - PYTORCH: the user's own script (torchrun, one process per GPU) in the AWS Deep Learning Container pytorch-training 2.5.1 (CUDA 12.4, Python 3.11), as a HyperPodPyTorchJob.
+// - LLAMA_FACTORY: LLaMA-Factory 0.9.3 (image hiyouga/llamafactory:0.9.3) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
+// - MS_SWIFT: ms-swift 3.11.1 (pip-installed at that version on the pytorch-training 2.5.1 container) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
+// - VERL: verl 0.4.1 reinforcement learning (image verlai/verl:app-verl0.4-vllm0.8.5-mcore0.12.1) on Ray, as a KubeRay RayJob.
+type TrainingRecipe string
+
+const (
+	// A PyTorch script of the user's, run with torchrun (needs script).
+	TrainingRecipePytorch TrainingRecipe = "PYTORCH"
+	// LLaMA-Factory 0.9.3: supervised fine-tuning, pre-training, reward modelling, DPO, KTO or PPO, with LoRA, freeze or full fine-tuning.
+	TrainingRecipeLlamaFactory TrainingRecipe = "LLAMA_FACTORY"
+	// ms-swift 3.11.1: fine-tuning with LoRA, QLoRA-style adapters or in full.
+	TrainingRecipeMsSwift TrainingRecipe = "MS_SWIFT"
+	// verl 0.4.1 on Ray: PPO, GRPO, RLOO or REINFORCE++ reinforcement learning of a model of the bucket.
+	TrainingRecipeVerl TrainingRecipe = "VERL"
+)
+
+var AllTrainingRecipe = []TrainingRecipe{
+	TrainingRecipePytorch,
+	TrainingRecipeLlamaFactory,
+	TrainingRecipeMsSwift,
+	TrainingRecipeVerl,
+}
+
+func (e TrainingRecipe) IsValid() bool {
+	switch e {
+	case TrainingRecipePytorch, TrainingRecipeLlamaFactory, TrainingRecipeMsSwift, TrainingRecipeVerl:
+		return true
+	}
+	return false
+}
+
+func (e TrainingRecipe) String() string {
+	return string(e)
+}
+
+func (e *TrainingRecipe) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TrainingRecipe(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TrainingRecipe", str)
+	}
+	return nil
+}
+
+func (e TrainingRecipe) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TrainingRecipe) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TrainingRecipe) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

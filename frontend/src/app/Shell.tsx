@@ -4,6 +4,8 @@ import { ClustersPage } from "../clusters/ClustersPage";
 import { CreateClusterPage } from "../clusters/CreateClusterPage";
 import { AddInstanceGroupPage } from "../instanceGroups/AddInstanceGroupPage";
 import { InstanceGroupPage, InstanceGroupRedirect } from "../instanceGroups/InstanceGroupPage";
+import { JobPage } from "../jobs/JobPage";
+import { SubmitJobPage } from "../jobs/SubmitJobPage";
 import { OperationPage } from "../operations/OperationPage";
 import { OperationsPage } from "../operations/OperationsPage";
 import { EmptyState } from "../ui/feedback";
@@ -59,6 +61,8 @@ function Page({ path }: { path: string }): ReactNode {
   }
   if ((m = matchPath("/clusters/:id/instance-groups/new", path))) return <AddInstanceGroupPage key={m.id} clusterId={m.id!} />;
   if ((m = matchPath("/clusters/:id/instance-groups/:groupId", path))) return <InstanceGroupPage key={m.groupId} clusterId={m.id!} id={m.groupId!} />;
+  if ((m = matchPath("/clusters/:id/jobs/new", path))) return <SubmitJobPage key={m.id} clusterId={m.id!} />;
+  if ((m = matchPath("/clusters/:id/jobs/:jobId", path))) return <JobPage key={m.jobId} clusterId={m.id!} id={m.jobId!} />;
   if ((m = matchPath("/instance-groups/:id", path))) return <InstanceGroupRedirect key={m.id} id={m.id!} />;
   if (matchPath("/operations", path)) return <OperationsPage path={path} />;
   if ((m = matchPath("/operations/:id", path))) return <OperationPage key={m.id} id={m.id!} />;

@@ -21,6 +21,8 @@ import { InstanceGroupsTab } from "../instanceGroups/InstanceGroupsTab";
 import { NodesTab } from "../nodes/NodesTab";
 import { FeaturesTab } from "../features/FeaturesTab";
 import { useClusterFeatures } from "../features/useClusterFeatures";
+import { JobsTab } from "../jobs/JobsTab";
+import { useClusterJobs } from "../jobs/useClusterJobs";
 import { ModelsTab } from "../models/ModelsTab";
 import { useClusterModels } from "../models/useClusterModels";
 import { prefixQuery } from "../storage/bucketPaths";
@@ -33,9 +35,9 @@ import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
 
 /** The tabs of the cluster page, each at its own path under /clusters/:id. */
-export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features" | "storage" | "models";
+export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features" | "storage" | "models" | "jobs";
 
-export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features", "storage", "models"];
+export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features", "storage", "models", "jobs"];
 
 /** The path of a tab of the cluster page. */
 export function clusterTabPath(id: string, tab: ClusterTab): string {
@@ -45,8 +47,8 @@ export function clusterTabPath(id: string, tab: ClusterTab): string {
 
 /**
  * One cluster: the overview (network, EKS and HyperPod, its operations, and
- * delete), its instance groups, its nodes, its features, its storage and
- * the models in its shared bucket.
+ * delete), its instance groups, its nodes, its features, its storage, the
+ * models in its shared bucket and its training jobs.
  * The tabs share the page, so switching tabs keeps every live stream and
  * what it has received.
  */
@@ -81,6 +83,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
   // models from the storages' event cursor.
   const storage = useClusterStorage(id, tab === "storage" || tab === "models");
   const models = useClusterModels(id, storage.eventCursor, storage.shared?.status === "AVAILABLE", tab === "models");
+  const jobs = useClusterJobs(id, tab === "jobs");
   const operations = useMemo(() => {
     const ops = mergeRecords(loaded?.operations.edges.map((e) => e.node) ?? [], liveOps);
     return ops.sort((a, b) => compareTimes(b.createdAt, a.createdAt));
@@ -118,7 +121,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
           <p className="head-status">
             <StatusBadge status={cluster.status} />
             {cluster.imported && <span className="tag">imported</span>}
-            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError ?? storage.streamError ?? models.streamError} />
+            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError ?? storage.streamError ?? models.streamError ?? jobs.streamError} />
           </p>
           {cluster.statusMessage && <p className="muted">{cluster.statusMessage}</p>}
         </div>
@@ -150,6 +153,9 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
         <Link to={clusterTabPath(cluster.id, "models")} aria-current={tab === "models" ? "page" : undefined}>
           Models
         </Link>
+        <Link to={clusterTabPath(cluster.id, "jobs")} aria-current={tab === "jobs" ? "page" : undefined}>
+          Jobs {jobs.loaded && <span className="tab-count">{jobs.totalCount}</span>}
+        </Link>
       </nav>
 
       {tab === "instance-groups" && <InstanceGroupsTab cluster={cluster} compute={compute} />}
@@ -157,6 +163,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
       {tab === "features" && <FeaturesTab cluster={cluster} features={features} groups={compute.groups} />}
       {tab === "storage" && <StorageTab cluster={cluster} computeZones={computeZones(cluster)} storage={storage} pathOf={storagePath} />}
       {tab === "models" && <ModelsTab cluster={cluster} storage={storage} models={models} storagePath={storagePath} />}
+      {tab === "jobs" && <JobsTab cluster={cluster} jobs={jobs} />}
       {tab === "overview" && <Overview cluster={cluster} operations={operations} groups={compute.loaded ? compute.groups : null} />}
     </>
   );

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { Link } from "../app/router";
 import type { OperationDetailFragment } from "../gql/graphql";
 import { StatusBadge } from "../ui/StatusBadge";
@@ -14,6 +14,8 @@ interface Props {
   onDismiss: () => void;
   /** What to show below the phases: how far a download is. */
   children?: ReactNode;
+  /** Called once when the operation succeeds: a form goes on to what it made. */
+  onSucceeded?: (op: OperationDetailFragment) => void;
 }
 
 /**
@@ -21,9 +23,15 @@ interface Props {
  * started: its status and each phase's, with a link to its own page. One
  * that had nothing to do says so plainly instead.
  */
-export function OperationProgress({ what, operation, noopMessage, onDismiss, children }: Props) {
+export function OperationProgress({ what, operation, noopMessage, onDismiss, children, onSucceeded }: Props) {
   const live = useOperationUpdates(operation.id, 0);
   const op = newestState(operation, live.latest) ?? operation;
+  const told = useRef(false);
+  useEffect(() => {
+    if (told.current || op.status !== "SUCCEEDED" || !onSucceeded) return;
+    told.current = true;
+    onSucceeded(op);
+  }, [op, onSucceeded]);
   const opPath = `/operations/${encodeURIComponent(op.id)}`;
 
   if (op.noop) {

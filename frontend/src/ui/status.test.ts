@@ -23,6 +23,7 @@ describe("statusTone", () => {
     [null, "neutral"],
     ["IN_SERVICE", "ok"],
     ["DEGRADED", "warn"],
+    ["RESTARTING", "warn"],
     ["SCHEDULABLE", "ok"],
     ["UNSCHEDULABLE", "bad"],
     ["UNSCHEDULABLE_PENDING_REBOOT", "warn"],

@@ -42,6 +42,8 @@ const tones: Record<string, Tone> = {
   SECURITYUPDATEREQUIRED: "warn",
   ROLLBACKCOMPLETE: "warn",
   MISCONFIGURED: "warn",
+  // a training job recovering from a fault
+  RESTARTING: "warn",
   // failed
   FAILED: "bad",
   FAILURE: "bad",

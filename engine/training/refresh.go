@@ -1,0 +1,116 @@
+package training
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/refresh"
+	"github.com/instantstart/instantstart/engine/store"
+)
+
+// Refresh re-reads every job that has not ended from its cluster and
+// stores what changed, which publishes it as an event (jobUpdated). It
+// reports whether any job is still going, so that the refresher looks
+// again soon.
+func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
+	var live []*Job
+	err = s.store.View(func(tx *store.Tx) error {
+		return tx.List(RecordKind, "", func(_ string, raw []byte) (bool, error) {
+			var j Job
+			if err := json.Unmarshal(raw, &j); err != nil {
+				return false, err
+			}
+			if !j.Status.Terminal() {
+				live = append(live, &j)
+			}
+			return true, nil
+		})
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, j := range live {
+		busy = true
+		if _, err := s.Sync(ctx, j.ID); err != nil {
+			if ctx.Err() != nil {
+				return busy, ctx.Err()
+			}
+			s.log.Warn("refresh job", "job", j.ID, "err", err)
+		}
+	}
+	return busy, nil
+}
+
+// Sync reads job id from its cluster now and stores what changed. A job
+// whose submission has not made its object yet is left as it is.
+func (s *Service) Sync(ctx context.Context, id string) (*Job, error) {
+	j, err := s.Get(id)
+	if err != nil || j.Status.Terminal() || j.UID == "" {
+		return j, err
+	}
+	c, p, err := s.context(j.ClusterID, false)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := p.KubeOf(ctx, c.EKSName)
+	if err != nil {
+		return nil, err
+	}
+	o, err := observe(ctx, kc, j)
+	if err != nil {
+		return nil, err
+	}
+	var out Job
+	err = s.store.Update(func(tx *store.Tx) error {
+		if err := tx.Get(RecordKind, id, &out); err != nil {
+			return err
+		}
+		if out.Status.Terminal() {
+			return nil
+		}
+		apply(&out, o)
+		return putIfChanged(tx, &out)
+	})
+	return &out, err
+}
+
+// apply puts what was observed in the record.
+func apply(j *Job, o *observed) {
+	j.Status, j.OperatorState, j.StatusMessage = o.status, o.operatorState, o.message
+	j.Budget, j.Restarts, j.Pods = o.budget, o.restarts, o.pods
+	if o.startedAt != nil {
+		j.StartedAt = o.startedAt
+	}
+	if o.finishedAt != nil {
+		j.FinishedAt = o.finishedAt
+	}
+}
+
+// putIfChanged stores the record when anything but its time changed.
+func putIfChanged(tx *store.Tx, j *Job) error {
+	var was Job
+	if err := tx.Get(RecordKind, j.ID, &was); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	was.UpdatedAt = j.UpdatedAt
+	a, _ := json.Marshal(was)
+	b, _ := json.Marshal(j)
+	if string(a) == string(b) {
+		return nil
+	}
+	j.UpdatedAt = tx.Now()
+	return tx.Put(RecordKind, j.ID, j)
+}
+
+// Refresher keeps the jobs' records in line with their objects.
+type Refresher struct {
+	Service    *Service
+	Fast, Slow time.Duration
+}
+
+// Run refreshes until ctx ends.
+func (r Refresher) Run(ctx context.Context) {
+	refresh.Loop(ctx, r.Fast, r.Slow, r.Service.log, "refresh jobs", r.Service.Refresh)
+}
