@@ -58,6 +58,22 @@ const (
 	// creation as it would have: at once if its time has passed. It takes
 	// no count.
 	FaultHold = "hold"
+	// FaultHang hangs the training job named Job (a HyperPodPyTorchJob or
+	// a RayJob, by name) at the next settle: its pod Pod (by name; empty
+	// for the job's first) stops in a collective and every rank's log
+	// stops, until the job's hang rule (logMonitoringConfiguration) fires
+	// and the operator restarts it. A job with no hang rule hangs until
+	// it is deleted.
+	FaultHang = "hang"
+	// FaultCrash kills a training process of pod Pod of job Job: the
+	// worker exits with an error (Message, or a CUDA error) and the
+	// operator restarts the job.
+	FaultCrash = "crash"
+	// FaultNCCL makes the ranks of job Job time out in an NCCL collective
+	// (the next initialisation, or the running all-reduce): they exit
+	// once the NCCL watchdog's timeout has passed, and the operator
+	// restarts the job.
+	FaultNCCL = "nccl"
 )
 
 // Fault is an injected misbehaviour of the simulated cloud. Empty selectors
@@ -75,6 +91,8 @@ type Fault struct {
 	Group        string `json:",omitempty"` // an instance group name (node and healthcheck faults)
 	Instance     string `json:",omitempty"` // an instance id, "i-..." (node and healthcheck faults)
 	Recovery     string `json:",omitempty"` // what a node fault needs: "reboot" (default) or "replace"
+	Job          string `json:",omitempty"` // a training job's name (hang, crash and nccl faults)
+	Pod          string `json:",omitempty"` // a pod of the job (hang, crash and nccl faults); empty for its first
 	Code         string
 	Message      string
 	// Count is how many times the fault fires before it is removed; 0
@@ -97,7 +115,7 @@ type Fault struct {
 // "node:cluster=hp,group=workers,recovery=replace" or
 // "healthcheck:cluster=hp,instanceType=ml.p5.48xlarge". Keys are
 // case-insensitive: id, service, operation, region, zone, instanceType,
-// cluster, group, instance, recovery, code, message, count, value.
+// cluster, group, instance, recovery, job, pod, code, message, count, value.
 func ParseFault(spec string) (Fault, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	f := Fault{Kind: strings.ToLower(strings.TrimSpace(kind))}
@@ -130,6 +148,10 @@ func ParseFault(spec string) (Fault, error) {
 			f.Group = value
 		case "instance", "instanceid", "instance-id":
 			f.Instance = value
+		case "job":
+			f.Job = value
+		case "pod":
+			f.Pod = value
 		case "recovery":
 			f.Recovery = value
 		case "code":
@@ -151,7 +173,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -244,6 +266,11 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		}
 	case FaultNode, FaultHealthCheck, FaultPatch:
 		return w.normalizeNodeFault(f)
+	case FaultHang, FaultCrash, FaultNCCL:
+		return normalizeTrainingFault(f)
+	}
+	if f.Job != "" || f.Pod != "" {
+		return f, fmt.Errorf("sim: job and pod select training jobs; only %s, %s and %s faults take them", FaultHang, FaultCrash, FaultNCCL)
 	}
 	if f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
 		return f, fmt.Errorf("sim: cluster, group, instance and recovery select nodes; only %s, %s and %s faults take them", FaultNode, FaultHealthCheck, FaultPatch)
@@ -277,6 +304,22 @@ func (w *World) normalizeNodeFault(f Fault) (Fault, error) {
 		f.Recovery = recoverReboot
 	case f.Kind == FaultNode && f.Recovery != recoverReboot && f.Recovery != recoverReplace:
 		return f, fmt.Errorf("sim: recovery must be %s or %s, got %q", recoverReboot, recoverReplace, f.Recovery)
+	}
+	if f.Count == 0 {
+		f.Count = 1
+	}
+	return f, nil
+}
+
+// normalizeTrainingFault checks a hang, crash or nccl fault: it names the
+// job it strikes, and fires once when Count is 0.
+func normalizeTrainingFault(f Fault) (Fault, error) {
+	if f.Job == "" {
+		return f, fmt.Errorf("sim: a %s fault needs the training job's name (job)", f.Kind)
+	}
+	if f.Service != "" || f.Operation != "" || f.Code != "" || f.Value != 0 || f.Zone != "" || f.InstanceType != "" ||
+		f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
+		return f, fmt.Errorf("sim: a %s fault selects a training job by region, job and pod; it takes nothing else", f.Kind)
 	}
 	if f.Count == 0 {
 		f.Count = 1

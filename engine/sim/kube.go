@@ -68,6 +68,9 @@ type kubeClusterRec struct {
 	// Jobs holds, by Job uid, what the Job controller keeps of each Job
 	// (see kube_jobs.go).
 	Jobs map[string]*kubeJobRec `json:",omitempty"`
+	// Training holds, by object uid, what the training operators keep of
+	// each HyperPodPyTorchJob and RayJob (see kube_training.go).
+	Training map[string]*kubeTrainRec `json:",omitempty"`
 	// Runs holds, by pod uid, the programs Running pods run (see
 	// kube_programs.go).
 	Runs map[string]*kubeRun `json:",omitempty"`
@@ -247,7 +250,7 @@ func newKubeServer(w *World, region, name, eksID string) *kubeServer {
 	srv.dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kubeListKinds())
 	srv.dynamic.PrependReactor("*", "*", srv.reactor(false))
 	srv.dynamic.PrependWatchReactor("*", srv.watchReactor(false))
-	srv.clients = &cloud.KubeClients{Core: srv.typed, Dynamic: kubeDynamic{srv.dynamic}}
+	srv.clients = &cloud.KubeClients{Core: srv.typed, Dynamic: kubeDynamic{srv.dynamic}, Logs: kubeLogs{srv}}
 	return srv
 }
 

@@ -440,18 +440,25 @@ func (sc *kubeScheduler) makeJobPod(job *batchv1.Job) (*kubeSchedPod, error) {
 		},
 		Spec: tmpl.Spec,
 	}
+	return sc.createPod(pod)
+}
+
+// createPod stores a pod a controller makes, as of the settle's moment,
+// and hands it to the scheduler.
+func (sc *kubeScheduler) createPod(pod *corev1.Pod) (*kubeSchedPod, error) {
+	s := sc.s
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("encode the pod of Job %s/%s: %w", job.Namespace, job.Name, err))
+		return nil, apierrors.NewInternalError(fmt.Errorf("encode pod %s/%s: %w", pod.Namespace, pod.Name, err))
 	}
 	stored := s.put(kubePodsKey, nil, s.stamp(&unstructured.Unstructured{Object: content}, s.t.now))
 	raw, err := json.Marshal(stored.Object)
 	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("encode pod %s/%s: %w", job.Namespace, name, err))
+		return nil, apierrors.NewInternalError(fmt.Errorf("encode pod %s/%s: %w", pod.Namespace, pod.Name, err))
 	}
 	p := &kubeSchedPod{}
 	if err := json.Unmarshal(raw, &p.pod); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("decode pod %s/%s: %w", job.Namespace, name, err))
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode pod %s/%s: %w", pod.Namespace, pod.Name, err))
 	}
 	p.req = kubePodRequests(&p.pod.Spec)
 	sc.insert(p)
@@ -515,6 +522,11 @@ func (sc *kubeScheduler) planWakes() {
 	for _, run := range s.rec.Runs {
 		if run.End.After(now) {
 			wakes = append(wakes, run.End)
+		}
+	}
+	for _, rec := range s.rec.Training {
+		if rec.Wake.After(now) {
+			wakes = append(wakes, rec.Wake)
 		}
 	}
 	for _, p := range sc.pods {

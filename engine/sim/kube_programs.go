@@ -71,10 +71,12 @@ import (
 //     evicted with its node) stops: the files done stay, the file in
 //     progress is not written.
 //
-// Left out: pod logs (the simulated API serves none: client-go's fake
-// reaches the API's reactor for pods/log, which refuses the subresource),
-// the pod's own activeDeadlineSeconds, the hub's bandwidth shared between
-// pods, and writes of a file in part.
+// training, the program of training jobs' pods, is described in
+// kube_training_program.go; their logs are served by kube_logs.go.
+//
+// Left out: logs of the other programs (they log nothing), the pod's own
+// activeDeadlineSeconds, the hub's bandwidth shared between pods, and
+// writes of a file in part.
 
 // kubeProgramLabel names the program a pod runs.
 const kubeProgramLabel = "instantstart.io/program"
@@ -97,7 +99,8 @@ type kubeProgram struct {
 
 // kubePrograms are the programs pods can run, by name.
 var kubePrograms = map[string]kubeProgram{
-	kubeModelDownload: {begin: beginModelDownload, step: writeDownloadedFile},
+	kubeModelDownload:   {begin: beginModelDownload, step: writeDownloadedFile},
+	kubeTrainingProgram: {begin: beginTraining},
 }
 
 // kubeRun is one pod's run of its program.

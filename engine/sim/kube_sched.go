@@ -131,6 +131,9 @@ func (s *kubeSession) settle() error {
 	if err := sc.playJobs(runs.ended); err != nil {
 		return err
 	}
+	if err := sc.playTraining(); err != nil {
+		return err
+	}
 	unschedulable := sc.bind()
 	sc.planWakes()
 	if s.karpenter(sc, unschedulable) {

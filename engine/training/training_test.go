@@ -32,6 +32,7 @@ const speed = 2000
 // has a GPU group, its shared bucket AVAILABLE with a model and a dataset
 // in it, and (unless asked otherwise) the training operator on.
 type fixture struct {
+	clock    *simtest.PausableClock
 	world    *sim.World
 	store    *store.Store
 	runner   *ops.Runner
@@ -43,13 +44,14 @@ type fixture struct {
 	p        *cloud.Provider
 }
 
-func newFixture(t *testing.T, operator bool) *fixture {
+func newFixture(t *testing.T, operator bool, extra ...compute.GroupSpec) *fixture {
 	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2"})
+	clock := &simtest.PausableClock{}
+	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2", Clock: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func newFixture(t *testing.T, operator bool) *fixture {
 	ctx := context.Background()
 	op, err := clusters.Create(ctx, "tester", cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2a"}},
+		InstanceGroups: append([]compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2a"}}, extra...),
 	}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +105,7 @@ func newFixture(t *testing.T, operator bool) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{world: world, store: st, runner: runner, features: feats, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "train-1-data", p: p}
+	f := &fixture{clock: clock, world: world, store: st, runner: runner, features: feats, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "train-1-data", p: p}
 	f.put(t, "models/qwen3-0-6b/config.json")
 	f.put(t, "datasets/alpaca/train.json")
 	return f

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -19,6 +20,8 @@ import (
 //	POST   /sim/faults        inject a fault: a JSON fault, or ?spec=kind:key=value,...
 //	DELETE /sim/faults        clear every fault
 //	DELETE /sim/faults/{id}   clear one fault
+//	PUT    /sim/objects/{bucket}/{key...}  put an object in the simulated S3, as
+//	                          aws s3 cp would (its size is kept, not its bytes)
 func simRoutes(mux *http.ServeMux, world *sim.World, log *slog.Logger) {
 	h := simHandlers{world: world, log: log}
 	mux.Handle("GET /sim/calls", http.HandlerFunc(h.calls))
@@ -27,6 +30,33 @@ func simRoutes(mux *http.ServeMux, world *sim.World, log *slog.Logger) {
 	mux.Handle("POST /sim/faults", limitBody(http.HandlerFunc(h.injectFault)))
 	mux.Handle("DELETE /sim/faults", http.HandlerFunc(h.clearFaults))
 	mux.Handle("DELETE /sim/faults/{id}", http.HandlerFunc(h.clearFault))
+	mux.Handle("PUT /sim/objects/{bucket}/{key...}", limitBody(http.HandlerFunc(h.putObject)))
+}
+
+// putObject writes an object to a bucket of the simulated S3, so that a
+// test or a demonstration can put a dataset where jobs read it.
+func (h simHandlers) putObject(w http.ResponseWriter, r *http.Request) {
+	bucket, key := r.PathValue("bucket"), r.PathValue("key")
+	if key == "" || len(key) > 1024 {
+		writeError(w, http.StatusBadRequest, "name the object: PUT /sim/objects/<bucket>/<key>, a key of 1 to 1024 bytes")
+		return
+	}
+	n, err := io.Copy(io.Discard, r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "the object is larger than 1 MiB; the simulator's uploads are for small files")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "read the object: "+err.Error())
+		return
+	}
+	if err := h.world.PutObjectMeta(bucket, key, n); err != nil {
+		writeError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	h.log.Info("simulator object put", "bucket", bucket, "key", key, "size", n)
+	w.WriteHeader(http.StatusNoContent)
 }
 
 type simHandlers struct {
@@ -47,6 +77,8 @@ type faultJSON struct {
 	Group        string  `json:"group,omitempty"`
 	Instance     string  `json:"instance,omitempty"`
 	Recovery     string  `json:"recovery,omitempty"`
+	Job          string  `json:"job,omitempty"`
+	Pod          string  `json:"pod,omitempty"`
 	Code         string  `json:"code,omitempty"`
 	Message      string  `json:"message,omitempty"`
 	Count        int     `json:"count,omitempty"`

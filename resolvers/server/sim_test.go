@@ -205,3 +205,27 @@ func isolateAWSEnv(t *testing.T, endpoint string) {
 		t.Setenv(k, "")
 	}
 }
+
+// TestSimTrainingFaultsAndObjects: a hang fault names its job (and is
+// refused without one), and PUT /sim/objects puts an object in a bucket
+// that exists.
+func TestSimTrainingFaultsAndObjects(t *testing.T) {
+	srv := startServer(t, server.Config{})
+	code, body := do(t, http.MethodPost, srv.URL()+"/sim/faults", `{"Kind": "hang", "Job": "sft-1"}`)
+	if code != http.StatusCreated || !strings.Contains(body, `"job":"sft-1"`) || !strings.Contains(body, `"count":1`) {
+		t.Fatalf("POST hang fault = %d %s", code, body)
+	}
+	if code, body := do(t, http.MethodPost, srv.URL()+"/sim/faults", `{"kind": "crash"}`); code != http.StatusBadRequest || !strings.Contains(body, "job") {
+		t.Fatalf("a crash fault with no job = %d %s, want 400 naming the job", code, body)
+	}
+	if code, body := do(t, http.MethodPost, srv.URL()+"/sim/faults", `{"kind": "capacity", "zone": "us-east-1a", "job": "x"}`); code != http.StatusBadRequest {
+		t.Fatalf("a capacity fault with a job = %d %s, want 400", code, body)
+	}
+	if code, body := do(t, http.MethodPut, srv.URL()+"/sim/objects/no-such-bucket/datasets/a.json", `[]`); code != http.StatusNotFound || !strings.Contains(body, "NoSuchBucket") {
+		t.Fatalf("PUT into a missing bucket = %d %s, want 404", code, body)
+	}
+	srv.Sim().PutForeignBucket("sim-data", "us-east-1")
+	if code, body := do(t, http.MethodPut, srv.URL()+"/sim/objects/sim-data/datasets/alpaca/train.json", `[{"a": 1}]`); code != http.StatusNoContent {
+		t.Fatalf("PUT an object = %d %s", code, body)
+	}
+}

@@ -1,0 +1,161 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// KubeRay's RayJob controller, as a settle plays it beside the HyperPod
+// training operator (kube_training.go), while a kuberay-operator Helm
+// release is deployed in the cluster. A RayJob gets the pods of its
+// rayClusterSpec: the head, <job>-head, and each worker group's replicas,
+// <job>-<group>-worker-<i>, made from their templates with the RayJob as
+// their controller. The entrypoint runs once they all run: an attempt of
+// the training program (kube_training_program.go), its steps, checkpoints
+// and MLflow metrics from the head container's environment. A crash, an
+// NCCL timeout or a lost pod fails the Ray job; KubeRay retries it with a
+// new Ray cluster (new pods) until status.failed passes spec.backoffLimit,
+// then the RayJob is Failed. Ray has no hang detection: a hang lasts until
+// the RayJob is deleted. The status carries jobDeploymentStatus
+// (Initializing, Running, Retrying, Complete, Failed), jobStatus (PENDING,
+// RUNNING, SUCCEEDED, FAILED), failed, succeeded, startTime, endTime and
+// message.
+//
+// Left out: the RayCluster object between the RayJob and its pods, the
+// submitter Job of K8sJobMode (the head runs the entrypoint), HTTPMode and
+// InteractiveMode, autoscaling between minReplicas and maxReplicas,
+// shutdownAfterJobFinishes (the pods stay, for their logs) and
+// ttlSecondsAfterFinished.
+
+// kubeRayJobsKey is the resource key of RayJobs.
+const kubeRayJobsKey = "ray.io/v1/rayjobs"
+
+// kubeRayOn tells whether KubeRay's operator is deployed in the cluster.
+func (s *kubeSession) kubeRayOn() bool {
+	hc := s.t.st.Helm[kubeClusterKey(s.rec.Region, s.rec.Name)]
+	if hc == nil || hc.EKSID != s.rec.EKSID {
+		return false
+	}
+	for _, r := range hc.Releases {
+		if r.Chart == "kuberay-operator" && r.status(s.t.now) == "deployed" {
+			return true
+		}
+	}
+	return false
+}
+
+// syncRayJob plays KubeRay for one RayJob.
+func (sc *kubeScheduler) syncRayJob(obj *unstructured.Unstructured, owned []*kubeSchedPod) error {
+	s := sc.s
+	uid := string(obj.GetUID())
+	rec := s.rec.Training[uid]
+	plan, templates, names, err := rayPlan(obj)
+	if rec == nil {
+		rec = &kubeTrainRec{Kind: "RayJob", Namespace: obj.GetNamespace(), Name: obj.GetName(), Plan: plan}
+		if s.rec.Training == nil {
+			s.rec.Training = map[string]*kubeTrainRec{}
+		}
+		s.rec.Training[uid] = rec
+		rec.enter(trainCreated, "Initializing", "the Ray cluster's pods are being made", s.t.now)
+		if err != nil {
+			rec.enter(trainFailed, "ValidationFailed", err.Error(), s.t.now)
+			rec.FinishedAt = s.t.now
+		}
+		for _, n := range names {
+			rec.Pods = append(rec.Pods, kubeTrainPod{Name: n})
+		}
+	}
+	if !rec.terminal() {
+		sc.runTraining(obj, rec, owned, func(rank int) (*kubeSchedPod, error) {
+			return sc.makeTrainingPod(obj, templates[rank], rec.Pods[rank].Name, rank)
+		})
+	}
+	sc.writeRayJobStatus(obj, rec)
+	return nil
+}
+
+// rayPlan reads what a RayJob asks: its plan, and the template and name
+// of each of its pods, the head first.
+func rayPlan(obj *unstructured.Unstructured) (kubeTrainPlan, []*corev1.PodTemplateSpec, []string, error) {
+	var spec struct {
+		BackoffLimit   *int `json:"backoffLimit"`
+		RayClusterSpec struct {
+			HeadGroupSpec struct {
+				Template corev1.PodTemplateSpec `json:"template"`
+			} `json:"headGroupSpec"`
+			WorkerGroupSpecs []struct {
+				GroupName string                 `json:"groupName"`
+				Replicas  *int                   `json:"replicas"`
+				Template  corev1.PodTemplateSpec `json:"template"`
+			} `json:"workerGroupSpecs"`
+		} `json:"rayClusterSpec"`
+	}
+	if err := kubeDecodeField(obj.Object["spec"], &spec); err != nil {
+		return kubeTrainPlan{}, nil, nil, fmt.Errorf("the RayJob's spec cannot be read: %v", err)
+	}
+	head := &spec.RayClusterSpec.HeadGroupSpec.Template
+	if len(head.Spec.Containers) == 0 {
+		return kubeTrainPlan{}, nil, nil, fmt.Errorf("rayClusterSpec.headGroupSpec.template has no container")
+	}
+	templates := []*corev1.PodTemplateSpec{head}
+	names := []string{obj.GetName() + "-head"}
+	for _, g := range spec.RayClusterSpec.WorkerGroupSpecs {
+		n := 1
+		if g.Replicas != nil {
+			n = max(*g.Replicas, 0)
+		}
+		for i := range n {
+			templates = append(templates, &g.Template)
+			names = append(names, fmt.Sprintf("%s-%s-worker-%d", obj.GetName(), g.GroupName, i))
+		}
+	}
+	plan := kubeTrainPlan{Nodes: len(templates)}
+	plan.fromContainer(&head.Spec.Containers[0])
+	// KubeRay retries the whole Ray job: every restart is a new cluster.
+	plan.MaxRetries = 0
+	if spec.BackoffLimit != nil {
+		plan.MaxRetries = *spec.BackoffLimit
+	}
+	plan.MaxFull, plan.BeforeFull, plan.EvalSeconds = plan.MaxRetries, 0, int((100 * 365 * 24 * time.Hour).Seconds())
+	return plan, templates, names, nil
+}
+
+// writeRayJobStatus writes the RayJob's status from rec.
+func (sc *kubeScheduler) writeRayJobStatus(obj *unstructured.Unstructured, rec *kubeTrainRec) {
+	deploy, job := "Initializing", "PENDING"
+	switch rec.State {
+	case trainRunning:
+		deploy, job = "Running", "RUNNING"
+	case trainRestarting:
+		deploy, job = "Retrying", "FAILED"
+	case trainCompleted:
+		deploy, job = "Complete", "SUCCEEDED"
+	case trainFailed:
+		deploy, job = "Failed", "FAILED"
+	}
+	st := map[string]any{"jobDeploymentStatus": deploy, "jobStatus": job, "failed": int64(rec.Restarts), "succeeded": int64(0)}
+	if rec.State == trainFailed {
+		st["failed"] = int64(rec.Restarts + 1)
+	}
+	if rec.State == trainCompleted {
+		st["succeeded"] = int64(1)
+	}
+	if c, ok := rec.Conds[rec.State]; ok && c.Message != "" {
+		st["message"] = c.Message
+	}
+	if !rec.StartedAt.IsZero() {
+		st["startTime"] = rec.StartedAt.UTC().Format(time.RFC3339)
+	}
+	if !rec.FinishedAt.IsZero() {
+		st["endTime"] = rec.FinishedAt.UTC().Format(time.RFC3339)
+	}
+	if kubeSameJSON(obj.Object["status"], st) {
+		return
+	}
+	next := obj.DeepCopy()
+	next.Object["status"] = st
+	sc.s.put(kubeRayJobsKey, obj, next)
+}
