@@ -27,10 +27,13 @@ func (c *PausableClock) Now() time.Time {
 	return time.Now().Add(c.skew)
 }
 
-// Pause stops the clock.
+// Pause stops the clock; pausing a paused clock leaves it where it is.
 func (c *PausableClock) Pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.paused {
+		return
+	}
 	c.paused, c.at = true, time.Now().Add(c.skew)
 }
 
@@ -38,6 +41,9 @@ func (c *PausableClock) Pause() {
 func (c *PausableClock) Resume() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.paused {
+		return
+	}
 	c.paused, c.skew = false, c.at.Sub(time.Now())
 }
 

@@ -29,6 +29,15 @@ func (f *fixture) short(name string) training.SubmitInput {
 	return in
 }
 
+// submitHeld holds the simulator's clock, then submits in, so that the
+// job's first states wait for the test's stepUntil.
+func (f *fixture) submitHeld(t *testing.T, in training.SubmitInput) *training.Job {
+	t.Helper()
+	f.clock.Pause()
+	t.Cleanup(f.clock.Resume)
+	return f.submit(t, in)
+}
+
 // submit submits in and waits for the object to be made.
 func (f *fixture) submit(t *testing.T, in training.SubmitInput) *training.Job {
 	t.Helper()
@@ -73,7 +82,7 @@ func (f *fixture) inject(t *testing.T, kind, job, pod string, count int) {
 // an untouched budget; its log holds the ranks' start, NCCL and steps.
 func TestAJobIsFollowedToSucceeded(t *testing.T) {
 	f := newFixture(t, true)
-	j := f.submit(t, f.short("sft-ok"))
+	j := f.submitHeld(t, f.short("sft-ok"))
 	running := f.stepUntil(t, j.ID, "RUNNING", func(j *training.Job) bool { return j.Status == training.Running })
 	if len(running.Pods) != 2 || running.Pods[0].Node == "" || running.Pods[0].Node == running.Pods[1].Node {
 		t.Fatalf("pods = %+v, want two pods on two nodes", running.Pods)
@@ -199,7 +208,7 @@ func TestAnExhaustedBudgetFailsTheJob(t *testing.T) {
 // one, none missing, none twice.
 func TestLogsResumeFromACursorWithNoGap(t *testing.T) {
 	f := newFixture(t, true)
-	j := f.submit(t, f.short("sft-logs"))
+	j := f.submitHeld(t, f.short("sft-logs"))
 	j = f.stepUntil(t, j.ID, "RUNNING", func(j *training.Job) bool { return j.Status == training.Running })
 	f.clock.Pause()
 	f.clock.Step(50 * time.Millisecond)
@@ -281,7 +290,7 @@ func TestKarpenterScalesAGroupFromZeroForAPendingJob(t *testing.T) {
 	f.enable(t, features.Toggle{Name: features.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"burst"}}})
 	in := f.long("burst-1")
 	in.InstanceGroup = "burst"
-	j := f.submit(t, in)
+	j := f.submitHeld(t, in)
 	pending := f.stepUntil(t, j.ID, "PENDING with its pods", func(j *training.Job) bool {
 		return j.Status == training.Pending && len(j.Pods) == 2 && j.Pods[0].Phase == "Pending"
 	})
