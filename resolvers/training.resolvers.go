@@ -91,6 +91,9 @@ func (r *subscriptionResolver) JobUpdated(ctx context.Context, id string) (<-cha
 
 // JobLogs is the resolver for the jobLogs field.
 func (r *subscriptionResolver) JobLogs(ctx context.Context, jobID string, pod *string, tail *int, since *string, follow *bool) (<-chan *model.JobLogChunk, error) {
+	if ch, ok := fed[*model.JobLogChunk](ctx); ok {
+		return ch, nil
+	}
 	req := training.LogsRequest{Pod: deref(pod), Tail: 200, Since: deref(since), Follow: true}
 	if tail != nil {
 		req.Tail = *tail
@@ -105,12 +108,14 @@ func (r *subscriptionResolver) JobLogs(ctx context.Context, jobID string, pod *s
 	out := make(chan *model.JobLogChunk, 1)
 	goStream(ctx, func() {
 		defer close(out)
+		defer flush(ctx)
+		// Each chunk is this subscriber's own (its cursor is), so it is
+		// written as it comes, not held for a shared render.
 		for c := range in {
-			select {
-			case out <- mapLogChunk(c):
-			case <-ctx.Done():
+			if !deliver(ctx, out, mapLogChunk(c), nil) {
 				return
 			}
+			flush(ctx)
 		}
 	})
 	return out, nil
