@@ -169,6 +169,7 @@ type ComplexityRoot struct {
 		Karpenter           func(childComplexity int) int
 		LastOperation       func(childComplexity int) int
 		Message             func(childComplexity int) int
+		Mlflow              func(childComplexity int) int
 		Name                func(childComplexity int) int
 		Observability       func(childComplexity int) int
 		Resources           func(childComplexity int) int
@@ -423,6 +424,16 @@ type ComplexityRoot struct {
 	MetricSeries struct {
 		Name   func(childComplexity int) int
 		Points func(childComplexity int) int
+	}
+
+	MlflowSettings struct {
+		ArtifactStoreURI   func(childComplexity int) int
+		Existing           func(childComplexity int) int
+		Namespace          func(childComplexity int) int
+		ServiceAccount     func(childComplexity int) int
+		TrackingServerArn  func(childComplexity int) int
+		TrackingServerName func(childComplexity int) int
+		TrackingServerSize func(childComplexity int) int
 	}
 
 	Model struct {
@@ -1439,6 +1450,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Feature.Message(childComplexity), true
+	case "Feature.mlflow":
+		if e.ComplexityRoot.Feature.Mlflow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Feature.Mlflow(childComplexity), true
 	case "Feature.name":
 		if e.ComplexityRoot.Feature.Name == nil {
 			break
@@ -2526,6 +2543,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MetricSeries.Points(childComplexity), true
+
+	case "MlflowSettings.artifactStoreUri":
+		if e.ComplexityRoot.MlflowSettings.ArtifactStoreURI == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.ArtifactStoreURI(childComplexity), true
+	case "MlflowSettings.existing":
+		if e.ComplexityRoot.MlflowSettings.Existing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.Existing(childComplexity), true
+	case "MlflowSettings.namespace":
+		if e.ComplexityRoot.MlflowSettings.Namespace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.Namespace(childComplexity), true
+	case "MlflowSettings.serviceAccount":
+		if e.ComplexityRoot.MlflowSettings.ServiceAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.ServiceAccount(childComplexity), true
+	case "MlflowSettings.trackingServerArn":
+		if e.ComplexityRoot.MlflowSettings.TrackingServerArn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.TrackingServerArn(childComplexity), true
+	case "MlflowSettings.trackingServerName":
+		if e.ComplexityRoot.MlflowSettings.TrackingServerName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.TrackingServerName(childComplexity), true
+	case "MlflowSettings.trackingServerSize":
+		if e.ComplexityRoot.MlflowSettings.TrackingServerSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MlflowSettings.TrackingServerSize(childComplexity), true
 
 	case "Model.bucket":
 		if e.ComplexityRoot.Model.Bucket == nil {
@@ -4348,6 +4408,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
 			graphql.NewInputUnmarshaler("KarpenterInput", ec.unmarshalInputKarpenterInput),
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
+			graphql.NewInputUnmarshaler("MlflowInput", ec.unmarshalInputMlflowInput),
 			graphql.NewInputUnmarshaler("ObservabilityInput", ec.unmarshalInputObservabilityInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
 			graphql.NewInputUnmarshaler("RecipeSettingInput", ec.unmarshalInputRecipeSettingInput),
@@ -5034,6 +5095,8 @@ enum FeatureName {
   S3_CSI_DRIVER
   "The FSx for Lustre CSI driver add-on (aws-fsx-csi-driver): mounts FSx for Lustre file systems into pods through static volumes, which need no IAM role. addStorage with kind FSX_LUSTRE turns it on."
   FSX_CSI_DRIVER
+  "A SageMaker managed MLflow tracking server for the cluster's training jobs, made (with an IAM role, trusted by SageMaker, that may read and write only its artifact prefix of the shared bucket) or an existing one, and the service account instantstart-mlflow (in the shared bucket's namespace) whose pod identity role may call only that server; jobs submitted while it is ENABLED report their metrics to it. Needs the shared bucket; the eks-pod-identity-agent add-on is installed first when missing. Turning it off removes what it made, never a server it only uses."
+  MLFLOW
 }
 
 """
@@ -5058,7 +5121,7 @@ enum FeatureStatus {
 Something a feature made or uses, named so that aws or kubectl can inspect it.
 """
 type FeatureResource {
-  "IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT or CLUSTER_SETTING."
+  "IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT, CLUSTER_SETTING or MLFLOW_TRACKING_SERVER."
   kind: String!
   "An ARN, a Kubernetes reference such as serviceaccount/<namespace>/<name>, or a Helm release as helm release <namespace>/<name>."
   ref: String!
@@ -5125,6 +5188,38 @@ type S3CsiDriverSettings {
 }
 
 """
+The size of a SageMaker managed MLflow tracking server: how many users and how much logging it takes.
+"""
+enum MlflowTrackingServerSize {
+  "Small: for teams of up to 25 users."
+  SMALL
+  "Medium: for teams of up to 50 users."
+  MEDIUM
+  "Large: for teams of up to 100 users."
+  LARGE
+}
+
+"""
+The settings of MLflow tracking.
+"""
+type MlflowSettings {
+  "The ARN of the tracking server jobs report to (arn:aws:sagemaker:<region>:<account>:mlflow-tracking-server/<name>)."
+  trackingServerArn: String!
+  "True when the server existed before and is only used: turning MLFLOW off leaves it."
+  existing: Boolean!
+  "The name of the server MLFLOW made (null for an existing one)."
+  trackingServerName: String
+  "The size of the server MLFLOW made (null for an existing one)."
+  trackingServerSize: MlflowTrackingServerSize
+  "Where the server MLFLOW made keeps its artifacts, in the shared bucket (null for an existing one)."
+  artifactStoreUri: String
+  "The namespace the jobs run in: the shared bucket's."
+  namespace: String!
+  "The service account the jobs run as to reach the server."
+  serviceAccount: String!
+}
+
+"""
 One row of a cluster's feature table.
 """
 type Feature {
@@ -5154,6 +5249,8 @@ type Feature {
   observability: ObservabilitySettings
   "The settings of the S3 CSI driver (null for other features, and while disabled)."
   s3CsiDriver: S3CsiDriverSettings
+  "The settings of MLflow tracking (null for other features, and while disabled)."
+  mlflow: MlflowSettings
   "The newest operation that toggled it."
   lastOperation: Operation
 }
@@ -5227,6 +5324,22 @@ input S3CsiDriverInput {
 }
 
 """
+Turns MLflow tracking on or off: either a new SageMaker managed MLflow tracking server (name, size and artifact location, each with a default) or an existing one (trackingServerArn), not both.
+"""
+input MlflowInput {
+  "True to turn it on, false to turn it off (which deletes a server MLFLOW made, never an existing one)."
+  enabled: Boolean!
+  "The name of the tracking server to make: 1-256 letters, digits and hyphens, starting and ending with a letter or a digit (default <cluster name>-mlflow)."
+  trackingServerName: String
+  "The size of the tracking server to make (default SMALL)."
+  trackingServerSize: MlflowTrackingServerSize
+  "Where the tracking server to make keeps its artifacts: s3://<shared bucket>/<prefix>/, in the cluster's shared bucket (default s3://<shared bucket>/mlflow/)."
+  artifactStoreUri: String
+  "The ARN of an existing tracking server of the cluster's region, which must be Created, to use instead of making one."
+  trackingServerArn: String
+}
+
+"""
 The features to turn on or off: only those sent change, and one that already matches its actual state changes nothing.
 """
 input UpdateClusterFeaturesInput {
@@ -5252,6 +5365,8 @@ input UpdateClusterFeaturesInput {
   s3CsiDriver: S3CsiDriverInput
   "Install or remove the FSx for Lustre CSI driver add-on."
   fsxCsiDriver: Boolean
+  "Turn MLflow tracking on or off: a SageMaker managed MLflow tracking server (made, or an existing one) that training jobs report their metrics to."
+  mlflow: MlflowInput
 }
 
 extend type Query {
@@ -7424,6 +7539,8 @@ func (ec *executionContext) childFields_Feature(ctx context.Context, field graph
 		return ec.fieldContext_Feature_observability(ctx, field)
 	case "s3CsiDriver":
 		return ec.fieldContext_Feature_s3CsiDriver(ctx, field)
+	case "mlflow":
+		return ec.fieldContext_Feature_mlflow(ctx, field)
 	case "lastOperation":
 		return ec.fieldContext_Feature_lastOperation(ctx, field)
 	}
@@ -7922,6 +8039,26 @@ func (ec *executionContext) childFields_MetricSeries(ctx context.Context, field 
 		return ec.fieldContext_MetricSeries_points(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MetricSeries", field.Name)
+}
+
+func (ec *executionContext) childFields_MlflowSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "trackingServerArn":
+		return ec.fieldContext_MlflowSettings_trackingServerArn(ctx, field)
+	case "existing":
+		return ec.fieldContext_MlflowSettings_existing(ctx, field)
+	case "trackingServerName":
+		return ec.fieldContext_MlflowSettings_trackingServerName(ctx, field)
+	case "trackingServerSize":
+		return ec.fieldContext_MlflowSettings_trackingServerSize(ctx, field)
+	case "artifactStoreUri":
+		return ec.fieldContext_MlflowSettings_artifactStoreUri(ctx, field)
+	case "namespace":
+		return ec.fieldContext_MlflowSettings_namespace(ctx, field)
+	case "serviceAccount":
+		return ec.fieldContext_MlflowSettings_serviceAccount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MlflowSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_Model(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -12449,6 +12586,38 @@ func (ec *executionContext) fieldContext_Feature_s3CsiDriver(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Feature_mlflow(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Feature_mlflow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mlflow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MlflowSettings) graphql.Marshaler {
+			return ec.marshalOMlflowSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowSettings(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Feature_mlflow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Feature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MlflowSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Feature_lastOperation(ctx context.Context, field graphql.CollectedField, obj *model.Feature) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16558,6 +16727,167 @@ func (ec *executionContext) fieldContext_MetricSeries_points(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _MlflowSettings_trackingServerArn(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_trackingServerArn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingServerArn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_trackingServerArn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _MlflowSettings_existing(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_existing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Existing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_existing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MlflowSettings_trackingServerName(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_trackingServerName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingServerName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_trackingServerName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _MlflowSettings_trackingServerSize(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_trackingServerSize(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TrackingServerSize, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MlflowTrackingServerSize) graphql.Marshaler {
+			return ec.marshalOMlflowTrackingServerSize2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowTrackingServerSize(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_trackingServerSize(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "MlflowTrackingServerSize")
+}
+
+func (ec *executionContext) _MlflowSettings_artifactStoreUri(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_artifactStoreUri(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArtifactStoreURI, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_artifactStoreUri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _MlflowSettings_namespace(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_namespace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespace, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_namespace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _MlflowSettings_serviceAccount(ctx context.Context, field graphql.CollectedField, obj *model.MlflowSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MlflowSettings_serviceAccount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceAccount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MlflowSettings_serviceAccount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MlflowSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _Model_id(ctx context.Context, field graphql.CollectedField, obj *model.Model) (ret graphql.Marshaler) {
@@ -25869,6 +26199,76 @@ func UnmarshalKubernetesLabelInput(ctx context.Context, raw any) (model.Kubernet
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputMlflowInput(ctx context.Context, obj any) (model.MlflowInput, error) {
+	var it model.MlflowInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "trackingServerName", "trackingServerSize", "artifactStoreUri", "trackingServerArn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "trackingServerName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackingServerName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackingServerName = data
+		case "trackingServerSize":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackingServerSize"))
+			data, err := ec.unmarshalOMlflowTrackingServerSize2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowTrackingServerSize(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackingServerSize = data
+		case "artifactStoreUri":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("artifactStoreUri"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ArtifactStoreURI = data
+		case "trackingServerArn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trackingServerArn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TrackingServerArn = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMlflowInput unmarshals raw into the MlflowInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMlflowInput(ctx context.Context, raw any) (model.MlflowInput, error) {
+	var out model.MlflowInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MlflowInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputObservabilityInput(ctx context.Context, obj any) (model.ObservabilityInput, error) {
 	var it model.ObservabilityInput
 	if obj == nil {
@@ -26517,7 +26917,7 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver", "fsxCsiDriver"}
+	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver", "fsxCsiDriver", "mlflow"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -26601,6 +27001,13 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 				return it, err
 			}
 			it.FsxCsiDriver = data
+		case "mlflow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mlflow"))
+			data, err := ec.unmarshalOMlflowInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mlflow = data
 		}
 	}
 	return it, nil
@@ -27583,6 +27990,11 @@ func (ec *executionContext) _Feature(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "s3CsiDriver":
 			out.Values[i] = ec._Feature_s3CsiDriver(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mlflow":
+			out.Values[i] = ec._Feature_mlflow(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -29164,6 +29576,69 @@ func (ec *executionContext) _MetricSeries(ctx context.Context, sel ast.Selection
 			}
 		case "points":
 			out.Values[i] = ec._MetricSeries_points(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var mlflowSettingsImplementors = []string{"MlflowSettings"}
+
+func (ec *executionContext) _MlflowSettings(ctx context.Context, sel ast.SelectionSet, obj *model.MlflowSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mlflowSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MlflowSettings")
+		case "trackingServerArn":
+			out.Values[i] = ec._MlflowSettings_trackingServerArn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "existing":
+			out.Values[i] = ec._MlflowSettings_existing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trackingServerName":
+			out.Values[i] = ec._MlflowSettings_trackingServerName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "trackingServerSize":
+			out.Values[i] = ec._MlflowSettings_trackingServerSize(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "artifactStoreUri":
+			out.Values[i] = ec._MlflowSettings_artifactStoreUri(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "namespace":
+			out.Values[i] = ec._MlflowSettings_namespace(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serviceAccount":
+			out.Values[i] = ec._MlflowSettings_serviceAccount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -33997,6 +34472,37 @@ func (ec *executionContext) unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋ
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOMlflowInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowInput(ctx context.Context, v any) (*model.MlflowInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMlflowInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMlflowSettings2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowSettings(ctx context.Context, sel ast.SelectionSet, v *model.MlflowSettings) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MlflowSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMlflowTrackingServerSize2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowTrackingServerSize(ctx context.Context, v any) (*model.MlflowTrackingServerSize, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.MlflowTrackingServerSize)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMlflowTrackingServerSize2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowTrackingServerSize(ctx context.Context, sel ast.SelectionSet, v *model.MlflowTrackingServerSize) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOModel2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModel(ctx context.Context, sel ast.SelectionSet, v *model.Model) graphql.Marshaler {

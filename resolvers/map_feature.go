@@ -48,7 +48,22 @@ func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 	if in.FsxCsiDriver != nil {
 		out = append(out, features.Toggle{Name: features.FSxCSIDriver, Enable: *in.FsxCsiDriver})
 	}
+	if m := in.Mlflow; m != nil {
+		t := features.Toggle{Name: features.MLflow, Enable: m.Enabled, Settings: &features.Settings{
+			TrackingServerName: deref(m.TrackingServerName), ArtifactStoreURI: deref(m.ArtifactStoreURI), TrackingServerArn: deref(m.TrackingServerArn),
+		}}
+		if m.TrackingServerSize != nil {
+			t.Settings.TrackingServerSize = trackingServerSizes[*m.TrackingServerSize]
+		}
+		out = append(out, t)
+	}
 	return out
+}
+
+// trackingServerSizes are SageMaker's names of the schema's tracking
+// server sizes.
+var trackingServerSizes = map[model.MlflowTrackingServerSize]string{
+	model.MlflowTrackingServerSizeSmall: "Small", model.MlflowTrackingServerSizeMedium: "Medium", model.MlflowTrackingServerSizeLarge: "Large",
 }
 
 func mapFeature(f *features.Feature) *model.Feature {
@@ -75,6 +90,16 @@ func mapFeature(f *features.Feature) *model.Feature {
 		m.Observability = &model.ObservabilitySettings{PrometheusWorkspaceArn: s.WorkspaceArn}
 	case features.S3CSIDriver:
 		m.S3CsiDriver = &model.S3CsiDriverSettings{Buckets: append([]string{}, s.Buckets...)}
+	case features.MLflow:
+		m.Mlflow = &model.MlflowSettings{TrackingServerArn: s.TrackingServerArn, Existing: s.TrackingServerName == "", Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}
+		if s.TrackingServerName != "" {
+			m.Mlflow.TrackingServerName, m.Mlflow.ArtifactStoreURI = optional(s.TrackingServerName), optional(s.ArtifactStoreURI)
+			for size, name := range trackingServerSizes {
+				if name == s.TrackingServerSize {
+					m.Mlflow.TrackingServerSize = &size
+				}
+			}
+		}
 	case features.TieredCheckpointing:
 		m.TieredCheckpointing = &model.TieredCheckpointingSettings{Bucket: optional(s.Bucket), Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}
 		if s.MemoryPercentage > 0 {

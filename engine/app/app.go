@@ -154,7 +154,7 @@ func (a *App) build() error {
 	if a.Compute, err = compute.New(st, a.Runner, a.Regions, cluster.ComputeView{Service: a.Clusters}, compute.Options{Logger: log}); err != nil {
 		return fmt.Errorf("open the instance groups and nodes: %w", err)
 	}
-	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log})
+	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log, Buckets: sharedBuckets{a}})
 	a.Storage = storage.New(st, a.Runner, a.Regions, cluster.StorageView{Service: a.Clusters}, features.StorageView{Service: a.Features}, storage.Options{Logger: log})
 	a.Models = models.New(st, a.Runner, a.Regions, cluster.ModelsView{Service: a.Clusters}, storage.ModelsView{Service: a.Storage}, models.Options{Logger: log})
 	a.Training = training.New(st, a.Runner, a.Regions, cluster.TrainingView{Service: a.Clusters}, storage.TrainingView{Service: a.Storage},
@@ -164,6 +164,15 @@ func (a *App) build() error {
 		return fmt.Errorf("resume operations: %w", err)
 	}
 	return nil
+}
+
+// sharedBuckets shows the storage area's shared bucket to the features
+// area, which is built first (storage turns features on): it reaches the
+// storage service once the App is built.
+type sharedBuckets struct{ a *App }
+
+func (b sharedBuckets) SharedBucket(clusterID string) (*features.SharedBucket, error) {
+	return storage.FeaturesView{Service: b.a.Storage}.SharedBucket(clusterID)
 }
 
 func (a *App) buildSim() error {

@@ -35,3 +35,11 @@ func BucketNameProblem(name string) string {
 }
 
 func bucketEdge(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// MLflowServiceAccount is the Kubernetes service account, in the shared
+// bucket's namespace, that training pods run as to reach the cluster's
+// SageMaker managed MLflow tracking server: the MLFLOW feature makes it and
+// gives it, by pod identity, an IAM role allowed to call that one server,
+// and the jobs that report to MLflow name it. It is here, apart from both
+// areas, so that the features and training areas name the same account.
+const MLflowServiceAccount = "instantstart-mlflow"

@@ -21,8 +21,9 @@ import (
 )
 
 // SageMaker is the part of the SageMaker API that manages HyperPod clusters:
-// the clusters, their instance groups and nodes, their events, and the
-// training plans that reserve capacity for them.
+// the clusters, their instance groups and nodes, their events, the
+// training plans that reserve capacity for them, and the managed MLflow
+// tracking servers their training jobs report to.
 type SageMaker interface {
 	CreateCluster(ctx context.Context, in *sagemaker.CreateClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.CreateClusterOutput, error)
 	DescribeCluster(ctx context.Context, in *sagemaker.DescribeClusterInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeClusterOutput, error)
@@ -44,6 +45,11 @@ type SageMaker interface {
 
 	ListTrainingPlans(ctx context.Context, in *sagemaker.ListTrainingPlansInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListTrainingPlansOutput, error)
 	DescribeTrainingPlan(ctx context.Context, in *sagemaker.DescribeTrainingPlanInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeTrainingPlanOutput, error)
+
+	CreateMlflowTrackingServer(ctx context.Context, in *sagemaker.CreateMlflowTrackingServerInput, opts ...func(*sagemaker.Options)) (*sagemaker.CreateMlflowTrackingServerOutput, error)
+	DescribeMlflowTrackingServer(ctx context.Context, in *sagemaker.DescribeMlflowTrackingServerInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeMlflowTrackingServerOutput, error)
+	ListMlflowTrackingServers(ctx context.Context, in *sagemaker.ListMlflowTrackingServersInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListMlflowTrackingServersOutput, error)
+	DeleteMlflowTrackingServer(ctx context.Context, in *sagemaker.DeleteMlflowTrackingServerInput, opts ...func(*sagemaker.Options)) (*sagemaker.DeleteMlflowTrackingServerOutput, error)
 }
 
 // EKS is the part of the EKS API that manages control planes, add-ons,
@@ -266,6 +272,18 @@ type MLflowTracking interface {
 	// in step order, at most limit of them (the newest when there are
 	// more).
 	MetricHistory(ctx context.Context, trackingServerArn, runID, key string, limit int) ([]MLflowMetric, error)
+}
+
+// MLflowServerServing reports whether a tracking server in SageMaker status
+// serves the MLflow API: Created, or back to that after an update, a
+// restart or maintenance. In every other status (Creating, Deleting,
+// Stopped, a failure) its URL answers nothing.
+func MLflowServerServing(status string) bool {
+	switch status {
+	case "Created", "Updated", "Started", "MaintenanceComplete":
+		return true
+	}
+	return false
 }
 
 // MLflowRun is one MLflow run.

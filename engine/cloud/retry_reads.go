@@ -141,6 +141,18 @@ func (c retryingSageMaker) DescribeTrainingPlan(ctx context.Context, in *sagemak
 	})
 }
 
+func (c retryingSageMaker) DescribeMlflowTrackingServer(ctx context.Context, in *sagemaker.DescribeMlflowTrackingServerInput, opts ...func(*sagemaker.Options)) (*sagemaker.DescribeMlflowTrackingServerOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*sagemaker.DescribeMlflowTrackingServerOutput, error) {
+		return c.SageMaker.DescribeMlflowTrackingServer(ctx, in, opts...)
+	})
+}
+
+func (c retryingSageMaker) ListMlflowTrackingServers(ctx context.Context, in *sagemaker.ListMlflowTrackingServersInput, opts ...func(*sagemaker.Options)) (*sagemaker.ListMlflowTrackingServersOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*sagemaker.ListMlflowTrackingServersOutput, error) {
+		return c.SageMaker.ListMlflowTrackingServers(ctx, in, opts...)
+	})
+}
+
 // retryingEKS retries the reads of EKS; its other calls pass through.
 type retryingEKS struct {
 	EKS

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 )
 
@@ -247,6 +248,15 @@ var catalog = []*definition{
 		name: FSxCSIDriver, title: "FSx for Lustre CSI driver", field: "input.fsxCsiDriver",
 		description: "The aws-fsx-csi-driver add-on: mounts FSx for Lustre file systems into pods through static PersistentVolumes (addStorage with kind FSX_LUSTRE turns it on). Static volumes need no IAM role: the nodes mount the file system over the network.",
 		links:       func(e *env) []link { return []link{addonLink(e, fsxCSIAddon, false)} },
+	},
+	{
+		name: MLflow, title: "MLflow tracking (SageMaker managed MLflow)", field: "input.mlflow",
+		description: "A SageMaker managed MLflow tracking server for the cluster's training jobs: made (with an IAM role, trusted by SageMaker, that may read and write only its artifact prefix of the shared bucket) or an existing one; " +
+			"jobs report their metrics to it as the service account " + cloud.MLflowServiceAccount + ", whose pod identity role may call only that server. Turning it off removes what it made, never a server it only uses.",
+		dependsOn: []string{"EKS add-on eks-pod-identity-agent", "the cluster's shared bucket"},
+		check:     checkMLflow,
+		links:     mlflowLinks,
+		settings:  mlflowSettings,
 	},
 }
 

@@ -44,6 +44,7 @@ const (
 	KEDA                 Name = "KEDA"
 	S3CSIDriver          Name = "S3_CSI_DRIVER"
 	FSxCSIDriver         Name = "FSX_CSI_DRIVER"
+	MLflow               Name = "MLFLOW"
 )
 
 // Status is a feature's state.
@@ -65,7 +66,7 @@ const (
 // Resource is something a feature made, named so that aws or kubectl can
 // inspect it.
 type Resource struct {
-	Kind string `json:"kind"` // IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT, CLUSTER_SETTING
+	Kind string `json:"kind"` // IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT, CLUSTER_SETTING, MLFLOW_TRACKING_SERVER
 	Ref  string `json:"ref"`  // an ARN, or a Kubernetes reference such as serviceaccount/default/name
 	// Shared marks a prerequisite other features use too: disabling the
 	// feature leaves it.
@@ -92,6 +93,14 @@ type Settings struct {
 	// WorkspaceArn is the Amazon Managed Service for Prometheus workspace
 	// observability writes to.
 	WorkspaceArn string `json:"workspaceArn,omitempty"`
+	// TrackingServerName, TrackingServerSize and ArtifactStoreURI are the
+	// MLflow tracking server the MLFLOW feature makes. TrackingServerArn is
+	// instead an existing server it uses and never deletes (in the feature
+	// table it names the server either way).
+	TrackingServerName string `json:"trackingServerName,omitempty"`
+	TrackingServerSize string `json:"trackingServerSize,omitempty"`
+	ArtifactStoreURI   string `json:"artifactStoreUri,omitempty"`
+	TrackingServerArn  string `json:"trackingServerArn,omitempty"`
 }
 
 // orElse fills the fields s leaves empty from earlier.
@@ -112,6 +121,19 @@ func (s Settings) orElse(earlier Settings) Settings {
 		s.Buckets = earlier.Buckets
 	}
 	s.WorkspaceArn = cmpOr(s.WorkspaceArn, earlier.WorkspaceArn)
+	// An MLflow server is made or imported, never both: a request for one
+	// kind takes nothing of the other from before.
+	made := s.TrackingServerName != "" || s.TrackingServerSize != "" || s.ArtifactStoreURI != ""
+	switch {
+	case s.TrackingServerArn != "":
+	case made && earlier.TrackingServerArn == "":
+		s.TrackingServerName = cmpOr(s.TrackingServerName, earlier.TrackingServerName)
+		s.TrackingServerSize = cmpOr(s.TrackingServerSize, earlier.TrackingServerSize)
+		s.ArtifactStoreURI = cmpOr(s.ArtifactStoreURI, earlier.ArtifactStoreURI)
+	case !made:
+		s.TrackingServerName, s.TrackingServerSize = earlier.TrackingServerName, earlier.TrackingServerSize
+		s.ArtifactStoreURI, s.TrackingServerArn = earlier.ArtifactStoreURI, earlier.TrackingServerArn
+	}
 	return s
 }
 
@@ -147,6 +169,20 @@ type Clusters interface {
 	Cluster(id string) (*Cluster, error)
 }
 
+// SharedBucket is a cluster's shared bucket, as the features see it.
+type SharedBucket struct {
+	Name string
+	// Namespace is where its claim is, and so where the jobs run.
+	Namespace string
+}
+
+// Buckets is the part of the storage area the features use.
+type Buckets interface {
+	// SharedBucket returns the cluster's shared bucket when pods can mount
+	// it, nil otherwise.
+	SharedBucket(clusterID string) (*SharedBucket, error)
+}
+
 // Options tune the service.
 type Options struct {
 	// ReadRetry bounds the retries of the reads that check a request or
@@ -154,6 +190,10 @@ type Options struct {
 	// (ops.Runner.ReadRetry).
 	ReadRetry ops.ReadRetry
 	Logger    *slog.Logger
+	// Buckets tells the cluster's shared bucket, which MLFLOW keeps its
+	// artifacts in and whose namespace its jobs run in; nil knows none,
+	// and MLFLOW then cannot be turned on.
+	Buckets Buckets
 }
 
 // Service reads and toggles features.
@@ -210,6 +250,8 @@ type env struct {
 	// features (a table read, a request checked), so that their links do
 	// not describe the cluster once each. Phases poll without it.
 	look *snapshot
+	// buckets, when checking a request, tells the shared bucket.
+	buckets Buckets
 }
 
 // snapshot is the HyperPod cluster as one look at the features saw it.
@@ -387,7 +429,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 			bad = append(bad, errs.Field(fmt.Sprintf("input[%d]", i), "feature %s is sent twice", t.Name))
 			continue
 		}
-		e := &env{p: p, c: c, look: look}
+		e := &env{p: p, c: c, look: look, buckets: s.opts.Buckets}
 		if t.Settings != nil {
 			e.settings = *t.Settings
 		}

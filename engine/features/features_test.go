@@ -40,6 +40,12 @@ func newFixture(t *testing.T) *fixture {
 // newFixtureWith is newFixture with the cluster's initial instance groups.
 func newFixtureWith(t *testing.T, groups []compute.GroupSpec) *fixture {
 	t.Helper()
+	return newFixtureOpts(t, groups, features.Options{})
+}
+
+// newFixtureOpts is newFixtureWith with the features service's options.
+func newFixtureOpts(t *testing.T, groups []compute.GroupSpec, opts features.Options) *fixture {
+	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +57,7 @@ func newFixtureWith(t *testing.T, groups []compute.GroupSpec) *fixture {
 	runner := ops.NewRunner(st, ops.Options{Speed: speed})
 	clusters := cluster.New(st, runner, world, cluster.Options{})
 	view := cluster.FeaturesView{Service: clusters}
-	svc := features.New(st, runner, world, view, features.Options{})
+	svc := features.New(st, runner, world, view, opts)
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // TrainingOperatorView shows the features to the training area: whether
-// the operators that run jobs are on, and which groups Karpenter grows.
+// the operators that run jobs are on, which groups Karpenter grows, and
+// the MLflow tracking server jobs report to.
 type TrainingOperatorView struct{ Service *Service }
 
 // OperatorOn tells whether the cluster's TRAINING_OPERATOR (ray false) or
@@ -40,7 +41,23 @@ func (v TrainingOperatorView) Autoscaled(_ context.Context, clusterID, group str
 	return slices.Contains(st.InstanceGroups, group), nil
 }
 
-// MLflow returns nil: this version has no MLflow feature.
-func (v TrainingOperatorView) MLflow(context.Context, string) (*training.MLflowServer, error) {
-	return nil, nil
+// MLflow returns the cluster's tracking server, and the service account
+// its jobs report to it as, when the MLFLOW feature is ENABLED (as its
+// links show); nil otherwise. The experiment is the training area's to
+// choose (the cluster's name unless the job names one).
+func (v TrainingOperatorView) MLflow(ctx context.Context, clusterID string) (*training.MLflowServer, error) {
+	on, err := v.enabled(ctx, clusterID, MLflow)
+	if err != nil || !on {
+		return nil, err
+	}
+	st, err := v.Service.StoredSettings(clusterID, MLflow)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	c, err := v.Service.clusters.Cluster(clusterID)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{c: c, settings: *st}
+	return &training.MLflowServer{TrackingServerArn: mlflowServerArn(e), Namespace: st.Namespace, ServiceAccount: st.ServiceAccount}, nil
 }

@@ -29,7 +29,8 @@ const (
 	// Code (default InternalFailure) and Message.
 	FaultError = "error"
 	// FaultFail makes an asynchronous resource of Service (EKS cluster or
-	// add-on, SageMaker cluster, EC2 NAT gateway, Helm release) created by
+	// add-on, SageMaker cluster or MLflow tracking server, EC2 NAT
+	// gateway, Helm release) created by
 	// Operation (any create, if empty; Helm's is "Install", installs and
 	// upgrades alike) end in its failed state instead of its ready state.
 	FaultFail = "fail"
@@ -50,9 +51,10 @@ const (
 	// so that its batch stops the rolling update.
 	FaultPatch = "patch"
 	// FaultHold keeps each asynchronous resource of Service (EKS cluster
-	// or add-on, SageMaker cluster, EC2 NAT gateway, Helm release) that
-	// Operation creates (any create, if empty; Helm's is "Install") in its
-	// creating state (CREATING, Creating, pending, pending-install) for as
+	// or add-on, SageMaker cluster or MLflow tracking server, EC2 NAT
+	// gateway, Helm release) that Operation creates (any create, if empty;
+	// Helm's is "Install") in its creating state (CREATING, Creating,
+	// pending, pending-install) for as
 	// long as the fault is active, so a test catches it there however
 	// slow the machine. Once the fault is cleared, the resource ends its
 	// creation as it would have: at once if its time has passed. It takes

@@ -42,6 +42,9 @@ func (st *state) releaseHolds(now time.Time) {
 		for _, n := range rs.NATs {
 			release(&n.Life)
 		}
+		for _, s := range rs.MLflowServers {
+			release(&s.Life)
+		}
 		for _, c := range rs.HyperPod {
 			if !release(&c.Life) {
 				continue

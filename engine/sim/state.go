@@ -45,6 +45,9 @@ type regionState struct {
 	// TrainingPlansFrom is when the region's training plans started: the
 	// first time a call looked at them.
 	TrainingPlansFrom *time.Time `json:",omitempty"`
+	// MLflowServers are SageMaker's managed MLflow tracking servers, by
+	// name (see sagemaker_mlflow.go).
+	MLflowServers map[string]*mlflowServerRec `json:",omitempty"`
 	// MLflowRuns are what training pods log to the region's tracking
 	// servers, by tracking server ARN (see mlflow_runs.go).
 	MLflowRuns map[string]*mlflowServerRuns `json:",omitempty"`
@@ -127,6 +130,9 @@ func (rs *regionState) init() {
 	if rs.DataRepoAssociations == nil {
 		rs.DataRepoAssociations = map[string]*fsxDRARec{}
 	}
+	if rs.MLflowServers == nil {
+		rs.MLflowServers = map[string]*mlflowServerRec{}
+	}
 	for _, c := range rs.EKS {
 		c.init()
 	}
@@ -182,6 +188,7 @@ func (rs *regionState) prune(now time.Time) {
 		}
 	}
 	rs.pruneFSx(now)
+	rs.pruneMLflow(now)
 	for id, n := range rs.NATs {
 		if n.Life.GoneAt != nil && now.After(n.Life.GoneAt.Add(natGoneAfter)) {
 			delete(rs.NATs, id)

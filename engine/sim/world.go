@@ -134,9 +134,10 @@ func New(opts Options) (*World, error) {
 // DefaultRegion returns the region used when a request names none.
 func (w *World) DefaultRegion() string { return w.defaultRegion }
 
-// Provider returns the ports for region: SageMaker, EKS, EC2, Service
-// Quotas, Kubernetes and Helm scoped to the region, IAM and STS global to
-// the account.
+// Provider returns the ports for region: SageMaker (with its MLflow
+// tracking servers' REST API), EKS, EC2, Service Quotas, S3, FSx,
+// Kubernetes and Helm scoped to the region, IAM and STS global to the
+// account.
 func (w *World) Provider(region string) (*cloud.Provider, error) {
 	if _, ok := w.catalog.region(region); !ok {
 		return nil, w.unknownRegion(region)
@@ -155,6 +156,7 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		FSx:           &fsxAPI{w: w, region: region},
 		Kubernetes:    &kubeAPI{w: w, region: region},
 		Helm:          &helmAPI{w: w, region: region},
+		MLflow:        &mlflowAPI{w: w, region: region},
 	}, nil
 }
 
@@ -164,7 +166,8 @@ func (w *World) unknownRegion(region string) error {
 
 // Calls returns a copy of the call counters: service -> operation -> count.
 // Services are "sagemaker", "eks", "ec2", "iam", "sts", "s3" and "servicequotas",
-// whose operations are the SDK method names, "kubernetes", whose
+// whose operations are the SDK method names, "sagemaker-mlflow" (the MLflow
+// REST API of the tracking servers: GetRunByName, GetMetricHistory), "kubernetes", whose
 // operations are a verb and a resource ("list nodes"), and "helm", whose
 // operations are "Install", "Uninstall" and "GetRelease".
 func (w *World) Calls() map[string]map[string]int {
@@ -291,6 +294,8 @@ func serviceID(service string) string {
 		return "Hugging Face"
 	case svcFSx:
 		return "FSx"
+	case svcMLflow:
+		return "SageMaker MLflow"
 	}
 	return service
 }
@@ -308,7 +313,7 @@ const (
 
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
-	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcQuotas, svcSTS}
+	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcMLflow, svcQuotas, svcSTS}
 }
 
 // opError wraps err as the SDK does, so callers use errors.As to reach the

@@ -376,13 +376,15 @@ type Feature struct {
 	Observability *ObservabilitySettings `json:"observability,omitempty"`
 	// The settings of the S3 CSI driver (null for other features, and while disabled).
 	S3CsiDriver *S3CsiDriverSettings `json:"s3CsiDriver,omitempty"`
+	// The settings of MLflow tracking (null for other features, and while disabled).
+	Mlflow *MlflowSettings `json:"mlflow,omitempty"`
 	// The newest operation that toggled it.
 	LastOperation *Operation `json:"lastOperation,omitempty"`
 }
 
 // Something a feature made or uses, named so that aws or kubectl can inspect it.
 type FeatureResource struct {
-	// IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT or CLUSTER_SETTING.
+	// IAM_POLICY, IAM_ROLE, POD_IDENTITY_ASSOCIATION, EKS_ADDON, HELM_RELEASE, KUBERNETES_OBJECT, CLUSTER_SETTING or MLFLOW_TRACKING_SERVER.
 	Kind string `json:"kind"`
 	// An ARN, a Kubernetes reference such as serviceaccount/<namespace>/<name>, or a Helm release as helm release <namespace>/<name>.
 	Ref string `json:"ref"`
@@ -902,6 +904,38 @@ type MetricSeries struct {
 	Name string `json:"name"`
 	// Its values, in step order (the newest 5000 at most).
 	Points []*MetricPoint `json:"points"`
+}
+
+// Turns MLflow tracking on or off: either a new SageMaker managed MLflow tracking server (name, size and artifact location, each with a default) or an existing one (trackingServerArn), not both.
+type MlflowInput struct {
+	// True to turn it on, false to turn it off (which deletes a server MLFLOW made, never an existing one).
+	Enabled bool `json:"enabled"`
+	// The name of the tracking server to make: 1-256 letters, digits and hyphens, starting and ending with a letter or a digit (default <cluster name>-mlflow).
+	TrackingServerName *string `json:"trackingServerName,omitempty"`
+	// The size of the tracking server to make (default SMALL).
+	TrackingServerSize *MlflowTrackingServerSize `json:"trackingServerSize,omitempty"`
+	// Where the tracking server to make keeps its artifacts: s3://<shared bucket>/<prefix>/, in the cluster's shared bucket (default s3://<shared bucket>/mlflow/).
+	ArtifactStoreURI *string `json:"artifactStoreUri,omitempty"`
+	// The ARN of an existing tracking server of the cluster's region, which must be Created, to use instead of making one.
+	TrackingServerArn *string `json:"trackingServerArn,omitempty"`
+}
+
+// The settings of MLflow tracking.
+type MlflowSettings struct {
+	// The ARN of the tracking server jobs report to (arn:aws:sagemaker:<region>:<account>:mlflow-tracking-server/<name>).
+	TrackingServerArn string `json:"trackingServerArn"`
+	// True when the server existed before and is only used: turning MLFLOW off leaves it.
+	Existing bool `json:"existing"`
+	// The name of the server MLFLOW made (null for an existing one).
+	TrackingServerName *string `json:"trackingServerName,omitempty"`
+	// The size of the server MLFLOW made (null for an existing one).
+	TrackingServerSize *MlflowTrackingServerSize `json:"trackingServerSize,omitempty"`
+	// Where the server MLFLOW made keeps its artifacts, in the shared bucket (null for an existing one).
+	ArtifactStoreURI *string `json:"artifactStoreUri,omitempty"`
+	// The namespace the jobs run in: the shared bucket's.
+	Namespace string `json:"namespace"`
+	// The service account the jobs run as to reach the server.
+	ServiceAccount string `json:"serviceAccount"`
 }
 
 // A model in a cluster's shared bucket, under models/<name>/.
@@ -1578,6 +1612,8 @@ type UpdateClusterFeaturesInput struct {
 	S3CsiDriver *S3CsiDriverInput `json:"s3CsiDriver,omitempty"`
 	// Install or remove the FSx for Lustre CSI driver add-on.
 	FsxCsiDriver *bool `json:"fsxCsiDriver,omitempty"`
+	// Turn MLflow tracking on or off: a SageMaker managed MLflow tracking server (made, or an existing one) that training jobs report their metrics to.
+	Mlflow *MlflowInput `json:"mlflow,omitempty"`
 }
 
 // Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
@@ -2014,6 +2050,8 @@ const (
 	FeatureNameS3CsiDriver FeatureName = "S3_CSI_DRIVER"
 	// The FSx for Lustre CSI driver add-on (aws-fsx-csi-driver): mounts FSx for Lustre file systems into pods through static volumes, which need no IAM role. addStorage with kind FSX_LUSTRE turns it on.
 	FeatureNameFsxCsiDriver FeatureName = "FSX_CSI_DRIVER"
+	// A SageMaker managed MLflow tracking server for the cluster's training jobs, made (with an IAM role, trusted by SageMaker, that may read and write only its artifact prefix of the shared bucket) or an existing one, and the service account instantstart-mlflow (in the shared bucket's namespace) whose pod identity role may call only that server; jobs submitted while it is ENABLED report their metrics to it. Needs the shared bucket; the eks-pod-identity-agent add-on is installed first when missing. Turning it off removes what it made, never a server it only uses.
+	FeatureNameMlflow FeatureName = "MLFLOW"
 )
 
 var AllFeatureName = []FeatureName{
@@ -2028,11 +2066,12 @@ var AllFeatureName = []FeatureName{
 	FeatureNameKeda,
 	FeatureNameS3CsiDriver,
 	FeatureNameFsxCsiDriver,
+	FeatureNameMlflow,
 }
 
 func (e FeatureName) IsValid() bool {
 	switch e {
-	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver, FeatureNameFsxCsiDriver:
+	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver, FeatureNameFsxCsiDriver, FeatureNameMlflow:
 		return true
 	}
 	return false
@@ -2534,6 +2573,67 @@ func (e *JobStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e JobStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The size of a SageMaker managed MLflow tracking server: how many users and how much logging it takes.
+type MlflowTrackingServerSize string
+
+const (
+	// Small: for teams of up to 25 users.
+	MlflowTrackingServerSizeSmall MlflowTrackingServerSize = "SMALL"
+	// Medium: for teams of up to 50 users.
+	MlflowTrackingServerSizeMedium MlflowTrackingServerSize = "MEDIUM"
+	// Large: for teams of up to 100 users.
+	MlflowTrackingServerSizeLarge MlflowTrackingServerSize = "LARGE"
+)
+
+var AllMlflowTrackingServerSize = []MlflowTrackingServerSize{
+	MlflowTrackingServerSizeSmall,
+	MlflowTrackingServerSizeMedium,
+	MlflowTrackingServerSizeLarge,
+}
+
+func (e MlflowTrackingServerSize) IsValid() bool {
+	switch e {
+	case MlflowTrackingServerSizeSmall, MlflowTrackingServerSizeMedium, MlflowTrackingServerSizeLarge:
+		return true
+	}
+	return false
+}
+
+func (e MlflowTrackingServerSize) String() string {
+	return string(e)
+}
+
+func (e *MlflowTrackingServerSize) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MlflowTrackingServerSize(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MlflowTrackingServerSize", str)
+	}
+	return nil
+}
+
+func (e MlflowTrackingServerSize) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MlflowTrackingServerSize) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MlflowTrackingServerSize) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -107,10 +107,11 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 	cfg.Region = region
 	eksClient, stsClient := eks.NewFromConfig(cfg), sts.NewFromConfig(cfg)
 	kube := newKubernetes(eksClient, stsClient, nil)
+	sageMaker := sagemaker.NewFromConfig(cfg)
 	p := &cloud.Provider{
 		Name:          providerName,
 		Region:        region,
-		SageMaker:     sagemaker.NewFromConfig(cfg),
+		SageMaker:     sageMaker,
 		EKS:           eksClient,
 		EC2:           ec2.NewFromConfig(cfg),
 		IAM:           iam.NewFromConfig(cfg),
@@ -119,6 +120,7 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		S3:            s3.NewFromConfig(cfg),
 		FSx:           fsx.NewFromConfig(cfg),
 		Hub:           &hfhub.Client{},
+		MLflow:        newMLflowTracking(sageMaker, cfg),
 		Kubernetes:    kube,
 		Helm:          newHelm(kube),
 		SDKRetries:    true, // LoadDefaultConfig's standard retryer

@@ -19,6 +19,7 @@ import {
   validateFeatureDraft,
   type FeatureAction,
   type FeatureDraft,
+  type MlflowDraft,
   type TieredDraft,
 } from "./featureToggle";
 import { featureEffects, inSentence, resourceKindWords } from "./featureWords";
@@ -63,6 +64,7 @@ export function FeatureToggleDialog({ clusterId, feature, action, groups, onClos
     setErrors((e) => clearField(clearField(e, path), generalKey));
   };
   const changeTiered = (patch: Partial<TieredDraft>, path: string) => change({ tiered: { ...draft.tiered, ...patch } }, path);
+  const changeMlflow = (patch: Partial<MlflowDraft>, path: string) => change({ mlflow: { ...draft.mlflow, ...patch } }, path);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -156,6 +158,14 @@ export function FeatureToggleDialog({ clusterId, feature, action, groups, onClos
             value={draft.buckets}
             onChange={(buckets) => change({ buckets }, settingsPaths.buckets)}
           />
+        )}
+
+        {asks && feature.name === "MLFLOW" && <MlflowFields draft={draft.mlflow} errors={errors} onChange={changeMlflow} />}
+        {action === "reapply" && feature.mlflow && (
+          <p>
+            Tracking server <code className="wrap">{feature.mlflow.trackingServerArn}</code>
+            {feature.mlflow.existing ? " (existing: it is only used)." : "."}
+          </p>
         )}
 
         {asks && feature.name === "TIERED_CHECKPOINTING" && (
@@ -254,6 +264,80 @@ function TextSetting({
     <Field path={path} label={label} errors={errors} hint={hint}>
       {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoFocus value={value} onChange={(e) => onChange(e.target.value)} />}
     </Field>
+  );
+}
+
+const mlflowSizes = [
+  { value: "SMALL", words: "Small: up to 25 users" },
+  { value: "MEDIUM", words: "Medium: up to 50 users" },
+  { value: "LARGE", words: "Large: up to 100 users" },
+] as const;
+
+/** MLflow's settings: a new tracking server (each field with a default) or an existing one. */
+function MlflowFields({ draft, errors, onChange }: { draft: MlflowDraft; errors: FieldErrors; onChange: (patch: Partial<MlflowDraft>, path: string) => void }) {
+  return (
+    <>
+      <fieldset className="field">
+        <legend className="label">Tracking server</legend>
+        <div className="checks">
+          <label className="check">
+            <input type="radio" name="mlflow-server" checked={!draft.existing} onChange={() => onChange({ existing: false }, settingsPaths.mlflowArn)} />
+            <span>Make a new one for this cluster</span>
+          </label>
+          <label className="check">
+            <input type="radio" name="mlflow-server" checked={draft.existing} onChange={() => onChange({ existing: true }, settingsPaths.mlflowName)} />
+            <span>Use an existing one (it is never deleted here)</span>
+          </label>
+        </div>
+      </fieldset>
+      {draft.existing ? (
+        <TextSetting
+          path={settingsPaths.mlflowArn}
+          label="Tracking server ARN"
+          hint="arn:aws:sagemaker:<region>:<account>:mlflow-tracking-server/<name>, in the cluster's region and Created."
+          errors={errors}
+          value={draft.arn}
+          onChange={(arn) => onChange({ arn }, settingsPaths.mlflowArn)}
+        />
+      ) : (
+        <>
+          <Field path={settingsPaths.mlflowName} label="Name (optional)" errors={errors} hint="Letters, digits and hyphens. Empty: <cluster name>-mlflow.">
+            {(props) => (
+              <input {...props} type="text" autoComplete="off" spellCheck={false} value={draft.name} onChange={(e) => onChange({ name: e.target.value }, settingsPaths.mlflowName)} />
+            )}
+          </Field>
+          <Field path={settingsPaths.mlflowSize} label="Size" errors={errors} hint="How many people and how much logging it takes; larger costs more per hour.">
+            {(props) => (
+              <select {...props} value={draft.size} onChange={(e) => onChange({ size: e.target.value as MlflowDraft["size"] }, settingsPaths.mlflowSize)}>
+                <option value="">Small (default)</option>
+                {mlflowSizes.map((z) => (
+                  <option key={z.value} value={z.value}>
+                    {z.words}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field
+            path={settingsPaths.mlflowArtifacts}
+            label="Artifact location (optional)"
+            errors={errors}
+            hint="s3://<shared bucket>/<prefix>/, in the cluster's shared bucket. Empty: s3://<shared bucket>/mlflow/."
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="text"
+                autoComplete="off"
+                spellCheck={false}
+                value={draft.artifactStoreUri}
+                onChange={(e) => onChange({ artifactStoreUri: e.target.value }, settingsPaths.mlflowArtifacts)}
+              />
+            )}
+          </Field>
+        </>
+      )}
+    </>
   );
 }
 

@@ -146,6 +146,12 @@ function FeatureRow({ feature: f, all, denied, onAction }: RowProps) {
             Writes to <code className="wrap">{f.observability.prometheusWorkspaceArn}</code>
           </div>
         )}
+        {f.mlflow && (
+          <div className="cell-note">
+            Jobs report to <code className="wrap">{f.mlflow.trackingServerArn}</code>
+            {f.mlflow.existing ? " (existing)" : f.mlflow.artifactStoreUri ? <> · artifacts in <code>{f.mlflow.artifactStoreUri}</code></> : null}
+          </div>
+        )}
         {f.s3CsiDriver && (
           <div className="cell-note">
             Mounts{" "}

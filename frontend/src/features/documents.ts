@@ -36,6 +36,15 @@ export const FeatureRowFragment = graphql(`
     s3CsiDriver {
       buckets
     }
+    mlflow {
+      trackingServerArn
+      existing
+      trackingServerName
+      trackingServerSize
+      artifactStoreUri
+      namespace
+      serviceAccount
+    }
     lastOperation {
       ...OperationSummary
     }

@@ -363,3 +363,41 @@ describe("add-on features", () => {
     expect(noopMessage("change")).toBe("Already set so: nothing to change.");
   });
 });
+
+describe("MLflow", () => {
+  const arn = "arn:aws:sagemaker:us-west-2:123456789012:mlflow-tracking-server/team";
+  const mlflow = (patch: Partial<FeatureDraft["mlflow"]>) => draft({ mlflow: { ...blankDraft().mlflow, ...patch } });
+
+  it("asks settings to be turned on, and has no change in place", () => {
+    expect(asksSettings("MLFLOW", "enable")).toBe(true);
+    expect(featureActions("ENABLED", "MLFLOW")).toEqual(["disable", "reapply"]);
+  });
+
+  it("sends only the fields given for a new server, and the ARN alone for an existing one", () => {
+    expect(featureInput(feature("MLFLOW"), "enable", mlflow({}))).toEqual({ mlflow: { enabled: true } });
+    expect(featureInput(feature("MLFLOW"), "enable", mlflow({ name: " exp ", size: "MEDIUM", artifactStoreUri: "s3://data/runs/" }))).toEqual({
+      mlflow: { enabled: true, trackingServerName: "exp", trackingServerSize: "MEDIUM", artifactStoreUri: "s3://data/runs/" },
+    });
+    expect(featureInput(feature("MLFLOW"), "enable", mlflow({ existing: true, name: "ignored", arn: ` ${arn}` }))).toEqual({ mlflow: { enabled: true, trackingServerArn: arn } });
+    expect(featureInput(feature("MLFLOW"), "disable")).toEqual({ mlflow: { enabled: false } });
+  });
+
+  it("re-applies the settings it has", () => {
+    const made = feature("MLFLOW", {
+      mlflow: { trackingServerArn: arn, existing: false, trackingServerName: "team", trackingServerSize: "LARGE", artifactStoreUri: "s3://data/mlflow/" },
+    });
+    expect(featureInput(made, "reapply")).toEqual({ mlflow: { enabled: true, trackingServerName: "team", trackingServerSize: "LARGE", artifactStoreUri: "s3://data/mlflow/" } });
+    expect(featureInput(feature("MLFLOW", { mlflow: { trackingServerArn: arn, existing: true } }), "reapply")).toEqual({ mlflow: { enabled: true, trackingServerArn: arn } });
+  });
+
+  it("checks names, ARNs and locations as the server does", () => {
+    expect(validateFeatureDraft("MLFLOW", mlflow({}), [])).toEqual({});
+    expect(validateFeatureDraft("MLFLOW", mlflow({ name: "bad_name" }), [])["input.mlflow.trackingServerName"]).toHaveLength(1);
+    expect(validateFeatureDraft("MLFLOW", mlflow({ name: "-x" }), [])["input.mlflow.trackingServerName"]).toHaveLength(1);
+    expect(validateFeatureDraft("MLFLOW", mlflow({ artifactStoreUri: "data/mlflow/" }), [])["input.mlflow.artifactStoreUri"]).toHaveLength(1);
+    expect(validateFeatureDraft("MLFLOW", mlflow({ existing: true }), [])["input.mlflow.trackingServerArn"]).toHaveLength(1);
+    expect(validateFeatureDraft("MLFLOW", mlflow({ existing: true, arn: "arn:aws:sagemaker:us-west-2:1:mlflow-tracking-server/x" }), [])["input.mlflow.trackingServerArn"]).toHaveLength(1);
+    expect(validateFeatureDraft("MLFLOW", mlflow({ existing: true, arn }), [])).toEqual({});
+    expect(featureFormKey("input.mlflow.trackingServerArn")).toBe("input.mlflow.trackingServerArn");
+  });
+});

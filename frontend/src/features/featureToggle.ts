@@ -3,7 +3,7 @@
 // mirrored (engine/features: checkTieredCheckpointing, checkKarpenter), the
 // updateClusterFeatures input of one action (only the feature it changes),
 // where the server's errors go, and what a no-op result says.
-import type { FeatureName, FeatureStatus, UpdateClusterFeaturesInput } from "../gql/graphql";
+import type { FeatureName, FeatureStatus, MlflowTrackingServerSize, UpdateClusterFeaturesInput } from "../gql/graphql";
 import { addError, generalKey, parseWhole, sortServerErrors, type FieldErrors, type ServerError } from "../ui/fieldErrors";
 import { inSentence } from "./featureWords";
 
@@ -105,6 +105,25 @@ export interface FeatureDraft {
   workspaceArn: string;
   /** The buckets the S3 CSI driver may mount, as typed (separated by commas or spaces). */
   buckets: string;
+  mlflow: MlflowDraft;
+}
+
+/** The MLflow form: a server to make (every field optional) or an existing one by its ARN. */
+export interface MlflowDraft {
+  existing: boolean;
+  name: string;
+  size: MlflowTrackingServerSize | "";
+  artifactStoreUri: string;
+  arn: string;
+}
+
+/** MLflow's settings as the table shows them. */
+export interface MlflowSettings {
+  trackingServerArn: string;
+  existing: boolean;
+  trackingServerName?: string | null;
+  trackingServerSize?: MlflowTrackingServerSize | null;
+  artifactStoreUri?: string | null;
 }
 
 /** A feature with the settings the table shows for it. */
@@ -116,6 +135,7 @@ export interface FeatureWithSettings {
   inferenceOperator?: { tlsCertificateBucket: string } | null;
   observability?: { prometheusWorkspaceArn: string } | null;
   s3CsiDriver?: { buckets: readonly string[] } | null;
+  mlflow?: MlflowSettings | null;
 }
 
 /** What the server uses for an optional setting left empty. */
@@ -131,10 +151,14 @@ export const settingsPaths = {
   tlsBucket: "input.inferenceOperator.tlsCertificateBucket",
   workspaceArn: "input.observability.prometheusWorkspaceArn",
   buckets: "input.s3CsiDriver.buckets",
+  mlflowName: "input.mlflow.trackingServerName",
+  mlflowSize: "input.mlflow.trackingServerSize",
+  mlflowArtifacts: "input.mlflow.artifactStoreUri",
+  mlflowArn: "input.mlflow.trackingServerArn",
 } as const;
 
 /** The features an enable (or a change) asks settings of. */
-const withSettings: readonly FeatureName[] = ["TIERED_CHECKPOINTING", "KARPENTER_AUTOSCALING", "INFERENCE_OPERATOR", "OBSERVABILITY", "S3_CSI_DRIVER"];
+const withSettings: readonly FeatureName[] = ["TIERED_CHECKPOINTING", "KARPENTER_AUTOSCALING", "INFERENCE_OPERATOR", "OBSERVABILITY", "S3_CSI_DRIVER", "MLFLOW"];
 
 /** Whether enabling the feature asks for settings (the others take none). */
 export function asksSettings(name: FeatureName, action: FeatureAction): boolean {
@@ -159,12 +183,20 @@ export function draftOf(feature: FeatureWithSettings): FeatureDraft {
     tlsBucket: feature.inferenceOperator?.tlsCertificateBucket ?? "",
     workspaceArn: feature.observability?.prometheusWorkspaceArn ?? "",
     buckets: (feature.s3CsiDriver?.buckets ?? []).join(", "),
+    mlflow: mlflowDraftOf(feature.mlflow ?? null),
   };
+}
+
+/** A blank MLflow form (a new server with the server's defaults), or the settings it has. */
+export function mlflowDraftOf(settings: MlflowSettings | null): MlflowDraft {
+  if (!settings) return { existing: false, name: "", size: "", artifactStoreUri: "", arn: "" };
+  if (settings.existing) return { existing: true, name: "", size: "", artifactStoreUri: "", arn: settings.trackingServerArn };
+  return { existing: false, name: settings.trackingServerName ?? "", size: settings.trackingServerSize ?? "", artifactStoreUri: settings.artifactStoreUri ?? "", arn: "" };
 }
 
 /** A blank draft. */
 export function blankDraft(): FeatureDraft {
-  return { tiered: tieredDraftOf(null), instanceGroups: [], tlsBucket: "", workspaceArn: "", buckets: "" };
+  return { tiered: tieredDraftOf(null), instanceGroups: [], tlsBucket: "", workspaceArn: "", buckets: "", mlflow: mlflowDraftOf(null) };
 }
 
 /** The bucket names of a typed list: separated by commas or white space. */
@@ -216,6 +248,30 @@ export function validateKarpenterGroups(groups: readonly string[], groupNames: r
   return errors;
 }
 
+// A tracking server's name and ARN, as the server checks them (engine/features/mlflow.go).
+const trackingServerName = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}$/;
+const trackingServerArn = /^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:mlflow-tracking-server\/[a-zA-Z0-9](-*[a-zA-Z0-9]){0,255}$/;
+
+/** The checks the server makes on MLflow's settings before it asks AWS anything. */
+export function validateMlflowDraft(draft: MlflowDraft): FieldErrors {
+  const errors: FieldErrors = {};
+  if (draft.existing) {
+    const arn = draft.arn.trim();
+    if (arn === "") addError(errors, settingsPaths.mlflowArn, "Give the ARN of the tracking server to use (aws sagemaker list-mlflow-tracking-servers), or make a new one.");
+    else if (!trackingServerArn.test(arn)) addError(errors, settingsPaths.mlflowArn, `"${arn}" is not a tracking server ARN: arn:aws:sagemaker:<region>:<account>:mlflow-tracking-server/<name>.`);
+    return errors;
+  }
+  const name = draft.name.trim();
+  if (name !== "" && !trackingServerName.test(name)) {
+    addError(errors, settingsPaths.mlflowName, `"${name}" is not a tracking server name: up to 256 letters, digits and hyphens, starting and ending with a letter or digit.`);
+  }
+  const uri = draft.artifactStoreUri.trim();
+  if (uri !== "" && !/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(uri)) {
+    addError(errors, settingsPaths.mlflowArtifacts, `"${uri}" is not an S3 location: give s3://<shared bucket>/<prefix>/, or leave it empty for s3://<shared bucket>/mlflow/.`);
+  }
+  return errors;
+}
+
 // An Amazon Managed Service for Prometheus workspace ARN, as the server checks it.
 const workspacePattern = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/ws-[a-zA-Z0-9-]+$/;
 
@@ -223,6 +279,7 @@ const workspacePattern = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/ws-[a
 export function validateFeatureDraft(name: FeatureName, draft: FeatureDraft, groupNames: readonly string[]): FieldErrors {
   if (name === "TIERED_CHECKPOINTING") return validateTieredDraft(draft.tiered);
   if (name === "KARPENTER_AUTOSCALING") return validateKarpenterGroups(draft.instanceGroups, groupNames);
+  if (name === "MLFLOW") return validateMlflowDraft(draft.mlflow);
   const errors: FieldErrors = {};
   if (name === "INFERENCE_OPERATOR") checkBucket(errors, settingsPaths.tlsBucket, draft.tlsBucket.trim(), "the operator keeps its endpoints' TLS certificates in");
   if (name === "OBSERVABILITY") {
@@ -310,7 +367,19 @@ export function featureInput(feature: FeatureWithSettings, action: FeatureAction
       return { keda: enable };
     case "FSX_CSI_DRIVER":
       return { fsxCsiDriver: enable };
+    case "MLFLOW":
+      return { mlflow: enable ? mlflowInput(settings.mlflow) : { enabled: false } };
   }
+}
+
+/** The mlflow input of an enable: the existing server's ARN, or the fields of a new one that are given. */
+function mlflowInput(d: MlflowDraft): NonNullable<UpdateClusterFeaturesInput["mlflow"]> {
+  if (d.existing) return { enabled: true, trackingServerArn: d.arn.trim() };
+  const out: NonNullable<UpdateClusterFeaturesInput["mlflow"]> = { enabled: true };
+  if (d.name.trim() !== "") out.trackingServerName = d.name.trim();
+  if (d.size !== "") out.trackingServerSize = d.size;
+  if (d.artifactStoreUri.trim() !== "") out.artifactStoreUri = d.artifactStoreUri.trim();
+  return out;
 }
 
 /**

@@ -61,6 +61,12 @@ export const featureEffects: Record<FeatureName, { enable: string; disable: stri
     enable: "Installs the FSx for Lustre CSI driver add-on. Static volumes need no IAM role: the nodes mount the file systems over the network.",
     disable: "Removes the FSx for Lustre CSI driver add-on. Pods mounting file systems lose their volumes; the file systems stay.",
   },
+  MLFLOW: {
+    enable:
+      "Makes a SageMaker managed MLflow tracking server with its artifacts in the shared bucket (and an IAM role, trusted by SageMaker, that may use only that prefix), or uses an existing server; then the service account instantstart-mlflow, whose pod identity role may call only that server. Jobs submitted from then on report their loss, learning rate and throughput to it. The eks-pod-identity-agent add-on is installed first when missing. Creating a server takes about 25 minutes on AWS.",
+    disable:
+      "Removes the service account, its pod identity association, role and policy, and deletes the tracking server MLFLOW made with its role. An existing server it only used is left as it is. The artifacts in the bucket stay.",
+  },
 };
 
 /** Resource kinds as people say them. */
@@ -72,6 +78,7 @@ export const resourceKindWords: Record<string, string> = {
   HELM_RELEASE: "Helm release",
   KUBERNETES_OBJECT: "Kubernetes object",
   CLUSTER_SETTING: "Cluster setting",
+  MLFLOW_TRACKING_SERVER: "MLflow tracking server",
 };
 
 /** Why a resource is marked shared. */
