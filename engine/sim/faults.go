@@ -76,7 +76,20 @@ const (
 	// once the NCCL watchdog's timeout has passed, and the operator
 	// restarts the job.
 	FaultNCCL = "nccl"
+	// FaultSlow makes job Job slow from the next settle: a straggler (pod
+	// Pod, empty for the first) holds every rank back in the collectives,
+	// so each logs a throughput of a hundredth of the healthy one, until
+	// the job's throughput rule (a logMonitoringConfiguration rule with a
+	// metricThreshold) has seen metricEvaluationDataPoints step lines
+	// under its threshold and the operator restarts the job. A job with no
+	// such rule runs on slowly to its end.
+	FaultSlow = "slow"
 )
+
+// trainingFault tells whether kind is a fault of a training job.
+func trainingFault(kind string) bool {
+	return kind == FaultHang || kind == FaultCrash || kind == FaultNCCL || kind == FaultSlow
+}
 
 // Fault is an injected misbehaviour of the simulated cloud. Empty selectors
 // (Service, Operation, Region, Zone, InstanceType, Cluster, Group,
@@ -175,7 +188,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -268,11 +281,11 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		}
 	case FaultNode, FaultHealthCheck, FaultPatch:
 		return w.normalizeNodeFault(f)
-	case FaultHang, FaultCrash, FaultNCCL:
+	case FaultHang, FaultCrash, FaultNCCL, FaultSlow:
 		return normalizeTrainingFault(f)
 	}
 	if f.Job != "" || f.Pod != "" {
-		return f, fmt.Errorf("sim: job and pod select training jobs; only %s, %s and %s faults take them", FaultHang, FaultCrash, FaultNCCL)
+		return f, fmt.Errorf("sim: job and pod select training jobs; only %s, %s, %s and %s faults take them", FaultHang, FaultCrash, FaultNCCL, FaultSlow)
 	}
 	if f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
 		return f, fmt.Errorf("sim: cluster, group, instance and recovery select nodes; only %s, %s and %s faults take them", FaultNode, FaultHealthCheck, FaultPatch)

@@ -217,7 +217,7 @@ func (srv *kubeServer) logView(t *txn, namespace, name, container string, refuse
 	until := t.now
 	due := !tr.Wake.IsZero() && !tr.Wake.After(t.now)
 	for _, f := range t.st.Faults {
-		if (f.Kind == FaultHang || f.Kind == FaultCrash || f.Kind == FaultNCCL) && f.Job == tr.Name && tr.current() != nil {
+		if trainingFault(f.Kind) && f.Job == tr.Name && tr.current() != nil {
 			due = true
 		}
 	}

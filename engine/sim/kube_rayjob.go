@@ -18,8 +18,8 @@ import (
 // and MLflow metrics from the head container's environment. A crash, an
 // NCCL timeout or a lost pod fails the Ray job; KubeRay retries it with a
 // new Ray cluster (new pods) until status.failed passes spec.backoffLimit,
-// then the RayJob is Failed. Ray has no hang detection: a hang lasts until
-// the RayJob is deleted. The status carries jobDeploymentStatus
+// then the RayJob is Failed. Ray has no hang or slowness detection: a hang
+// lasts until the RayJob is deleted, and a slow job runs on to its end. The status carries jobDeploymentStatus
 // (Initializing, Running, Retrying, Complete, Failed), jobStatus (PENDING,
 // RUNNING, SUCCEEDED, FAILED), failed, succeeded, startTime, endTime and
 // message.

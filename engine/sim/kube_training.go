@@ -35,7 +35,9 @@ import (
 //     timing out in a collective (nccl), a hang that the job's progress
 //     rule of runPolicy.logMonitoringConfiguration detects once
 //     expectedRecurringFrequencyInSeconds have passed with no step line
-//     (hang; expectedStartCutOffInSeconds before the first step), or a pod
+//     (hang; expectedStartCutOffInSeconds before the first step), a
+//     throughput rule (one with a metricThreshold) that has seen
+//     metricEvaluationDataPoints step lines under its threshold (slow), or a pod
 //     lost with its node (the node fault). Each spends budget as the
 //     operator's restart policy says: restartCount against
 //     jobMaxRetryCount; within an evaluation period of evalPeriodSeconds,
@@ -43,8 +45,8 @@ import (
 //     the processes start again) before a full job restart (the pods are
 //     made again), at most maxFullJobRestarts of those. An attempt that
 //     would pass the budget fails the job with its reason. Each restart
-//     is a Warning event of the job (HangDetected, ProcessCrash,
-//     NodeFailure) and the Restarting condition, until the next attempt
+//     is a Warning event of the job (HangDetected, SlowDetected,
+//     ProcessCrash, NodeFailure) and the Restarting condition, until the next attempt
 //     runs.
 //   - The job's status carries the conditions (Created, then the newest
 //     of Running, Restarting, Completed, Failed true), restartCount,
@@ -55,9 +57,9 @@ import (
 //     the tracking server MLFLOW_TRACKING_URI, at each logged step.
 //
 // Every duration is real time divided by the world's speed. Left out:
-// elastic scaling, spares, Kueue, the slow-throughput rule (the simulated
-// throughput never falls under a floor), repeat offenders, and restarts of
-// single ranks.
+// elastic scaling, spares, Kueue, repeat offenders, and restarts of single
+// ranks. A slow job (the slow fault) reports a fallen throughput while its
+// steps keep their pace.
 
 // Resource keys of what the operator reads and writes.
 const (
@@ -151,8 +153,14 @@ type kubeTrainPlan struct {
 	HangRule                   string        `json:",omitempty"`
 	HangPattern                string        `json:",omitempty"`
 	HangAfter, FirstStepCutoff time.Duration `json:",omitempty"`
-	MaxRetries, EvalSeconds    int
-	MaxFull, BeforeFull        int
+	// SlowRule names the throughput rule, SlowThreshold the figure a
+	// step line must fall under and SlowPoints how many such lines fire
+	// it; zero SlowPoints when the job has none.
+	SlowRule                string  `json:",omitempty"`
+	SlowThreshold           float64 `json:",omitempty"`
+	SlowPoints              int     `json:",omitempty"`
+	MaxRetries, EvalSeconds int
+	MaxFull, BeforeFull     int
 }
 
 // kubeTrainAttempt is one start of the job's processes.
@@ -325,7 +333,7 @@ func (sc *kubeScheduler) runTraining(obj *unstructured.Unstructured, rec *kubeTr
 			}
 			continue
 		}
-		if cur := rec.current(); cur != nil && cur.Fault == "" {
+		if cur := rec.current(); cur != nil && (cur.Fault == "" || cur.Fault == FaultSlow) {
 			node := "its node"
 			if p != nil && p.pod.Spec.NodeName != "" {
 				node = "node " + p.pod.Spec.NodeName
@@ -402,12 +410,12 @@ func kubeContainerStart(pod *corev1.Pod, now time.Time) time.Time {
 	return now
 }
 
-// strikeTrainingFault fires the first hang, crash or nccl fault that
+// strikeTrainingFault fires the first hang, crash, nccl or slow fault that
 // selects the job, on the running attempt cur.
 func (sc *kubeScheduler) strikeTrainingFault(rec *kubeTrainRec, cur *kubeTrainAttempt) {
 	t := sc.s.t
 	for i, f := range t.st.Faults {
-		if (f.Kind != FaultHang && f.Kind != FaultCrash && f.Kind != FaultNCCL) || f.Job != rec.Name || !f.inRegion(t.region) {
+		if !trainingFault(f.Kind) || f.Job != rec.Name || !f.inRegion(t.region) {
 			continue
 		}
 		rank := 0
@@ -460,7 +468,7 @@ func (rec *kubeTrainRec) lastLoggedAt(w *World, a *kubeTrainAttempt, at time.Tim
 // one written by its fault.
 func (rec *kubeTrainRec) resumeStep(w *World, a *kubeTrainAttempt) int64 {
 	at := a.FaultAt
-	if at.IsZero() {
+	if at.IsZero() || a.Fault == FaultSlow {
 		at = a.EndAt
 	}
 	k := rec.reached(w, a, at)
@@ -482,6 +490,11 @@ func (rec *kubeTrainRec) attemptEnd(w *World, a *kubeTrainAttempt) (time.Time, b
 		return a.FaultAt.Add(w.scale(trainCrashNoticed)), true
 	case "nccl":
 		return a.FaultAt.Add(w.scale(trainNCCLTimeout)), true
+	case FaultSlow:
+		if at, ok := rec.slowDetectedAt(w, a); ok {
+			return at, true
+		}
+		return rec.doneAt(w, a), true
 	case "hang":
 		if rec.Plan.HangAfter == 0 {
 			return time.Time{}, false
@@ -492,6 +505,37 @@ func (rec *kubeTrainRec) attemptEnd(w *World, a *kubeTrainAttempt) (time.Time, b
 		return a.Start.Add(w.scale(rec.Plan.FirstStepCutoff)), true
 	}
 	return a.FaultAt, true // node
+}
+
+// slowFactor is the share of its healthy throughput a slow job reports.
+const slowFactor = 0.01
+
+// slowDetectedAt is when the throughput rule fires on slow attempt a: at
+// its SlowPoints-th step line after the fault, if the job's rule would see
+// the fallen figure and the job has that many steps left.
+func (rec *kubeTrainRec) slowDetectedAt(w *World, a *kubeTrainAttempt) (time.Time, bool) {
+	p := rec.Plan
+	if p.SlowPoints <= 0 || p.TokensPerSec*slowFactor*1.02 >= p.SlowThreshold {
+		return time.Time{}, false
+	}
+	k := rec.reached(w, a, a.FaultAt)
+	k += trainLogEvery - k%trainLogEvery + int64(p.SlowPoints-1)*trainLogEvery
+	if k >= p.MaxSteps {
+		return time.Time{}, false
+	}
+	return rec.stepAt(w, a, k), true
+}
+
+// slowed tells whether attempt a's step line at at reports the fallen
+// throughput.
+func (a *kubeTrainAttempt) slowed(at time.Time) bool {
+	return a.Fault == FaultSlow && !at.Before(a.FaultAt)
+}
+
+// stopsLogs tells whether what struck attempt a stops its log at the
+// fault: all but slowness, which logs on.
+func (a *kubeTrainAttempt) stopsLogs() bool {
+	return a.Fault != "" && a.Fault != FaultSlow
 }
 
 // nextWake is the next moment after now the job needs the operator.
@@ -517,6 +561,9 @@ func (rec *kubeTrainRec) faultWords(w *World, a *kubeTrainAttempt) (reason, mess
 	pod := rec.Pods[a.Rank].Name
 	world := rec.Plan.Nodes * rec.Plan.ProcsPerNode
 	switch a.Fault {
+	case FaultSlow:
+		return "SlowDetected", fmt.Sprintf("log monitoring rule %s fired: tokens_per_sec under %.0f on %d step lines in a row on pod %s; the job slowed at step %d",
+			rec.Plan.SlowRule, rec.Plan.SlowThreshold, rec.Plan.SlowPoints, pod, rec.reached(w, a, a.FaultAt))
 	case "hang":
 		return "HangDetected", fmt.Sprintf("log monitoring rule %s fired: no line matching %s on pod %s for %ds; the job hangs at step %d",
 			rec.HangRuleName(), rec.Plan.HangPattern, pod, int(rec.Plan.HangAfter/time.Second), rec.reached(w, a, a.FaultAt))
@@ -548,7 +595,9 @@ func crashMessage(a *kubeTrainAttempt) string {
 func (sc *kubeScheduler) endAttempt(obj *unstructured.Unstructured, rec *kubeTrainRec, a *kubeTrainAttempt, at time.Time) {
 	w := sc.s.t.w
 	a.EndAt = at
-	if a.Fault == "" {
+	if _, detected := rec.slowDetectedAt(w, a); a.Fault == "" || (a.Fault == FaultSlow && !detected) {
+		// A slowness no rule sees ends as the job would have (it stays
+		// the attempt's fault: its log reports the fallen throughput).
 		a.Outcome = "succeeded"
 		rec.FinishedAt = at
 		rec.enter(trainCompleted, "JobCompleted", fmt.Sprintf("training finished its %d steps", rec.Plan.MaxSteps), at)
@@ -705,7 +754,7 @@ func (sc *kubeScheduler) writeTrainingStatus(obj *unstructured.Unstructured, rec
 	if !rec.FinishedAt.IsZero() {
 		st["completionTime"] = rec.FinishedAt.UTC().Format(time.RFC3339)
 	}
-	if n := len(rec.Attempts); n > 0 && rec.Attempts[n-1].Fault != "" {
+	if n := len(rec.Attempts); n > 0 && rec.Attempts[n-1].Fault != "" && rec.Attempts[n-1].Outcome != "succeeded" {
 		a := rec.Attempts[n-1]
 		st["latestFaultyPodInstanceList"] = map[string]any{
 			"restartType":    map[bool]string{true: "FullJob", false: "InPlace"}[a.Outcome == "full-restart"],
@@ -782,10 +831,13 @@ func hyperPodPlan(obj *unstructured.Unstructured) (kubeTrainPlan, *corev1.PodTem
 				NumRestartBeforeFullJobRestart *int `json:"numRestartBeforeFullJobRestart"`
 			} `json:"restartPolicy"`
 			LogMonitoringConfiguration []struct {
-				Name                                string `json:"name"`
-				LogPattern                          string `json:"logPattern"`
-				ExpectedStartCutOffInSeconds        int    `json:"expectedStartCutOffInSeconds"`
-				ExpectedRecurringFrequencyInSeconds int    `json:"expectedRecurringFrequencyInSeconds"`
+				Name                                string  `json:"name"`
+				LogPattern                          string  `json:"logPattern"`
+				ExpectedStartCutOffInSeconds        int     `json:"expectedStartCutOffInSeconds"`
+				ExpectedRecurringFrequencyInSeconds int     `json:"expectedRecurringFrequencyInSeconds"`
+				Operator                            string  `json:"operator"`
+				MetricThreshold                     float64 `json:"metricThreshold"`
+				MetricEvaluationDataPoints          int     `json:"metricEvaluationDataPoints"`
 			} `json:"logMonitoringConfiguration"`
 		} `json:"runPolicy"`
 	}
@@ -816,6 +868,13 @@ func hyperPodPlan(obj *unstructured.Unstructured) (kubeTrainPlan, *corev1.PodTem
 	}
 	if v := rp.RestartPolicy.NumRestartBeforeFullJobRestart; v != nil {
 		plan.BeforeFull = *v
+	}
+	for _, rule := range rp.LogMonitoringConfiguration {
+		// The training program logs tokens_per_sec=<x>: a rule that reads
+		// it and fires under a threshold is the throughput rule.
+		if rule.MetricThreshold > 0 && strings.Contains(rule.LogPattern, "tokens_per_sec") && (rule.Operator == "lt" || rule.Operator == "lteq") && plan.SlowPoints == 0 {
+			plan.SlowRule, plan.SlowThreshold, plan.SlowPoints = rule.Name, rule.MetricThreshold, max(rule.MetricEvaluationDataPoints, 1)
+		}
 	}
 	for _, rule := range rp.LogMonitoringConfiguration {
 		if rule.ExpectedRecurringFrequencyInSeconds > 0 && strings.Contains(rule.LogPattern, "step") {
@@ -897,7 +956,7 @@ func (sc *kubeScheduler) sendTrainingMetrics(rec *kubeTrainRec) {
 		if !a.EndAt.IsZero() && a.EndAt.Before(until) {
 			until = a.EndAt
 		}
-		if a.Fault != "" && a.FaultAt.Before(until) {
+		if a.stopsLogs() && a.FaultAt.Before(until) {
 			until = a.FaultAt
 		}
 		last := rec.reached(w, a, until)
@@ -912,6 +971,9 @@ func (sc *kubeScheduler) sendTrainingMetrics(rec *kubeTrainRec) {
 			}
 			at := rec.stepAt(w, a, k)
 			m := rec.metricsAt(k)
+			if a.slowed(at) {
+				m.tokens = round(m.tokens*slowFactor, 1)
+			}
 			run.log("loss", k, m.loss, at)
 			run.log("learning_rate", k, m.lr, at)
 			run.log("tokens_per_sec", k, m.tokens, at)

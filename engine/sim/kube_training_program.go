@@ -98,10 +98,8 @@ func (rec *kubeTrainRec) trainLines(w *World, rank int, since, until time.Time) 
 		if !a.EndAt.IsZero() && a.EndAt.Before(stop) {
 			stop = a.EndAt
 		}
-		if a.Fault != "" {
-			if a.FaultAt.Before(stop) {
-				stop = a.FaultAt
-			}
+		if a.stopsLogs() && a.FaultAt.Before(stop) {
+			stop = a.FaultAt
 		}
 		line := func(t time.Time, format string, args ...any) {
 			if !t.After(stop) {
@@ -135,6 +133,9 @@ func (rec *kubeTrainRec) trainLines(w *World, rank int, since, until time.Time) 
 				}
 				m := rec.metricsAt(k)
 				st := rec.stepAt(w, a, k)
+				if a.slowed(st) {
+					m.tokens = round(m.tokens*slowFactor, 1)
+				}
 				line(st, "[rank%d] step=%d loss=%.4f learning_rate=%.3e tokens_per_sec=%.1f epoch=%.2f", r0, k, m.loss, m.lr, m.tokens, float64(k)/float64(p.MaxSteps))
 				if p.SaveSteps > 0 && k%p.SaveSteps == 0 && k != p.MaxSteps {
 					line(st.Add(time.Millisecond), "[rank%d] Saving model checkpoint to %s/checkpoint-%d", r0, p.CheckpointDir, k)

@@ -125,8 +125,9 @@ func (f *fixture) long(name string) training.SubmitInput {
 	return in
 }
 
-// TestEachFaultSpendsBudget: a crash, a hang, an NCCL timeout and a lost
-// node each restart the job once, with their reason, and the job then
+// TestEachFaultSpendsBudget: a crash, a hang, an NCCL timeout, a lost
+// node and a throughput under the slowness rule's floor each restart the
+// job once, with their reason, and the job then
 // runs again.
 func TestEachFaultSpendsBudget(t *testing.T) {
 	cases := []struct {
@@ -138,6 +139,7 @@ func TestEachFaultSpendsBudget(t *testing.T) {
 		{sim.FaultHang, training.Hang, "no line matching"},
 		{sim.FaultNCCL, training.ProcessCrash, "NCCL"},
 		{sim.FaultNode, training.NodeFailure, "lost"},
+		{sim.FaultSlow, training.Slow, "tokens_per_sec under"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind, func(t *testing.T) {
