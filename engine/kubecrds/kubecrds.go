@@ -1,6 +1,8 @@
 // Package kubecrds holds the CustomResourceDefinitions of the custom kinds
-// the engine makes (HyperPodPyTorchJob, RayJob; more kinds add a file to
-// crds/) and checks objects against them before they are sent. A real API
+// the engine makes (HyperPodPyTorchJob, RayJob, the HyperPod inference
+// operator's InferenceEndpointConfig and JumpStartModel, KEDA's
+// ScaledObject and TriggerAuthentication; more kinds add a file to crds/)
+// and checks objects against them before they are sent. A real API
 // server prunes fields its schema does not know, silently dropping what the
 // engine meant; Validate refuses them instead, naming the field.
 package kubecrds
@@ -42,7 +44,10 @@ type Version struct {
 	Storage bool
 	// StatusSubresource says status is written apart from spec.
 	StatusSubresource bool
-	Schema            *Schema
+	// ScaleSubresource says the kind serves /scale, as a Deployment does,
+	// so that an autoscaler can set its replicas.
+	ScaleSubresource bool
+	Schema           *Schema
 }
 
 // GroupVersionKind returns the kind at version v.
@@ -91,6 +96,11 @@ type manifest struct {
 			Storage      bool   `json:"storage"`
 			Subresources *struct {
 				Status *struct{} `json:"status,omitempty"`
+				Scale  *struct {
+					SpecReplicasPath   string `json:"specReplicasPath"`
+					StatusReplicasPath string `json:"statusReplicasPath"`
+					LabelSelectorPath  string `json:"labelSelectorPath,omitempty"`
+				} `json:"scale,omitempty"`
 			} `json:"subresources,omitempty"`
 			AdditionalPrinterColumns []struct {
 				Name     string `json:"name"`
@@ -166,8 +176,17 @@ func parse(raw []byte) (*CRD, error) {
 		if v.Storage {
 			storage++
 		}
-		c.Versions = append(c.Versions, Version{Name: v.Name, Served: v.Served, Storage: v.Storage,
-			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil, Schema: s})
+		ver := Version{Name: v.Name, Served: v.Served, Storage: v.Storage, Schema: s}
+		if sub := v.Subresources; sub != nil {
+			ver.StatusSubresource = sub.Status != nil
+			if sub.Scale != nil {
+				if sub.Scale.SpecReplicasPath == "" || sub.Scale.StatusReplicasPath == "" {
+					return nil, fmt.Errorf("%s.subresources.scale: specReplicasPath and statusReplicasPath are required", where)
+				}
+				ver.ScaleSubresource = true
+			}
+		}
+		c.Versions = append(c.Versions, ver)
 	}
 	if storage != 1 {
 		return nil, fmt.Errorf("spec.versions: exactly one version must be the storage version, not %d", storage)

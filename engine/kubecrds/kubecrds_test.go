@@ -13,24 +13,43 @@ func TestAllParsesEveryCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{
-		"hyperpodpytorchjobs.sagemaker.amazonaws.com": "sagemaker.amazonaws.com/v1 HyperPodPyTorchJob",
-		"rayjobs.ray.io": "ray.io/v1 RayJob",
+	// want is each CRD's storage version and kind, the other versions it
+	// serves, and whether it has a scale subresource.
+	want := map[string]struct {
+		storage, kind string
+		others        []string
+		scale         bool
+	}{
+		"hyperpodpytorchjobs.sagemaker.amazonaws.com":                 {"v1", "HyperPodPyTorchJob", nil, false},
+		"inferenceendpointconfigs.inference.sagemaker.aws.amazon.com": {"v1", "InferenceEndpointConfig", []string{"v1alpha1"}, true},
+		"jumpstartmodels.inference.sagemaker.aws.amazon.com":          {"v1", "JumpStartModel", []string{"v1alpha1"}, true},
+		"rayjobs.ray.io":                 {"v1", "RayJob", nil, false},
+		"scaledobjects.keda.sh":          {"v1alpha1", "ScaledObject", nil, false},
+		"triggerauthentications.keda.sh": {"v1alpha1", "TriggerAuthentication", nil, false},
 	}
 	if len(all) != len(want) {
 		t.Fatalf("got %d CRDs, want %d", len(all), len(want))
 	}
 	for _, c := range all {
-		gvk := c.GroupVersionKind("v1")
-		if got := gvk.GroupVersion().String() + " " + gvk.Kind; want[c.Name] != got {
-			t.Errorf("%s: %s, want %s", c.Name, got, want[c.Name])
+		w, found := want[c.Name]
+		if !found {
+			t.Errorf("unexpected CRD %s", c.Name)
+			continue
 		}
-		v := c.Version("v1")
-		if v == nil || !v.Storage || !v.StatusSubresource || !c.Namespaced {
-			t.Errorf("%s: want a namespaced storage version v1 with a status subresource", c.Name)
+		if c.Kind != w.kind || !c.Namespaced || len(c.Manifest) == 0 {
+			t.Errorf("%s: kind %s (namespaced %v), want namespaced %s with its manifest", c.Name, c.Kind, c.Namespaced, w.kind)
 		}
-		if len(c.Manifest) == 0 {
-			t.Errorf("%s: no manifest", c.Name)
+		v := c.Version(w.storage)
+		if v == nil || !v.Storage || !v.StatusSubresource || v.ScaleSubresource != w.scale {
+			t.Errorf("%s: want a storage version %s with a status subresource (scale %v), got %+v", c.Name, w.storage, w.scale, v)
+		}
+		for _, o := range w.others {
+			if v := c.Version(o); v == nil || v.Storage || v.ScaleSubresource != w.scale {
+				t.Errorf("%s: want %s served beside %s, got %+v", c.Name, o, w.storage, v)
+			}
+		}
+		if len(c.Versions) != 1+len(w.others) {
+			t.Errorf("%s: %d versions, want %d", c.Name, len(c.Versions), 1+len(w.others))
 		}
 	}
 }
@@ -54,13 +73,15 @@ spec:
             spec:
 `
 	cases := map[string]struct{ spec, want string }{
-		"untyped":            {"              properties: {a: {type: string}}", "type: required"},
-		"array no items":     {"              type: array", "items: required"},
-		"unknown keyword":    {"              type: object\n              oneOf: []", "unknown field"},
-		"bad pattern":        {"              type: string\n              pattern: \"(\"", "pattern"},
-		"props and addl":     {"              type: object\n              properties: {a: {type: string}}\n              additionalProperties: {type: string}", "mutually exclusive"},
-		"required unknown":   {"              type: object\n              required: [b]\n              properties: {a: {type: string}}", `"b" is not one of its properties`},
-		"enum of wrong type": {"              type: integer\n              enum: [a]", "enum[0]"},
+		"untyped":               {"              properties: {a: {type: string}}", "type: required"},
+		"array no items":        {"              type: array", "items: required"},
+		"unknown keyword":       {"              type: object\n              oneOf: []", "unknown field"},
+		"bad pattern":           {"              type: string\n              pattern: \"(\"", "pattern"},
+		"props and addl":        {"              type: object\n              properties: {a: {type: string}}\n              additionalProperties: {type: string}", "mutually exclusive"},
+		"required unknown":      {"              type: object\n              required: [b]\n              properties: {a: {type: string}}", `"b" is not one of its properties`},
+		"enum of wrong type":    {"              type: integer\n              enum: [a]", "enum[0]"},
+		"default of wrong type": {"              type: integer\n              default: a", "default: must be an integer"},
+		"default outside enum":  {"              type: string\n              enum: [a]\n              default: b", "not one of its enum"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -138,6 +159,112 @@ func rayJob() map[string]any {
 	}
 }
 
+// inferenceEndpointConfig is an InferenceEndpointConfig as the control
+// plane makes one: a model in S3 served by vLLM on one GPU.
+func inferenceEndpointConfig() map[string]any {
+	return map[string]any{
+		"apiVersion": "inference.sagemaker.aws.amazon.com/v1",
+		"kind":       "InferenceEndpointConfig",
+		"metadata":   map[string]any{"name": "qwen3-8b", "namespace": "models", "labels": map[string]any{"app.kubernetes.io/managed-by": "instantstart"}},
+		"spec": map[string]any{
+			"modelName":          "qwen3-8b",
+			"endpointName":       "qwen3-8b",
+			"instanceType":       "ml.g5.12xlarge",
+			"replicas":           int64(2),
+			"invocationEndpoint": "v1/chat/completions",
+			"modelSourceConfig": map[string]any{
+				"modelSourceType": "s3",
+				"s3Storage":       map[string]any{"bucketName": "shared-bucket", "region": "us-west-2"},
+				"modelLocation":   "models/qwen3-8b",
+			},
+			"worker": map[string]any{
+				"image": "vllm/vllm-openai:v0.10.1",
+				"args":  []any{"--model", "/opt/ml/model", "--port", "8000"},
+				"resources": map[string]any{
+					"requests": map[string]any{"nvidia.com/gpu": int64(1), "cpu": "4", "memory": "32Gi"},
+					"limits":   map[string]any{"nvidia.com/gpu": int64(1)},
+				},
+				"modelInvocationPort":  map[string]any{"containerPort": int64(8000), "name": "http"},
+				"modelVolumeMount":     map[string]any{"name": "model-weights", "mountPath": "/opt/ml/model"},
+				"environmentVariables": []any{map[string]any{"name": "VLLM_LOGGING_LEVEL", "value": "INFO"}},
+			},
+			"kvCacheSpec":            map[string]any{"enableL1Cache": true, "enableL2Cache": true, "l2CacheSpec": map[string]any{"l2CacheBackend": "tieredstorage"}},
+			"intelligentRoutingSpec": map[string]any{"enabled": true, "routingStrategy": "prefixaware"},
+			"autoScalingSpec": map[string]any{
+				"minReplicaCount": int64(1), "maxReplicaCount": int64(4), "pollingInterval": int64(15), "cooldownPeriod": int64(60),
+				"prometheusTrigger": map[string]any{"name": "rps", "query": "sum(rate(vllm:num_requests_total[1m]))", "targetValue": 10.5,
+					"serverAddress": "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-0123abcd"},
+			},
+			"tlsConfig":    map[string]any{"tlsCertificateOutputS3Uri": "s3://shared-bucket/tls/"},
+			"loadBalancer": map[string]any{"healthCheckPath": "/health"},
+			"metrics":      map[string]any{"enabled": true, "modelMetrics": map[string]any{"port": int64(8000)}},
+		},
+		"status": map[string]any{
+			"state": "DeploymentInProgress", "replicas": int64(1), "selector": "app=qwen3-8b", "observedGeneration": int64(1),
+			"deploymentStatus": map[string]any{"name": "qwen3-8b", "lastUpdated": "2026-03-01T12:00:00Z",
+				"status": map[string]any{"replicas": int64(2), "readyReplicas": int64(1)}},
+		},
+	}
+}
+
+// v1alpha1Config is inferenceEndpointConfig in the older, still served
+// version, without the fields it lacks.
+func v1alpha1Config() map[string]any {
+	obj := set(inferenceEndpointConfig(), "apiVersion", "inference.sagemaker.aws.amazon.com/v1alpha1")
+	for _, f := range []string{"spec.kvCacheSpec", "spec.intelligentRoutingSpec", "spec.worker.args"} {
+		set(obj, f, nil)
+	}
+	return obj
+}
+
+// jumpStartModel is a JumpStartModel of a public hub model.
+func jumpStartModel() map[string]any {
+	return map[string]any{
+		"apiVersion": "inference.sagemaker.aws.amazon.com/v1",
+		"kind":       "JumpStartModel",
+		"metadata":   map[string]any{"name": "deepseek", "namespace": "models"},
+		"spec": map[string]any{
+			"model":             map[string]any{"modelId": "deepseek-llm-r1-distill-qwen-1-5b", "modelVersion": "2.0.4", "acceptEula": false},
+			"server":            map[string]any{"instanceType": "ml.g5.8xlarge"},
+			"sageMakerEndpoint": map[string]any{"name": "deepseek"},
+			"replicas":          int64(1),
+		},
+	}
+}
+
+// scaledObject is a KEDA ScaledObject on a Deployment with a Prometheus
+// trigger, as the control plane's endpoint autoscaling makes one.
+func scaledObject() map[string]any {
+	return map[string]any{
+		"apiVersion": "keda.sh/v1alpha1",
+		"kind":       "ScaledObject",
+		"metadata":   map[string]any{"name": "vllm-qwen", "namespace": "models"},
+		"spec": map[string]any{
+			"scaleTargetRef":  map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "vllm-qwen"},
+			"minReplicaCount": int64(1), "maxReplicaCount": int64(4), "pollingInterval": int64(15), "cooldownPeriod": int64(60),
+			"triggers": []any{map[string]any{
+				"type": "prometheus",
+				"metadata": map[string]any{
+					"serverAddress": "http://prometheus.monitoring:9090",
+					"query":         `sum(rate(vllm:num_requests_total{namespace="models",deployment="vllm-qwen"}[1m]))`,
+					"threshold":     "5", "awsRegion": "us-west-2",
+				},
+				"authenticationRef": map[string]any{"name": "keda-aws"},
+			}},
+		},
+		"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "ScaledObjectReady"}}},
+	}
+}
+
+func triggerAuthentication() map[string]any {
+	return map[string]any{
+		"apiVersion": "keda.sh/v1alpha1",
+		"kind":       "TriggerAuthentication",
+		"metadata":   map[string]any{"name": "keda-aws", "namespace": "models"},
+		"spec":       map[string]any{"podIdentity": map[string]any{"provider": "aws", "identityOwner": "keda"}},
+	}
+}
+
 // set changes obj at a dotted path ("spec.replicaSpecs.0.name"); a nil
 // value deletes the field.
 func set(obj map[string]any, path string, v any) map[string]any {
@@ -195,6 +322,33 @@ func TestValidate(t *testing.T) {
 		{"int-or-string given an integer", set(rayJob(), "status.rayClusterStatus.desiredGPU", int64(8)), ""},
 		{"anything in a kept template", set(rayJob(), "spec.rayClusterSpec.headGroupSpec.template.whatever", "x"), ""},
 		{"a wrong version", set(rayJob(), "apiVersion", "ray.io/v2"), "does not serve version"},
+		{"a valid InferenceEndpointConfig", inferenceEndpointConfig(), ""},
+		{"an FSx InferenceEndpointConfig", set(set(inferenceEndpointConfig(), "spec.modelSourceConfig.s3Storage", nil), "spec.modelSourceConfig.fsxStorage", map[string]any{"fileSystemId": "fs-0123456789abcdef0"}), ""},
+		{"an InferenceEndpointConfig's unknown worker field", set(inferenceEndpointConfig(), "spec.worker.gpus", int64(1)), "spec.worker.gpus: unknown field"},
+		{"an InferenceEndpointConfig without a worker", set(inferenceEndpointConfig(), "spec.worker", nil), "spec.worker: required"},
+		{"a model source left out here", set(inferenceEndpointConfig(), "spec.modelSourceConfig.modelSourceType", "huggingface"), "spec.modelSourceConfig.modelSourceType"},
+		{"an S3 source without its region", set(inferenceEndpointConfig(), "spec.modelSourceConfig.s3Storage.region", nil), "s3Storage.region: required"},
+		{"a port out of range", set(inferenceEndpointConfig(), "spec.worker.modelInvocationPort.containerPort", int64(70000)), "more than the maximum 65535"},
+		{"a bad quantity", set(inferenceEndpointConfig(), "spec.worker.resources.requests.memory", "lots"), "spec.worker.resources.requests.memory"},
+		{"a routing strategy outside the enum", set(inferenceEndpointConfig(), "spec.intelligentRoutingSpec.routingStrategy", "random"), "routingStrategy"},
+		{"a state outside the enum", set(inferenceEndpointConfig(), "status.state", "Ready"), "status.state"},
+		{"an instance type that is not ml.", set(inferenceEndpointConfig(), "spec.instanceType", "g5.12xlarge"), "spec.instanceType"},
+		{"a v1alpha1 InferenceEndpointConfig", v1alpha1Config(), ""},
+		{"a cache option v1alpha1 lacks", set(v1alpha1Config(), "spec.kvCacheSpec", map[string]any{}), "spec.kvCacheSpec: unknown field"},
+		{"worker args v1alpha1 lacks", set(v1alpha1Config(), "spec.worker.args", []any{"--port", "8000"}), "spec.worker.args: unknown field"},
+		{"a v1alpha1 one without its instance type", set(v1alpha1Config(), "spec.instanceType", nil), "spec.instanceType: required"},
+		{"a valid JumpStartModel", jumpStartModel(), ""},
+		{"a JumpStartModel without acceptEula", set(jumpStartModel(), "spec.model.acceptEula", nil), "spec.model.acceptEula: required"},
+		{"a JumpStartModel's unknown field", set(jumpStartModel(), "spec.server.gpus", int64(1)), "spec.server.gpus: unknown field"},
+		{"a JumpStartModel's bad version", set(jumpStartModel(), "spec.model.modelVersion", "latest"), "spec.model.modelVersion"},
+		{"a valid ScaledObject", scaledObject(), ""},
+		{"a ScaledObject without triggers", set(scaledObject(), "spec.triggers", []any{}), "fewer than 1 items"},
+		{"a ScaledObject's unknown field", set(scaledObject(), "spec.minReplicas", int64(1)), "spec.minReplicas: unknown field"},
+		{"a trigger setting that is not a string", set(scaledObject(), "spec.triggers.0.metadata.threshold", int64(5)), "spec.triggers[0].metadata.threshold: must be a string"},
+		{"a ScaledObject without its target's name", set(scaledObject(), "spec.scaleTargetRef.name", nil), "spec.scaleTargetRef.name: required"},
+		{"a valid TriggerAuthentication", triggerAuthentication(), ""},
+		{"a pod identity provider outside the enum", set(triggerAuthentication(), "spec.podIdentity.provider", "aws-irsa"), "spec.podIdentity.provider"},
+		{"a TriggerAuthentication's unknown field", set(triggerAuthentication(), "spec.awsSecretManager", map[string]any{}), "spec.awsSecretManager: unknown field"},
 		{"an unknown kind", set(rayJob(), "kind", "RayService"), "no CRD"},
 	}
 	for _, tc := range cases {
@@ -207,6 +361,32 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseChecksTheScaleSubresource(t *testing.T) {
+	crd := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: things.example.com}
+spec:
+  group: example.com
+  names: {kind: Thing, plural: things}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      subresources:
+        scale: {specReplicasPath: .spec.replicas%s}
+      schema:
+        openAPIV3Schema: {type: object}
+`
+	c, err := parse([]byte(strings.ReplaceAll(crd, "%s", ", statusReplicasPath: .status.replicas")))
+	if err != nil || !c.Versions[0].ScaleSubresource || c.Versions[0].StatusSubresource {
+		t.Fatalf("a scale subresource: %v, %+v", err, c)
+	}
+	if _, err := parse([]byte(strings.ReplaceAll(crd, "%s", ""))); err == nil || !strings.Contains(err.Error(), "statusReplicasPath") {
+		t.Fatalf("a scale subresource without statusReplicasPath: %v", err)
 	}
 }
 

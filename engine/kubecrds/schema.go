@@ -31,6 +31,10 @@ type Schema struct {
 	PreserveUnknown      bool               `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
 	EmbeddedResource     bool               `json:"x-kubernetes-embedded-resource,omitempty"`
 	IntOrString          bool               `json:"x-kubernetes-int-or-string,omitempty"`
+	// Default is the value a server fills in for a missing field. Validate
+	// does not fill it in: it is recorded, and checked to be of the field's
+	// type, so that the file documents what the server does.
+	Default any `json:"default,omitempty"`
 
 	pattern *regexp.Regexp
 }
@@ -122,6 +126,14 @@ func (s *Schema) checkStructural(at string, depth int) error {
 	for i, e := range s.Enum {
 		if err := typeError(s, e); err != "" {
 			return fmt.Errorf("%s.enum[%d]: %s", at, i, err)
+		}
+	}
+	if s.Default != nil {
+		if err := typeError(s, s.Default); err != "" {
+			return fmt.Errorf("%s.default: %s", at, err)
+		}
+		if len(s.Enum) > 0 && !inEnum(s.Enum, s.Default) {
+			return fmt.Errorf("%s.default: %s is not one of its enum", at, show(s.Default))
 		}
 	}
 	if s.Pattern != "" {

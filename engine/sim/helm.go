@@ -224,7 +224,7 @@ func (t *txn) helmInstall(eksCluster, ns string, chart cloud.HelmChart) (*cloud.
 	if err := s.helmApply(objs); err != nil {
 		return nil, err
 	}
-	r.Repository, r.Chart, r.ChartVersion, r.AppVersion = chart.Repository, spec.Name, version, version
+	r.Repository, r.Chart, r.ChartVersion, r.AppVersion = chart.Repository, spec.Name, version, spec.appVersion(version)
 	r.Values = values
 	for _, res := range spec.Advertises {
 		r.Advertises = append(r.Advertises, string(res))

@@ -10,15 +10,19 @@ import (
 )
 
 // helmChart is a chart the simulated chart repositories serve: its
-// versions (the app version is the chart version for every chart here),
-// the Deployments and DaemonSets it renders, the custom resources its CRDs
-// define and the extended resources its device plugin advertises.
+// versions and the app version each ships, the Deployments and DaemonSets
+// it renders, the custom resources its CRDs define and the extended
+// resources its device plugin advertises.
 type helmChart struct {
 	Repository string // the repository's URL, without a trailing slash
 	Name       string
 	Versions   []string // newest first
-	Workloads  []helmWorkload
-	Kinds      []helmKind
+	// AppVersions maps a chart version to the app version it ships (its
+	// Chart.yaml's appVersion), for a chart whose versions differ from its
+	// app's; nil when they are the same.
+	AppVersions map[string]string
+	Workloads   []helmWorkload
+	Kinds       []helmKind
 	// Advertises are the extended resources the chart's device plugin
 	// makes the nodes advertise while its release is deployed (see
 	// kubeNodeCapacity).
@@ -77,6 +81,20 @@ var helmCharts = []helmChart{
 			{GVR: schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "clustertriggerauthentications"}, Kind: "ClusterTriggerAuthentication"},
 		},
 	},
+	// The AWS Load Balancer Controller, which makes Network Load Balancers
+	// for Services (kube_loadbalancer.go). Its chart versions 1.x ship
+	// controller v2.x of the same minor and patch.
+	{
+		Repository:  "https://aws.github.io/eks-charts",
+		Name:        lbcChart,
+		Versions:    []string{"1.13.4", "1.12.0"},
+		AppVersions: map[string]string{"1.13.4": "v2.13.4", "1.12.0": "v2.12.0"},
+		Workloads:   []helmWorkload{{Name: lbcChart, FullName: true, Image: "public.ecr.aws/eks/aws-load-balancer-controller:%s"}},
+		Kinds: []helmKind{
+			{GVR: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, Kind: "TargetGroupBinding"},
+			{GVR: schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "ingressclassparams"}, Kind: "IngressClassParams"},
+		},
+	},
 	// HyperPod's cluster dependencies: the node agent and device plugins
 	// AWS's HyperPod dependency chart installs.
 	{
@@ -106,6 +124,14 @@ var helmCharts = []helmChart{
 		Workloads:  []helmWorkload{{Name: "neuron-device-plugin", DaemonSet: true, Image: "public.ecr.aws/neuron/neuron-device-plugin:%s"}},
 		Advertises: []corev1.ResourceName{kubeResourceNeuron},
 	},
+}
+
+// appVersion is the app version chart version v ships.
+func (c *helmChart) appVersion(v string) string {
+	if a, ok := c.AppVersions[v]; ok {
+		return a
+	}
+	return v
 }
 
 // helmChartKinds returns the custom resources of every chart in the

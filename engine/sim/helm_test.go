@@ -361,6 +361,8 @@ func TestHelmChartKinds(t *testing.T) {
 		{"keda.sh/v1alpha1", "ScaledJob", "scaledjobs", "default"},
 		{"keda.sh/v1alpha1", "TriggerAuthentication", "triggerauthentications", "default"},
 		{"keda.sh/v1alpha1", "ClusterTriggerAuthentication", "clustertriggerauthentications", ""},
+		{"elbv2.k8s.aws/v1beta1", "TargetGroupBinding", "targetgroupbindings", "default"},
+		{"elbv2.k8s.aws/v1beta1", "IngressClassParams", "ingressclassparams", ""},
 	}
 	if n := len(helmChartKinds()); n != len(cases) {
 		t.Errorf("%d chart kinds, %d tested", n, len(cases))

@@ -64,7 +64,7 @@ func helmRender(chart *helmChart, version, release, ns string, values map[string
 			"app.kubernetes.io/name":    w.Name,
 			helmInstance:                release,
 			helmManagedBy:               "Helm",
-			"app.kubernetes.io/version": version,
+			"app.kubernetes.io/version": chart.appVersion(version),
 			helmChartLabel:              chart.Name + "-" + version,
 		}
 		meta := metav1.ObjectMeta{
@@ -76,7 +76,7 @@ func helmRender(chart *helmChart, version, release, ns string, values map[string
 			ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
 			Spec: corev1.PodSpec{
 				ServiceAccountName: name,
-				Containers:         []corev1.Container{{Name: w.Name, Image: fmt.Sprintf(w.Image, version)}},
+				Containers:         []corev1.Container{{Name: w.Name, Image: fmt.Sprintf(w.Image, chart.appVersion(version))}},
 			},
 		}
 		var obj runtime.Object = &appsv1.Deployment{

@@ -41,6 +41,8 @@ import (
 //   - takes the pods still to bind oldest first (then by namespace and
 //     name) and binds each to the fitting node with the most room left, or
 //     marks it Unschedulable with the scheduler's message (see kubeFit);
+//   - plays the HyperPod inference operator and the AWS Load Balancer
+//     Controller (kube_inference_operator.go, kube_loadbalancer.go);
 //   - lets the managed Karpenter act (sagemaker_karpenter.go).
 //
 // Left out: inter-pod affinity and anti-affinity, topology spread,
@@ -136,6 +138,9 @@ func (s *kubeSession) settle() error {
 	}
 	unschedulable := sc.bind()
 	sc.planWakes()
+	if err := sc.playInference(); err != nil {
+		return err
+	}
 	if s.karpenter(sc, unschedulable) {
 		return s.syncFromHyperPod()
 	}
