@@ -146,6 +146,85 @@ type ComplexityRoot struct {
 		Version            func(childComplexity int) int
 	}
 
+	Endpoint struct {
+		Address            func(childComplexity int) int
+		Autoscaling        func(childComplexity int) int
+		ClusterID          func(childComplexity int) int
+		CreatedAt          func(childComplexity int) int
+		Engine             func(childComplexity int) int
+		GpusPerReplica     func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Image              func(childComplexity int) int
+		InstanceType       func(childComplexity int) int
+		IntelligentRouting func(childComplexity int) int
+		KvCache            func(childComplexity int) int
+		LastOperationID    func(childComplexity int) int
+		Model              func(childComplexity int) int
+		ModelSource        func(childComplexity int) int
+		Name               func(childComplexity int) int
+		Namespace          func(childComplexity int) int
+		Object             func(childComplexity int) int
+		OperatorState      func(childComplexity int) int
+		Path               func(childComplexity int) int
+		Pods               func(childComplexity int) int
+		Pool               func(childComplexity int) int
+		ReadyReplicas      func(childComplexity int) int
+		Replicas           func(childComplexity int) int
+		Router             func(childComplexity int) int
+		ServiceForm        func(childComplexity int) int
+		Status             func(childComplexity int) int
+		StatusMessage      func(childComplexity int) int
+		TensorParallelSize func(childComplexity int) int
+		UpdatedAt          func(childComplexity int) int
+	}
+
+	EndpointAddress struct {
+		Host    func(childComplexity int) int
+		Kind    func(childComplexity int) int
+		Port    func(childComplexity int) int
+		Service func(childComplexity int) int
+	}
+
+	EndpointAutoscaling struct {
+		Active      func(childComplexity int) int
+		MaxReplicas func(childComplexity int) int
+		MinReplicas func(childComplexity int) int
+		Query       func(childComplexity int) int
+		Ready       func(childComplexity int) int
+		Target      func(childComplexity int) int
+		Trigger     func(childComplexity int) int
+	}
+
+	EndpointConnection struct {
+		Edges       func(childComplexity int) int
+		EventCursor func(childComplexity int) int
+		PageInfo    func(childComplexity int) int
+		TotalCount  func(childComplexity int) int
+	}
+
+	EndpointEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	EndpointPod struct {
+		Business          func(childComplexity int) int
+		ContainerRestarts func(childComplexity int) int
+		Message           func(childComplexity int) int
+		Name              func(childComplexity int) int
+		Node              func(childComplexity int) int
+		Phase             func(childComplexity int) int
+		Ready             func(childComplexity int) int
+		StartedAt         func(childComplexity int) int
+		UID               func(childComplexity int) int
+	}
+
+	EndpointRouter struct {
+		Name          func(childComplexity int) int
+		Policy        func(childComplexity int) int
+		ReadyReplicas func(childComplexity int) int
+	}
+
 	Event struct {
 		Action        func(childComplexity int) int
 		Cluster       func(childComplexity int) int
@@ -308,6 +387,22 @@ type ComplexityRoot struct {
 		Zone                 func(childComplexity int) int
 	}
 
+	IntelligentRouting struct {
+		Enabled  func(childComplexity int) int
+		Strategy func(childComplexity int) int
+	}
+
+	InvocationResult struct {
+		CompletionTokens func(childComplexity int) int
+		FinishReason     func(childComplexity int) int
+		LatencyMs        func(childComplexity int) int
+		Model            func(childComplexity int) int
+		PromptTokens     func(childComplexity int) int
+		Target           func(childComplexity int) int
+		Text             func(childComplexity int) int
+		TotalTokens      func(childComplexity int) int
+	}
+
 	Job struct {
 		Budget           func(childComplexity int) int
 		CheckpointPath   func(childComplexity int) int
@@ -399,6 +494,13 @@ type ComplexityRoot struct {
 		Time           func(childComplexity int) int
 	}
 
+	KVCache struct {
+		L1        func(childComplexity int) int
+		L2        func(childComplexity int) int
+		L2Backend func(childComplexity int) int
+		L2Url     func(childComplexity int) int
+	}
+
 	KarpenterSettings struct {
 		InstanceGroups func(childComplexity int) int
 	}
@@ -473,15 +575,20 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddInstanceGroup          func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
 		AddStorage                func(childComplexity int, input model.AddStorageInput, idempotencyKey *string) int
+		AssignPoolWorker          func(childComplexity int, endpointID string, pod string, business string, idempotencyKey *string) int
 		CancelOperation           func(childComplexity int, id string) int
 		CreateCluster             func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
 		CreateToken               func(childComplexity int, input model.CreateTokenInput) int
 		DeleteCluster             func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteEndpoint            func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteJob                 func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		DeployEndpoint            func(childComplexity int, input model.DeployEndpointInput, idempotencyKey *string) int
+		DeployRouter              func(childComplexity int, endpointID string, policy model.RouterPolicy, idempotencyKey *string) int
 		DownloadModel             func(childComplexity int, input model.DownloadModelInput, idempotencyKey *string) int
 		ImportCluster             func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
+		InvokeEndpoint            func(childComplexity int, endpointID string, request model.ChatRequestInput, business *string) int
 		RebootNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
 		RemoveStorage             func(childComplexity int, id string, deleteBucket *bool, idempotencyKey *string) int
 		RepairClusterDependencies func(childComplexity int, clusterID string, idempotencyKey *string) int
@@ -489,9 +596,11 @@ type ComplexityRoot struct {
 		RetryOperation            func(childComplexity int, id string) int
 		RevokeToken               func(childComplexity int, id string) int
 		ScaleInstanceGroup        func(childComplexity int, id string, count int, idempotencyKey *string) int
+		SetEndpointAutoscaling    func(childComplexity int, endpointID string, input model.EndpointAutoscalingInput, idempotencyKey *string) int
 		SubmitTrainingJob         func(childComplexity int, input model.SubmitTrainingJobInput, idempotencyKey *string) int
 		UpdateClusterFeatures     func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
 		UpdateClusterSoftware     func(childComplexity int, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) int
+		UpdateEndpoint            func(childComplexity int, id string, input model.UpdateEndpointInput, idempotencyKey *string) int
 		UpdateInstanceGroup       func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
 	}
 
@@ -615,6 +724,8 @@ type ComplexityRoot struct {
 		Cluster               func(childComplexity int, id string) int
 		ClusterFeatures       func(childComplexity int, clusterID string) int
 		Clusters              func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
+		Endpoint              func(childComplexity int, id string) int
+		Endpoints             func(childComplexity int, clusterID string, status []model.EndpointStatus, first *int, after *string) int
 		ImportableClusters    func(childComplexity int, region *string) int
 		InstanceGroup         func(childComplexity int, id string) int
 		InstanceGroups        func(childComplexity int, clusterID string, first *int, after *string) int
@@ -744,6 +855,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		ClusterUpdated   func(childComplexity int, id string, since *string) int
+		EndpointUpdated  func(childComplexity int, id string) int
 		Events           func(childComplexity int, since *string, filter *model.EventFilter) int
 		JobLogs          func(childComplexity int, jobID string, pod *string, tail *int, since *string, follow *bool) int
 		JobUpdated       func(childComplexity int, id string) int
@@ -829,6 +941,13 @@ type MutationResolver interface {
 	DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
 	RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error)
 	UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error)
+	DeployEndpoint(ctx context.Context, input model.DeployEndpointInput, idempotencyKey *string) (*model.Operation, error)
+	UpdateEndpoint(ctx context.Context, id string, input model.UpdateEndpointInput, idempotencyKey *string) (*model.Operation, error)
+	DeleteEndpoint(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	AssignPoolWorker(ctx context.Context, endpointID string, pod string, business string, idempotencyKey *string) (*model.Operation, error)
+	DeployRouter(ctx context.Context, endpointID string, policy model.RouterPolicy, idempotencyKey *string) (*model.Operation, error)
+	SetEndpointAutoscaling(ctx context.Context, endpointID string, input model.EndpointAutoscalingInput, idempotencyKey *string) (*model.Operation, error)
+	InvokeEndpoint(ctx context.Context, endpointID string, request model.ChatRequestInput, business *string) (*model.InvocationResult, error)
 	AddInstanceGroup(ctx context.Context, input model.AddInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
 	ScaleInstanceGroup(ctx context.Context, id string, count int, idempotencyKey *string) (*model.Operation, error)
 	UpdateInstanceGroup(ctx context.Context, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) (*model.Operation, error)
@@ -853,6 +972,8 @@ type QueryResolver interface {
 	Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error)
 	Cluster(ctx context.Context, id string) (*model.Cluster, error)
 	ClusterFeatures(ctx context.Context, clusterID string) ([]*model.Feature, error)
+	Endpoints(ctx context.Context, clusterID string, status []model.EndpointStatus, first *int, after *string) (*model.EndpointConnection, error)
+	Endpoint(ctx context.Context, id string) (*model.Endpoint, error)
 	InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error)
 	InstanceGroup(ctx context.Context, id string) (*model.InstanceGroup, error)
 	Models(ctx context.Context, clusterID string, first *int, after *string) (*model.ModelConnection, error)
@@ -880,6 +1001,7 @@ type QueryResolver interface {
 }
 type SubscriptionResolver interface {
 	ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error)
+	EndpointUpdated(ctx context.Context, id string) (<-chan *model.Endpoint, error)
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
 	Events(ctx context.Context, since *string, filter *model.EventFilter) (<-chan *model.Event, error)
 	JobUpdated(ctx context.Context, id string) (<-chan *model.Job, error)
@@ -1334,6 +1456,361 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EksControlPlane.Version(childComplexity), true
+
+	case "Endpoint.address":
+		if e.ComplexityRoot.Endpoint.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Address(childComplexity), true
+	case "Endpoint.autoscaling":
+		if e.ComplexityRoot.Endpoint.Autoscaling == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Autoscaling(childComplexity), true
+	case "Endpoint.clusterId":
+		if e.ComplexityRoot.Endpoint.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.ClusterID(childComplexity), true
+	case "Endpoint.createdAt":
+		if e.ComplexityRoot.Endpoint.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.CreatedAt(childComplexity), true
+	case "Endpoint.engine":
+		if e.ComplexityRoot.Endpoint.Engine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Engine(childComplexity), true
+	case "Endpoint.gpusPerReplica":
+		if e.ComplexityRoot.Endpoint.GpusPerReplica == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.GpusPerReplica(childComplexity), true
+	case "Endpoint.id":
+		if e.ComplexityRoot.Endpoint.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.ID(childComplexity), true
+	case "Endpoint.image":
+		if e.ComplexityRoot.Endpoint.Image == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Image(childComplexity), true
+	case "Endpoint.instanceType":
+		if e.ComplexityRoot.Endpoint.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.InstanceType(childComplexity), true
+	case "Endpoint.intelligentRouting":
+		if e.ComplexityRoot.Endpoint.IntelligentRouting == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.IntelligentRouting(childComplexity), true
+	case "Endpoint.kvCache":
+		if e.ComplexityRoot.Endpoint.KvCache == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.KvCache(childComplexity), true
+	case "Endpoint.lastOperationId":
+		if e.ComplexityRoot.Endpoint.LastOperationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.LastOperationID(childComplexity), true
+	case "Endpoint.model":
+		if e.ComplexityRoot.Endpoint.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Model(childComplexity), true
+	case "Endpoint.modelSource":
+		if e.ComplexityRoot.Endpoint.ModelSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.ModelSource(childComplexity), true
+	case "Endpoint.name":
+		if e.ComplexityRoot.Endpoint.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Name(childComplexity), true
+	case "Endpoint.namespace":
+		if e.ComplexityRoot.Endpoint.Namespace == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Namespace(childComplexity), true
+	case "Endpoint.object":
+		if e.ComplexityRoot.Endpoint.Object == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Object(childComplexity), true
+	case "Endpoint.operatorState":
+		if e.ComplexityRoot.Endpoint.OperatorState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.OperatorState(childComplexity), true
+	case "Endpoint.path":
+		if e.ComplexityRoot.Endpoint.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Path(childComplexity), true
+	case "Endpoint.pods":
+		if e.ComplexityRoot.Endpoint.Pods == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Pods(childComplexity), true
+	case "Endpoint.pool":
+		if e.ComplexityRoot.Endpoint.Pool == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Pool(childComplexity), true
+	case "Endpoint.readyReplicas":
+		if e.ComplexityRoot.Endpoint.ReadyReplicas == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.ReadyReplicas(childComplexity), true
+	case "Endpoint.replicas":
+		if e.ComplexityRoot.Endpoint.Replicas == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Replicas(childComplexity), true
+	case "Endpoint.router":
+		if e.ComplexityRoot.Endpoint.Router == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Router(childComplexity), true
+	case "Endpoint.serviceForm":
+		if e.ComplexityRoot.Endpoint.ServiceForm == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.ServiceForm(childComplexity), true
+	case "Endpoint.status":
+		if e.ComplexityRoot.Endpoint.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.Status(childComplexity), true
+	case "Endpoint.statusMessage":
+		if e.ComplexityRoot.Endpoint.StatusMessage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.StatusMessage(childComplexity), true
+	case "Endpoint.tensorParallelSize":
+		if e.ComplexityRoot.Endpoint.TensorParallelSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.TensorParallelSize(childComplexity), true
+	case "Endpoint.updatedAt":
+		if e.ComplexityRoot.Endpoint.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Endpoint.UpdatedAt(childComplexity), true
+
+	case "EndpointAddress.host":
+		if e.ComplexityRoot.EndpointAddress.Host == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAddress.Host(childComplexity), true
+	case "EndpointAddress.kind":
+		if e.ComplexityRoot.EndpointAddress.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAddress.Kind(childComplexity), true
+	case "EndpointAddress.port":
+		if e.ComplexityRoot.EndpointAddress.Port == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAddress.Port(childComplexity), true
+	case "EndpointAddress.service":
+		if e.ComplexityRoot.EndpointAddress.Service == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAddress.Service(childComplexity), true
+
+	case "EndpointAutoscaling.active":
+		if e.ComplexityRoot.EndpointAutoscaling.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.Active(childComplexity), true
+	case "EndpointAutoscaling.maxReplicas":
+		if e.ComplexityRoot.EndpointAutoscaling.MaxReplicas == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.MaxReplicas(childComplexity), true
+	case "EndpointAutoscaling.minReplicas":
+		if e.ComplexityRoot.EndpointAutoscaling.MinReplicas == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.MinReplicas(childComplexity), true
+	case "EndpointAutoscaling.query":
+		if e.ComplexityRoot.EndpointAutoscaling.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.Query(childComplexity), true
+	case "EndpointAutoscaling.ready":
+		if e.ComplexityRoot.EndpointAutoscaling.Ready == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.Ready(childComplexity), true
+	case "EndpointAutoscaling.target":
+		if e.ComplexityRoot.EndpointAutoscaling.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.Target(childComplexity), true
+	case "EndpointAutoscaling.trigger":
+		if e.ComplexityRoot.EndpointAutoscaling.Trigger == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointAutoscaling.Trigger(childComplexity), true
+
+	case "EndpointConnection.edges":
+		if e.ComplexityRoot.EndpointConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointConnection.Edges(childComplexity), true
+	case "EndpointConnection.eventCursor":
+		if e.ComplexityRoot.EndpointConnection.EventCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointConnection.EventCursor(childComplexity), true
+	case "EndpointConnection.pageInfo":
+		if e.ComplexityRoot.EndpointConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointConnection.PageInfo(childComplexity), true
+	case "EndpointConnection.totalCount":
+		if e.ComplexityRoot.EndpointConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointConnection.TotalCount(childComplexity), true
+
+	case "EndpointEdge.cursor":
+		if e.ComplexityRoot.EndpointEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointEdge.Cursor(childComplexity), true
+	case "EndpointEdge.node":
+		if e.ComplexityRoot.EndpointEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointEdge.Node(childComplexity), true
+
+	case "EndpointPod.business":
+		if e.ComplexityRoot.EndpointPod.Business == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.Business(childComplexity), true
+	case "EndpointPod.containerRestarts":
+		if e.ComplexityRoot.EndpointPod.ContainerRestarts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.ContainerRestarts(childComplexity), true
+	case "EndpointPod.message":
+		if e.ComplexityRoot.EndpointPod.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.Message(childComplexity), true
+	case "EndpointPod.name":
+		if e.ComplexityRoot.EndpointPod.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.Name(childComplexity), true
+	case "EndpointPod.node":
+		if e.ComplexityRoot.EndpointPod.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.Node(childComplexity), true
+	case "EndpointPod.phase":
+		if e.ComplexityRoot.EndpointPod.Phase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.Phase(childComplexity), true
+	case "EndpointPod.ready":
+		if e.ComplexityRoot.EndpointPod.Ready == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.Ready(childComplexity), true
+	case "EndpointPod.startedAt":
+		if e.ComplexityRoot.EndpointPod.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.StartedAt(childComplexity), true
+	case "EndpointPod.uid":
+		if e.ComplexityRoot.EndpointPod.UID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointPod.UID(childComplexity), true
+
+	case "EndpointRouter.name":
+		if e.ComplexityRoot.EndpointRouter.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointRouter.Name(childComplexity), true
+	case "EndpointRouter.policy":
+		if e.ComplexityRoot.EndpointRouter.Policy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointRouter.Policy(childComplexity), true
+	case "EndpointRouter.readyReplicas":
+		if e.ComplexityRoot.EndpointRouter.ReadyReplicas == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointRouter.ReadyReplicas(childComplexity), true
 
 	case "Event.action":
 		if e.ComplexityRoot.Event.Action == nil {
@@ -2074,6 +2551,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstanceTypeOffering.Zone(childComplexity), true
 
+	case "IntelligentRouting.enabled":
+		if e.ComplexityRoot.IntelligentRouting.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IntelligentRouting.Enabled(childComplexity), true
+	case "IntelligentRouting.strategy":
+		if e.ComplexityRoot.IntelligentRouting.Strategy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IntelligentRouting.Strategy(childComplexity), true
+
+	case "InvocationResult.completionTokens":
+		if e.ComplexityRoot.InvocationResult.CompletionTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.CompletionTokens(childComplexity), true
+	case "InvocationResult.finishReason":
+		if e.ComplexityRoot.InvocationResult.FinishReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.FinishReason(childComplexity), true
+	case "InvocationResult.latencyMs":
+		if e.ComplexityRoot.InvocationResult.LatencyMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.LatencyMs(childComplexity), true
+	case "InvocationResult.model":
+		if e.ComplexityRoot.InvocationResult.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.Model(childComplexity), true
+	case "InvocationResult.promptTokens":
+		if e.ComplexityRoot.InvocationResult.PromptTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.PromptTokens(childComplexity), true
+	case "InvocationResult.target":
+		if e.ComplexityRoot.InvocationResult.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.Target(childComplexity), true
+	case "InvocationResult.text":
+		if e.ComplexityRoot.InvocationResult.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.Text(childComplexity), true
+	case "InvocationResult.totalTokens":
+		if e.ComplexityRoot.InvocationResult.TotalTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvocationResult.TotalTokens(childComplexity), true
+
 	case "Job.budget":
 		if e.ComplexityRoot.Job.Budget == nil {
 			break
@@ -2467,6 +3006,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.JobRestart.Time(childComplexity), true
 
+	case "KVCache.l1":
+		if e.ComplexityRoot.KVCache.L1 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KVCache.L1(childComplexity), true
+	case "KVCache.l2":
+		if e.ComplexityRoot.KVCache.L2 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KVCache.L2(childComplexity), true
+	case "KVCache.l2Backend":
+		if e.ComplexityRoot.KVCache.L2Backend == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KVCache.L2Backend(childComplexity), true
+	case "KVCache.l2Url":
+		if e.ComplexityRoot.KVCache.L2Url == nil {
+			break
+		}
+
+		return e.ComplexityRoot.KVCache.L2Url(childComplexity), true
+
 	case "KarpenterSettings.instanceGroups":
 		if e.ComplexityRoot.KarpenterSettings.InstanceGroups == nil {
 			break
@@ -2762,6 +3326,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddStorage(childComplexity, args["input"].(model.AddStorageInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.assignPoolWorker":
+		if e.ComplexityRoot.Mutation.AssignPoolWorker == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_assignPoolWorker_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AssignPoolWorker(childComplexity, args["endpointId"].(string), args["pod"].(string), args["business"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.cancelOperation":
 		if e.ComplexityRoot.Mutation.CancelOperation == nil {
 			break
@@ -2806,6 +3381,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCluster(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
+	case "Mutation.deleteEndpoint":
+		if e.ComplexityRoot.Mutation.DeleteEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteEndpoint(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.deleteInstanceGroup":
 		if e.ComplexityRoot.Mutation.DeleteInstanceGroup == nil {
 			break
@@ -2839,6 +3425,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
+	case "Mutation.deployEndpoint":
+		if e.ComplexityRoot.Mutation.DeployEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deployEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeployEndpoint(childComplexity, args["input"].(model.DeployEndpointInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.deployRouter":
+		if e.ComplexityRoot.Mutation.DeployRouter == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deployRouter_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeployRouter(childComplexity, args["endpointId"].(string), args["policy"].(model.RouterPolicy), args["idempotencyKey"].(*string)), true
 	case "Mutation.downloadModel":
 		if e.ComplexityRoot.Mutation.DownloadModel == nil {
 			break
@@ -2861,6 +3469,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportCluster(childComplexity, args["input"].(model.ImportClusterInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.invokeEndpoint":
+		if e.ComplexityRoot.Mutation.InvokeEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_invokeEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.InvokeEndpoint(childComplexity, args["endpointId"].(string), args["request"].(model.ChatRequestInput), args["business"].(*string)), true
 	case "Mutation.rebootNodes":
 		if e.ComplexityRoot.Mutation.RebootNodes == nil {
 			break
@@ -2938,6 +3557,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ScaleInstanceGroup(childComplexity, args["id"].(string), args["count"].(int), args["idempotencyKey"].(*string)), true
+	case "Mutation.setEndpointAutoscaling":
+		if e.ComplexityRoot.Mutation.SetEndpointAutoscaling == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setEndpointAutoscaling_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetEndpointAutoscaling(childComplexity, args["endpointId"].(string), args["input"].(model.EndpointAutoscalingInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.submitTrainingJob":
 		if e.ComplexityRoot.Mutation.SubmitTrainingJob == nil {
 			break
@@ -2971,6 +3601,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateClusterSoftware(childComplexity, args["clusterId"].(string), args["instanceGroups"].([]string), args["rollingUpdate"].(model.RollingUpdateInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.updateEndpoint":
+		if e.ComplexityRoot.Mutation.UpdateEndpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateEndpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateEndpoint(childComplexity, args["id"].(string), args["input"].(model.UpdateEndpointInput), args["idempotencyKey"].(*string)), true
 	case "Mutation.updateInstanceGroup":
 		if e.ComplexityRoot.Mutation.UpdateInstanceGroup == nil {
 			break
@@ -3501,6 +4142,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Clusters(childComplexity, args["filter"].(*model.ClusterFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.endpoint":
+		if e.ComplexityRoot.Query.Endpoint == nil {
+			break
+		}
+
+		args, err := ec.field_Query_endpoint_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Endpoint(childComplexity, args["id"].(string)), true
+	case "Query.endpoints":
+		if e.ComplexityRoot.Query.Endpoints == nil {
+			break
+		}
+
+		args, err := ec.field_Query_endpoints_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Endpoints(childComplexity, args["clusterId"].(string), args["status"].([]model.EndpointStatus), args["first"].(*int), args["after"].(*string)), true
 	case "Query.importableClusters":
 		if e.ComplexityRoot.Query.ImportableClusters == nil {
 			break
@@ -4148,6 +4811,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ClusterUpdated(childComplexity, args["id"].(string), args["since"].(*string)), true
+	case "Subscription.endpointUpdated":
+		if e.ComplexityRoot.Subscription.EndpointUpdated == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_endpointUpdated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.EndpointUpdated(childComplexity, args["id"].(string)), true
 	case "Subscription.events":
 		if e.ComplexityRoot.Subscription.Events == nil {
 			break
@@ -4396,18 +5070,25 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AddInstanceGroupInput", ec.unmarshalInputAddInstanceGroupInput),
 			graphql.NewInputUnmarshaler("AddStorageInput", ec.unmarshalInputAddStorageInput),
 			graphql.NewInputUnmarshaler("AuditFilter", ec.unmarshalInputAuditFilter),
+			graphql.NewInputUnmarshaler("ChatMessageInput", ec.unmarshalInputChatMessageInput),
+			graphql.NewInputUnmarshaler("ChatRequestInput", ec.unmarshalInputChatRequestInput),
 			graphql.NewInputUnmarshaler("ClusterFilter", ec.unmarshalInputClusterFilter),
 			graphql.NewInputUnmarshaler("CreateClusterInput", ec.unmarshalInputCreateClusterInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("DeepHealthChecksInput", ec.unmarshalInputDeepHealthChecksInput),
+			graphql.NewInputUnmarshaler("DeployEndpointInput", ec.unmarshalInputDeployEndpointInput),
 			graphql.NewInputUnmarshaler("DownloadModelInput", ec.unmarshalInputDownloadModelInput),
+			graphql.NewInputUnmarshaler("EndpointAutoscalingInput", ec.unmarshalInputEndpointAutoscalingInput),
 			graphql.NewInputUnmarshaler("EventFilter", ec.unmarshalInputEventFilter),
 			graphql.NewInputUnmarshaler("FsxLustreStorageInput", ec.unmarshalInputFsxLustreStorageInput),
 			graphql.NewInputUnmarshaler("ImportClusterInput", ec.unmarshalInputImportClusterInput),
 			graphql.NewInputUnmarshaler("InferenceOperatorInput", ec.unmarshalInputInferenceOperatorInput),
 			graphql.NewInputUnmarshaler("InstanceGroupInput", ec.unmarshalInputInstanceGroupInput),
+			graphql.NewInputUnmarshaler("IntelligentRoutingInput", ec.unmarshalInputIntelligentRoutingInput),
+			graphql.NewInputUnmarshaler("KVCacheInput", ec.unmarshalInputKVCacheInput),
 			graphql.NewInputUnmarshaler("KarpenterInput", ec.unmarshalInputKarpenterInput),
 			graphql.NewInputUnmarshaler("KubernetesLabelInput", ec.unmarshalInputKubernetesLabelInput),
+			graphql.NewInputUnmarshaler("ManagedAutoscalingInput", ec.unmarshalInputManagedAutoscalingInput),
 			graphql.NewInputUnmarshaler("MlflowInput", ec.unmarshalInputMlflowInput),
 			graphql.NewInputUnmarshaler("ObservabilityInput", ec.unmarshalInputObservabilityInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
@@ -4420,6 +5101,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
 			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
 			graphql.NewInputUnmarshaler("UpdateClusterFeaturesInput", ec.unmarshalInputUpdateClusterFeaturesInput),
+			graphql.NewInputUnmarshaler("UpdateEndpointInput", ec.unmarshalInputUpdateEndpointInput),
 			graphql.NewInputUnmarshaler("UpdateInstanceGroupInput", ec.unmarshalInputUpdateInstanceGroupInput),
 		)
 	}
@@ -5097,6 +5779,8 @@ enum FeatureName {
   FSX_CSI_DRIVER
   "A SageMaker managed MLflow tracking server for the cluster's training jobs, made (with an IAM role, trusted by SageMaker, that may read and write only its artifact prefix of the shared bucket) or an existing one, and the service account instantstart-mlflow (in the shared bucket's namespace) whose pod identity role may call only that server; jobs submitted while it is ENABLED report their metrics to it. Needs the shared bucket; the eks-pod-identity-agent add-on is installed first when missing. Turning it off removes what it made, never a server it only uses."
   MLFLOW
+  "The AWS Load Balancer Controller (Helm chart aws-load-balancer-controller in kube-system), with an IAM role given by pod identity that may manage load balancers and their security groups (those it tagged as its own, to change or delete); makes the Network Load Balancer of each LoadBalancer Service. Deploying a LOAD_BALANCER endpoint turns it on when it is off; the eks-pod-identity-agent add-on is installed first when missing."
+  LOAD_BALANCER_CONTROLLER
 }
 
 """
@@ -5367,6 +6051,8 @@ input UpdateClusterFeaturesInput {
   fsxCsiDriver: Boolean
   "Turn MLflow tracking on or off: a SageMaker managed MLflow tracking server (made, or an existing one) that training jobs report their metrics to."
   mlflow: MlflowInput
+  "Install or remove the AWS Load Balancer Controller."
+  loadBalancerController: Boolean
 }
 
 extend type Query {
@@ -5384,6 +6070,537 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @statusQuery(field: "clusterFeatures")
+}
+`, BuiltIn: false},
+	{Name: "../schema/inference.graphqls", Input: `"""
+How an endpoint is served.
+"""
+enum EndpointPath {
+  "Through the HyperPod inference operator (INFERENCE_OPERATOR feature): an InferenceEndpointConfig (a model of the shared bucket or of FSx) or a JumpStartModel, with tiered KV cache and intelligent routing declared with it."
+  MANAGED
+  "A serving container of the user's choice (vLLM or SGLang) as a standard Deployment, with a Service in the form asked."
+  SELF_MANAGED
+}
+
+"""
+The serving engine of a self-managed endpoint.
+"""
+enum ServingEngine {
+  "vLLM's OpenAI-compatible server (vllm serve), port 8000."
+  VLLM
+  "SGLang's server (python3 -m sglang.launch_server), port 30000; it can sit behind the SGLang router (deployRouter)."
+  SGLANG
+}
+
+"""
+How a self-managed endpoint is reached.
+"""
+enum ServiceForm {
+  "An internet-facing Network Load Balancer with IP targets, made by the AWS Load Balancer Controller (the LOAD_BALANCER_CONTROLLER feature, turned on by the deployment when it is off)."
+  LOAD_BALANCER
+  "A ClusterIP Service, reachable inside the cluster (and by invokeEndpoint through the Kubernetes API)."
+  CLUSTER_IP
+  "No Service of its own: warm workers labelled model-id=<pool> and business=unassigned, which assignPoolWorker hands to a business's Service without a restart."
+  MODEL_POOL
+}
+
+"""
+Where a managed endpoint's model comes from.
+"""
+enum EndpointModelSource {
+  "The shared bucket's models/<model>/ (downloadModel puts models there)."
+  BUCKET
+  "A path of one of the cluster's FSx for Lustre file systems."
+  FSX
+  "A SageMaker JumpStart model id, deployed as a JumpStartModel."
+  JUMPSTART
+}
+
+"""
+Where an endpoint is.
+"""
+enum EndpointStatus {
+  "Submitted; its objects are being made."
+  PENDING
+  "Its objects are made; replicas are starting or loading the model."
+  DEPLOYING
+  "Every desired replica is ready."
+  READY
+  "Some replicas are ready, not all (a lost node, a crash, a scale-up under way)."
+  DEGRADED
+  "It cannot become ready: statusMessage says why (out of GPU memory at load, an image that cannot be pulled, the operator's failure)."
+  FAILED
+  "deleteEndpoint is removing its objects."
+  DELETING
+  "Its objects are gone; the record stays for history."
+  DELETED
+}
+
+"""
+The second tier of a managed endpoint's KV cache.
+"""
+enum KVCacheBackend {
+  "HyperPod's managed tiered storage on the cluster's nodes."
+  TIERED_STORAGE
+  "A Redis server of the user's (l2Url)."
+  REDIS
+}
+
+"""
+How the inference operator's intelligent routing sends requests to replicas. Fixed for the endpoint's life.
+"""
+enum RoutingStrategy {
+  "To the replica holding the longest matching prefix (the operator's default)."
+  PREFIX_AWARE
+  "By the replicas' KV cache contents."
+  KV_AWARE
+  "The same session to the same replica."
+  SESSION
+  "In turn."
+  ROUND_ROBIN
+}
+
+"""
+The SGLang router's policy (--policy).
+"""
+enum RouterPolicy {
+  "Prefix-matching on an approximate radix tree, switching to the shortest queue when loads diverge (the router's default)."
+  CACHE_AWARE
+  "In turn."
+  ROUND_ROBIN
+  "At random."
+  RANDOM
+  "The less busy of two workers picked at random."
+  POWER_OF_TWO
+}
+
+"""
+What KEDA scales an endpoint on.
+"""
+enum AutoscalingTrigger {
+  "Requests a second per replica, from the serving engine's request counter."
+  REQUESTS_PER_REPLICA
+  "The SGLang router's queue length per replica (needs deployRouter)."
+  ROUTER_QUEUE
+}
+
+"""
+Where an endpoint is reached.
+"""
+type EndpointAddress {
+  "LOAD_BALANCER (an NLB's DNS name), CLUSTER_IP (a Service's cluster address), POOL (the pool's label; each business has its own Service) or MANAGED (the operator's Service)."
+  kind: String!
+  "The load balancer's DNS name, or the Service's DNS name in the cluster (<service>.<namespace>.svc.cluster.local); absent while the load balancer is being made, and for a pool."
+  host: String
+  "The port."
+  port: Int
+  "The Service invokeEndpoint goes through (the router's when there is one)."
+  service: String
+}
+
+"""
+A pod of an endpoint.
+"""
+type EndpointPod {
+  "The pod's name."
+  name: String!
+  "Its uid: a pool reassignment keeps it."
+  uid: String!
+  "Pending, Running, Succeeded or Failed."
+  phase: String!
+  "Whether it serves (its readiness probe passes)."
+  ready: Boolean!
+  "The node it runs on."
+  node: String
+  "For a pool worker, the business it serves (unassigned when none)."
+  business: String
+  "Why it waits or fails, when it does."
+  message: String
+  "Container restarts."
+  containerRestarts: Int!
+  "When it started."
+  startedAt: Time
+}
+
+"""
+A managed endpoint's KV cache.
+"""
+type KVCache {
+  "The L1 cache in the replicas' memory."
+  l1: Boolean!
+  "The L2 cache."
+  l2: Boolean!
+  "The L2 backend."
+  l2Backend: KVCacheBackend
+  "The L2 backend's address, for REDIS."
+  l2Url: String
+}
+
+"""
+A managed endpoint's intelligent routing.
+"""
+type IntelligentRouting {
+  "Whether it is on (fixed at deployment)."
+  enabled: Boolean!
+  "The strategy (fixed at deployment)."
+  strategy: RoutingStrategy
+}
+
+"""
+The SGLang router in front of an endpoint.
+"""
+type EndpointRouter {
+  "The router's Deployment and Service."
+  name: String!
+  "Its policy."
+  policy: RouterPolicy!
+  "Its ready replicas."
+  readyReplicas: Int!
+}
+
+"""
+An endpoint's autoscaling: a KEDA ScaledObject, or a managed endpoint's autoScalingSpec.
+"""
+type EndpointAutoscaling {
+  "The fewest replicas."
+  minReplicas: Int!
+  "The most replicas."
+  maxReplicas: Int!
+  "What it scales on (a managed endpoint's bounds alone have none)."
+  trigger: AutoscalingTrigger
+  "The value per replica it aims at (requests a second, or queue length)."
+  target: Float
+  "The Prometheus query KEDA runs."
+  query: String
+  "Whether KEDA reports the ScaledObject ready."
+  ready: Boolean!
+  "Whether KEDA reports the trigger active (demand above the minimum)."
+  active: Boolean!
+}
+
+"""
+An inference endpoint on a cluster.
+"""
+type Endpoint {
+  "The endpoint's id."
+  id: ID!
+  "Its cluster."
+  clusterId: ID!
+  "Its name."
+  name: String!
+  "The namespace of its objects (the shared bucket's)."
+  namespace: String!
+  "Managed or self-managed."
+  path: EndpointPath!
+  "The serving engine, for a self-managed endpoint."
+  engine: ServingEngine
+  "How a self-managed endpoint is reached."
+  serviceForm: ServiceForm
+  "The pool's model-id label, for MODEL_POOL."
+  pool: String
+  "The model: a folder of models/ in the bucket, an FSx path, or a JumpStart model id."
+  model: String!
+  "Where the model comes from."
+  modelSource: EndpointModelSource!
+  "The instance type its replicas run on."
+  instanceType: String!
+  "The serving container's image."
+  image: String
+  "The tensor parallel size, for a self-managed endpoint."
+  tensorParallelSize: Int
+  "GPUs per replica."
+  gpusPerReplica: Int
+  "Replicas wanted (as KEDA last set it, when it scales the endpoint)."
+  replicas: Int!
+  "Replicas ready."
+  readyReplicas: Int!
+  "Where it is."
+  status: EndpointStatus!
+  "Why it is not READY, or a note on it."
+  statusMessage: String
+  "The operator's own state (status.state of the InferenceEndpointConfig or JumpStartModel), for a managed endpoint."
+  operatorState: String
+  "Where it is reached."
+  address: EndpointAddress
+  "Its pods, as last read."
+  pods: [EndpointPod!]!
+  "A managed endpoint's KV cache."
+  kvCache: KVCache
+  "A managed endpoint's intelligent routing."
+  intelligentRouting: IntelligentRouting
+  "The SGLang router, once deployRouter made it."
+  router: EndpointRouter
+  "Its autoscaling, when set."
+  autoscaling: EndpointAutoscaling
+  "The Kubernetes object that is the endpoint (Deployment, InferenceEndpointConfig or JumpStartModel), kind/name."
+  object: String!
+  "When it was deployed."
+  createdAt: Time!
+  "When its record last changed."
+  updatedAt: Time!
+  "The newest operation on it."
+  lastOperationId: ID
+}
+
+"""
+An endpoint in a connection.
+"""
+type EndpointEdge {
+  "The cursor of this endpoint."
+  cursor: String!
+  "The endpoint."
+  node: Endpoint!
+}
+
+"""
+A page of a cluster's endpoints, newest first.
+"""
+type EndpointConnection {
+  "The event log position this page reflects."
+  eventCursor: String!
+  "The endpoints of this page."
+  edges: [EndpointEdge!]!
+  "Where this page ends."
+  pageInfo: PageInfo!
+  "How many endpoints match, on all pages."
+  totalCount: Int!
+}
+
+"""
+A managed endpoint's KV cache, as asked.
+"""
+input KVCacheInput {
+  "The L1 cache in the replicas' memory; default true."
+  l1: Boolean
+  "The L2 cache; default false."
+  l2: Boolean
+  "The L2 backend, with l2; default TIERED_STORAGE."
+  l2Backend: KVCacheBackend
+  "The Redis address (redis://host:port), for the REDIS backend."
+  l2Url: String
+}
+
+"""
+A managed endpoint's intelligent routing, as asked. It cannot be changed after deployment.
+"""
+input IntelligentRoutingInput {
+  "Turn it on."
+  enabled: Boolean!
+  "The strategy; default PREFIX_AWARE."
+  strategy: RoutingStrategy
+}
+
+"""
+A managed endpoint's autoscaling bounds (its autoScalingSpec).
+"""
+input ManagedAutoscalingInput {
+  "The fewest replicas, 0-100."
+  minReplicas: Int!
+  "The most replicas, 1-100, at least minReplicas."
+  maxReplicas: Int!
+}
+
+"""
+An endpoint to deploy. Only decisions: the GPUs per replica come from you and are never guessed.
+"""
+input DeployEndpointInput {
+  "The cluster's id: ACTIVE, with its shared bucket AVAILABLE."
+  clusterId: ID!
+  "The endpoint's name: 1-40 lower-case letters, digits and '-', starting with a letter; unique among the cluster's endpoints."
+  name: String!
+  "Managed or self-managed."
+  path: EndpointPath!
+  "The model: for BUCKET (and every self-managed endpoint) a model of the bucket (a name from models); for FSX a path on the file system (for example /models/llama); for JUMPSTART a JumpStart model id."
+  model: String!
+  "Where a managed endpoint's model comes from; default BUCKET. Self-managed endpoints read models/<model>/ of the bucket, mounted read-only at /s3."
+  modelSource: EndpointModelSource
+  "For FSX: the file system's id (fs-...), one of the cluster's storage."
+  fsxFileSystemId: String
+  "The instance type the replicas run on (ml.g5.12xlarge); one of the cluster's instance groups must have it."
+  instanceType: String!
+  "Replicas, 0-100."
+  replicas: Int!
+  "GPUs per replica, 1 to the instance type's count; required but for JUMPSTART, whose server sizes itself."
+  gpusPerReplica: Int
+  "Self-managed: the serving engine."
+  engine: ServingEngine
+  "Self-managed: the serving container's image (for example vllm/vllm-openai:v0.10.1); managed: the worker's image, default the operator's."
+  image: String
+  "Self-managed: the tensor parallel size; it must divide gpusPerReplica. Default gpusPerReplica."
+  tensorParallelSize: Int
+  "Self-managed: how it is reached."
+  serviceForm: ServiceForm
+  "MODEL_POOL: the pool's model-id label; default the endpoint's name."
+  pool: String
+  "Managed: the KV cache."
+  kvCache: KVCacheInput
+  "Managed: intelligent routing, fixed for the endpoint's life."
+  intelligentRouting: IntelligentRoutingInput
+  "Managed: autoscaling bounds."
+  autoscaling: ManagedAutoscalingInput
+  "JUMPSTART: accept the model's end-user licence agreement, which gated models (Llama...) need before they deploy."
+  acceptEula: Boolean
+  "Managed: the S3 bucket the operator keeps the endpoint's TLS certificate in; default the INFERENCE_OPERATOR feature's."
+  tlsCertificateBucket: String
+}
+
+"""
+What to change of an endpoint: every field is optional, and only what differs from the endpoint is changed (an update that changes nothing is a no-op operation).
+"""
+input UpdateEndpointInput {
+  "Replicas, 0-100 (refused while KEDA scales the endpoint: change its bounds instead)."
+  replicas: Int
+  "The serving container's image."
+  image: String
+  "Managed: the KV cache."
+  kvCache: KVCacheInput
+  "Managed: intelligent routing; any change is refused (IMMUTABLE_FIELD)."
+  intelligentRouting: IntelligentRoutingInput
+  "Managed: autoscaling bounds."
+  autoscaling: ManagedAutoscalingInput
+}
+
+"""
+KEDA autoscaling of a self-managed endpoint.
+"""
+input EndpointAutoscalingInput {
+  "The fewest replicas, 0-100."
+  minReplicas: Int!
+  "The most replicas, 1-100, at least minReplicas."
+  maxReplicas: Int!
+  "What it scales on."
+  trigger: AutoscalingTrigger!
+  "The value per replica to aim at (requests a second, or queue length), above 0; default 10 requests a second, or a queue of 4."
+  target: Float
+}
+
+"""
+One message of a chat.
+"""
+input ChatMessageInput {
+  "system, user or assistant."
+  role: String!
+  "The text."
+  content: String!
+}
+
+"""
+An OpenAI-style chat completion request. At most 64 messages and 64 KiB of text in all.
+"""
+input ChatRequestInput {
+  "The conversation, oldest first."
+  messages: [ChatMessageInput!]!
+  "The most tokens to generate, 1-4096; default 256."
+  maxTokens: Int
+  "Sampling temperature, 0-2; default the server's."
+  temperature: Float
+}
+
+"""
+What an endpoint answered.
+"""
+type InvocationResult {
+  "The answer's text."
+  text: String!
+  "Why it stopped: stop, length..."
+  finishReason: String
+  "The model that answered, as the server names it."
+  model: String
+  "Tokens of the prompt, as the server counted them."
+  promptTokens: Int!
+  "Tokens generated."
+  completionTokens: Int!
+  "promptTokens + completionTokens."
+  totalTokens: Int!
+  "The round trip, in milliseconds, as the control plane measured it."
+  latencyMs: Float!
+  "The Service or pod that was called."
+  target: String!
+}
+
+extend type Query {
+  "A cluster's endpoints, newest first."
+  endpoints(
+    "The cluster's id."
+    clusterId: ID!
+    "Only endpoints in these states."
+    status: [EndpointStatus!]
+    "How many (1-200)."
+    first: Int = 50
+    "The cursor after which to start."
+    after: String
+  ): EndpointConnection!
+  "One endpoint by id, as last read from its objects. The status query of the endpoint mutations."
+  endpoint("The endpoint's id." id: ID!): Endpoint!
+}
+
+extend type Mutation {
+  "Deploy an endpoint, checked first (the operator's feature for a managed one, the model in the bucket, GPUs the instance type has, tensor parallelism that divides them). Follow the operation with waitOperation, then the endpoint with endpoint(id) or endpointUpdated until READY."
+  deployEndpoint(
+    "The endpoint."
+    input: DeployEndpointInput!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "endpoint")
+  "Change an endpoint. Only what differs is changed; nothing differing is a no-op."
+  updateEndpoint(
+    "The endpoint's id."
+    id: ID!
+    "What to change."
+    input: UpdateEndpointInput!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "endpoint")
+  "Delete an endpoint's objects (Deployment, Services, router, ScaledObject, or the operator's object). The record stays, DELETED."
+  deleteEndpoint(
+    "The endpoint's id."
+    id: ID!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "endpoint")
+  "Hand a warm worker of a MODEL_POOL endpoint to a business: its business label changes (no restart; the pod keeps its uid) and the Service <pool>-<business> is made when missing. business unassigned returns it to the pool."
+  assignPoolWorker(
+    "The pool endpoint's id."
+    endpointId: ID!
+    "The worker pod's name (one of the endpoint's pods)."
+    pod: String!
+    "The business: 1-40 lower-case letters, digits and '-'."
+    business: String!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "endpoint")
+  "Put the SGLang router in front of an SGLang endpoint (or change its policy): it discovers the endpoint's pods by their label, and invocations go through it."
+  deployRouter(
+    "The endpoint's id."
+    endpointId: ID!
+    "The routing policy."
+    policy: RouterPolicy!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "endpoint")
+  "Scale a self-managed endpoint with KEDA on a Prometheus query (needs the KEDA and OBSERVABILITY features: the query runs on the observability workspace)."
+  setEndpointAutoscaling(
+    "The endpoint's id."
+    endpointId: ID!
+    "The bounds and trigger."
+    input: EndpointAutoscalingInput!
+    "A key that makes retries safe."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "endpoint")
+  "Call an endpoint with a chat completion request and return its answer, token counts and latency. The request goes through the cluster's Kubernetes API to the endpoint's own Service or pod: only endpoints this control plane manages can be reached. Bounded to 60 seconds and 1 MiB of answer. It spends GPU time, so it needs OPERATOR."
+  invokeEndpoint(
+    "The endpoint's id."
+    endpointId: ID!
+    "The request."
+    request: ChatRequestInput!
+    "For a MODEL_POOL endpoint: the business whose Service to call; default any ready worker of the pool."
+    business: String
+  ): InvocationResult! @statusQuery(field: "endpoint")
+}
+
+extend type Subscription {
+  "The endpoint now, then each change of it, until it is DELETED."
+  endpointUpdated("The endpoint's id." id: ID!): Endpoint!
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance_group.graphqls", Input: `"""
@@ -7481,6 +8698,164 @@ func (ec *executionContext) childFields_EksControlPlane(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type EksControlPlane", field.Name)
 }
 
+func (ec *executionContext) childFields_Endpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Endpoint_id(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_Endpoint_clusterId(ctx, field)
+	case "name":
+		return ec.fieldContext_Endpoint_name(ctx, field)
+	case "namespace":
+		return ec.fieldContext_Endpoint_namespace(ctx, field)
+	case "path":
+		return ec.fieldContext_Endpoint_path(ctx, field)
+	case "engine":
+		return ec.fieldContext_Endpoint_engine(ctx, field)
+	case "serviceForm":
+		return ec.fieldContext_Endpoint_serviceForm(ctx, field)
+	case "pool":
+		return ec.fieldContext_Endpoint_pool(ctx, field)
+	case "model":
+		return ec.fieldContext_Endpoint_model(ctx, field)
+	case "modelSource":
+		return ec.fieldContext_Endpoint_modelSource(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_Endpoint_instanceType(ctx, field)
+	case "image":
+		return ec.fieldContext_Endpoint_image(ctx, field)
+	case "tensorParallelSize":
+		return ec.fieldContext_Endpoint_tensorParallelSize(ctx, field)
+	case "gpusPerReplica":
+		return ec.fieldContext_Endpoint_gpusPerReplica(ctx, field)
+	case "replicas":
+		return ec.fieldContext_Endpoint_replicas(ctx, field)
+	case "readyReplicas":
+		return ec.fieldContext_Endpoint_readyReplicas(ctx, field)
+	case "status":
+		return ec.fieldContext_Endpoint_status(ctx, field)
+	case "statusMessage":
+		return ec.fieldContext_Endpoint_statusMessage(ctx, field)
+	case "operatorState":
+		return ec.fieldContext_Endpoint_operatorState(ctx, field)
+	case "address":
+		return ec.fieldContext_Endpoint_address(ctx, field)
+	case "pods":
+		return ec.fieldContext_Endpoint_pods(ctx, field)
+	case "kvCache":
+		return ec.fieldContext_Endpoint_kvCache(ctx, field)
+	case "intelligentRouting":
+		return ec.fieldContext_Endpoint_intelligentRouting(ctx, field)
+	case "router":
+		return ec.fieldContext_Endpoint_router(ctx, field)
+	case "autoscaling":
+		return ec.fieldContext_Endpoint_autoscaling(ctx, field)
+	case "object":
+		return ec.fieldContext_Endpoint_object(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Endpoint_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Endpoint_updatedAt(ctx, field)
+	case "lastOperationId":
+		return ec.fieldContext_Endpoint_lastOperationId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Endpoint", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointAddress(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_EndpointAddress_kind(ctx, field)
+	case "host":
+		return ec.fieldContext_EndpointAddress_host(ctx, field)
+	case "port":
+		return ec.fieldContext_EndpointAddress_port(ctx, field)
+	case "service":
+		return ec.fieldContext_EndpointAddress_service(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointAddress", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointAutoscaling(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "minReplicas":
+		return ec.fieldContext_EndpointAutoscaling_minReplicas(ctx, field)
+	case "maxReplicas":
+		return ec.fieldContext_EndpointAutoscaling_maxReplicas(ctx, field)
+	case "trigger":
+		return ec.fieldContext_EndpointAutoscaling_trigger(ctx, field)
+	case "target":
+		return ec.fieldContext_EndpointAutoscaling_target(ctx, field)
+	case "query":
+		return ec.fieldContext_EndpointAutoscaling_query(ctx, field)
+	case "ready":
+		return ec.fieldContext_EndpointAutoscaling_ready(ctx, field)
+	case "active":
+		return ec.fieldContext_EndpointAutoscaling_active(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointAutoscaling", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventCursor":
+		return ec.fieldContext_EndpointConnection_eventCursor(ctx, field)
+	case "edges":
+		return ec.fieldContext_EndpointConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EndpointConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_EndpointConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EndpointEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EndpointEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointPod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_EndpointPod_name(ctx, field)
+	case "uid":
+		return ec.fieldContext_EndpointPod_uid(ctx, field)
+	case "phase":
+		return ec.fieldContext_EndpointPod_phase(ctx, field)
+	case "ready":
+		return ec.fieldContext_EndpointPod_ready(ctx, field)
+	case "node":
+		return ec.fieldContext_EndpointPod_node(ctx, field)
+	case "business":
+		return ec.fieldContext_EndpointPod_business(ctx, field)
+	case "message":
+		return ec.fieldContext_EndpointPod_message(ctx, field)
+	case "containerRestarts":
+		return ec.fieldContext_EndpointPod_containerRestarts(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_EndpointPod_startedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointPod", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointRouter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_EndpointRouter_name(ctx, field)
+	case "policy":
+		return ec.fieldContext_EndpointRouter_policy(ctx, field)
+	case "readyReplicas":
+		return ec.fieldContext_EndpointRouter_readyReplicas(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointRouter", field.Name)
+}
+
 func (ec *executionContext) childFields_Event(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "cursor":
@@ -7805,6 +9180,38 @@ func (ec *executionContext) childFields_InstanceTypeOffering(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type InstanceTypeOffering", field.Name)
 }
 
+func (ec *executionContext) childFields_IntelligentRouting(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "enabled":
+		return ec.fieldContext_IntelligentRouting_enabled(ctx, field)
+	case "strategy":
+		return ec.fieldContext_IntelligentRouting_strategy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IntelligentRouting", field.Name)
+}
+
+func (ec *executionContext) childFields_InvocationResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "text":
+		return ec.fieldContext_InvocationResult_text(ctx, field)
+	case "finishReason":
+		return ec.fieldContext_InvocationResult_finishReason(ctx, field)
+	case "model":
+		return ec.fieldContext_InvocationResult_model(ctx, field)
+	case "promptTokens":
+		return ec.fieldContext_InvocationResult_promptTokens(ctx, field)
+	case "completionTokens":
+		return ec.fieldContext_InvocationResult_completionTokens(ctx, field)
+	case "totalTokens":
+		return ec.fieldContext_InvocationResult_totalTokens(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_InvocationResult_latencyMs(ctx, field)
+	case "target":
+		return ec.fieldContext_InvocationResult_target(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvocationResult", field.Name)
+}
+
 func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7985,6 +9392,20 @@ func (ec *executionContext) childFields_JobRestart(ctx context.Context, field gr
 		return ec.fieldContext_JobRestart_operatorReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobRestart", field.Name)
+}
+
+func (ec *executionContext) childFields_KVCache(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "l1":
+		return ec.fieldContext_KVCache_l1(ctx, field)
+	case "l2":
+		return ec.fieldContext_KVCache_l2(ctx, field)
+	case "l2Backend":
+		return ec.fieldContext_KVCache_l2Backend(ctx, field)
+	case "l2Url":
+		return ec.fieldContext_KVCache_l2Url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type KVCache", field.Name)
 }
 
 func (ec *executionContext) childFields_KarpenterSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8851,6 +10272,44 @@ func (ec *executionContext) field_Mutation_addStorage_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_assignPoolWorker_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "business",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["business"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_cancelOperation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8902,6 +10361,28 @@ func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context,
 }
 
 func (ec *executionContext) field_Mutation_deleteCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
@@ -8997,6 +10478,58 @@ func (ec *executionContext) field_Mutation_deleteNodes_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deployEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.DeployEndpointInput, error) {
+			return ec.unmarshalNDeployEndpointInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeployEndpointInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deployRouter_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "policy",
+		func(ctx context.Context, v any) (model.RouterPolicy, error) {
+			return ec.unmarshalNRouterPolicy2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRouterPolicy(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["policy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_downloadModel_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9038,6 +10571,36 @@ func (ec *executionContext) field_Mutation_importCluster_args(ctx context.Contex
 		return nil, err
 	}
 	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_invokeEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "request",
+		func(ctx context.Context, v any) (model.ChatRequestInput, error) {
+			return ec.unmarshalNChatRequestInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐChatRequestInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["request"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "business",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["business"] = arg2
 	return args, nil
 }
 
@@ -9211,6 +10774,36 @@ func (ec *executionContext) field_Mutation_scaleInstanceGroup_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setEndpointAutoscaling_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.EndpointAutoscalingInput, error) {
+			return ec.unmarshalNEndpointAutoscalingInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAutoscalingInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_submitTrainingJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9298,6 +10891,36 @@ func (ec *executionContext) field_Mutation_updateClusterSoftware_args(ctx contex
 		return nil, err
 	}
 	args["idempotencyKey"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.UpdateEndpointInput, error) {
+			return ec.unmarshalNUpdateEndpointInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateEndpointInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
 	return args, nil
 }
 
@@ -9444,6 +11067,58 @@ func (ec *executionContext) field_Query_clusters_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_endpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_endpoints_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) ([]model.EndpointStatus, error) {
+			return ec.unmarshalOEndpointStatus2ᚕgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatusᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -9960,6 +11635,20 @@ func (ec *executionContext) field_Subscription_clusterUpdated_args(ctx context.C
 		return nil, err
 	}
 	args["since"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_endpointUpdated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -11874,6 +13563,1421 @@ func (ec *executionContext) _EksControlPlane_addons(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_EksControlPlane_addons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("EksControlPlane", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_id(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Endpoint_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Endpoint_name(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_namespace(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_namespace(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespace, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_namespace(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_path(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EndpointPath) graphql.Marshaler {
+			return ec.marshalNEndpointPath2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPath(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "EndpointPath")
+}
+
+func (ec *executionContext) _Endpoint_engine(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_engine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Engine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ServingEngine) graphql.Marshaler {
+			return ec.marshalOServingEngine2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServingEngine(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_engine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "ServingEngine")
+}
+
+func (ec *executionContext) _Endpoint_serviceForm(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_serviceForm(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServiceForm, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ServiceForm) graphql.Marshaler {
+			return ec.marshalOServiceForm2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServiceForm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_serviceForm(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "ServiceForm")
+}
+
+func (ec *executionContext) _Endpoint_pool(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_pool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pool, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_pool(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_model(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_modelSource(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_modelSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EndpointModelSource) graphql.Marshaler {
+			return ec.marshalNEndpointModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_modelSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "EndpointModelSource")
+}
+
+func (ec *executionContext) _Endpoint_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_image(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_image(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Image, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_image(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_tensorParallelSize(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_tensorParallelSize(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TensorParallelSize, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_tensorParallelSize(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Endpoint_gpusPerReplica(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_gpusPerReplica(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpusPerReplica, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_gpusPerReplica(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Endpoint_replicas(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_replicas(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Replicas, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_replicas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Endpoint_readyReplicas(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_readyReplicas(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadyReplicas, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_readyReplicas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Endpoint_status(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EndpointStatus) graphql.Marshaler {
+			return ec.marshalNEndpointStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "EndpointStatus")
+}
+
+func (ec *executionContext) _Endpoint_statusMessage(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_statusMessage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusMessage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_statusMessage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_operatorState(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_operatorState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OperatorState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_operatorState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_address(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EndpointAddress) graphql.Marshaler {
+			return ec.marshalOEndpointAddress2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAddress(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Endpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointAddress(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Endpoint_pods(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_pods(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pods, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EndpointPod) graphql.Marshaler {
+			return ec.marshalNEndpointPod2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPodᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_pods(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Endpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointPod(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Endpoint_kvCache(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_kvCache(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KvCache, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.KVCache) graphql.Marshaler {
+			return ec.marshalOKVCache2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCache(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_kvCache(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Endpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KVCache(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Endpoint_intelligentRouting(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_intelligentRouting(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IntelligentRouting, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.IntelligentRouting) graphql.Marshaler {
+			return ec.marshalOIntelligentRouting2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐIntelligentRouting(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_intelligentRouting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Endpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IntelligentRouting(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Endpoint_router(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_router(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Router, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EndpointRouter) graphql.Marshaler {
+			return ec.marshalOEndpointRouter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointRouter(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_router(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Endpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointRouter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Endpoint_autoscaling(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_autoscaling(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Autoscaling, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EndpointAutoscaling) graphql.Marshaler {
+			return ec.marshalOEndpointAutoscaling2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAutoscaling(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_autoscaling(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Endpoint",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointAutoscaling(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Endpoint_object(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_object(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Object, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_object(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Endpoint_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Endpoint_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Endpoint_lastOperationId(ctx context.Context, field graphql.CollectedField, obj *model.Endpoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Endpoint_lastOperationId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastOperationID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Endpoint_lastOperationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Endpoint", field, false, false, "ID")
+}
+
+func (ec *executionContext) _EndpointAddress_kind(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAddress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAddress_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAddress_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAddress", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointAddress_host(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAddress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAddress_host(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Host, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAddress_host(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAddress", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointAddress_port(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAddress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAddress_port(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Port, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAddress_port(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAddress", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EndpointAddress_service(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAddress) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAddress_service(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Service, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAddress_service(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAddress", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_minReplicas(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_minReplicas(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinReplicas, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_minReplicas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_maxReplicas(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_maxReplicas(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxReplicas, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_maxReplicas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_trigger(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_trigger(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Trigger, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AutoscalingTrigger) graphql.Marshaler {
+			return ec.marshalOAutoscalingTrigger2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAutoscalingTrigger(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_trigger(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "AutoscalingTrigger")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_target(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "Float")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_query(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_query(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_ready(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_ready(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ready, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_ready(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _EndpointAutoscaling_active(ctx context.Context, field graphql.CollectedField, obj *model.EndpointAutoscaling) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointAutoscaling_active(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointAutoscaling_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointAutoscaling", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _EndpointConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.EndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointConnection_eventCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointConnection_eventCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointConnection", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EndpointEdge) graphql.Marshaler {
+			return ec.marshalNEndpointEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EndpointConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.EndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EndpointConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EndpointConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.EndpointConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EndpointEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.EndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.EndpointEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Endpoint) graphql.Marshaler {
+			return ec.marshalNEndpoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EndpointEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Endpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EndpointPod_name(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointPod_uid(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_uid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_uid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointPod_phase(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_phase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Phase, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_phase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointPod_ready(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_ready(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ready, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_ready(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _EndpointPod_node(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointPod_business(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_business(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Business, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_business(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointPod_message(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointPod_containerRestarts(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_containerRestarts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContainerRestarts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_containerRestarts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EndpointPod_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.EndpointPod) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointPod_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointPod_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointPod", field, false, false, "Time")
+}
+
+func (ec *executionContext) _EndpointRouter_name(ctx context.Context, field graphql.CollectedField, obj *model.EndpointRouter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointRouter_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointRouter_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointRouter", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointRouter_policy(ctx context.Context, field graphql.CollectedField, obj *model.EndpointRouter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointRouter_policy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Policy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RouterPolicy) graphql.Marshaler {
+			return ec.marshalNRouterPolicy2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRouterPolicy(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointRouter_policy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointRouter", field, false, false, "RouterPolicy")
+}
+
+func (ec *executionContext) _EndpointRouter_readyReplicas(ctx context.Context, field graphql.CollectedField, obj *model.EndpointRouter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointRouter_readyReplicas(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadyReplicas, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointRouter_readyReplicas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointRouter", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Event_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
@@ -14882,6 +17986,236 @@ func (ec *executionContext) fieldContext_InstanceTypeOffering_memoryGiB(_ contex
 	return graphql.NewScalarFieldContext("InstanceTypeOffering", field, false, false, "Int")
 }
 
+func (ec *executionContext) _IntelligentRouting_enabled(ctx context.Context, field graphql.CollectedField, obj *model.IntelligentRouting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IntelligentRouting_enabled(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Enabled, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IntelligentRouting_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IntelligentRouting", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _IntelligentRouting_strategy(ctx context.Context, field graphql.CollectedField, obj *model.IntelligentRouting) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IntelligentRouting_strategy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Strategy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RoutingStrategy) graphql.Marshaler {
+			return ec.marshalORoutingStrategy2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRoutingStrategy(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_IntelligentRouting_strategy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IntelligentRouting", field, false, false, "RoutingStrategy")
+}
+
+func (ec *executionContext) _InvocationResult_text(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _InvocationResult_finishReason(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_finishReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_finishReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _InvocationResult_model(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_model(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Model, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_model(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _InvocationResult_promptTokens(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_promptTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromptTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_promptTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InvocationResult_completionTokens(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_completionTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletionTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_completionTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InvocationResult_totalTokens(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_totalTokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalTokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_totalTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InvocationResult_latencyMs(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_latencyMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_latencyMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "Float")
+}
+
+func (ec *executionContext) _InvocationResult_target(ctx context.Context, field graphql.CollectedField, obj *model.InvocationResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InvocationResult_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InvocationResult_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InvocationResult", field, false, false, "String")
+}
+
 func (ec *executionContext) _Job_id(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16444,6 +19778,98 @@ func (ec *executionContext) fieldContext_JobRestart_operatorReason(_ context.Con
 	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "String")
 }
 
+func (ec *executionContext) _KVCache_l1(ctx context.Context, field graphql.CollectedField, obj *model.KVCache) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KVCache_l1(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.L1, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KVCache_l1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KVCache", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _KVCache_l2(ctx context.Context, field graphql.CollectedField, obj *model.KVCache) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KVCache_l2(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.L2, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_KVCache_l2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KVCache", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _KVCache_l2Backend(ctx context.Context, field graphql.CollectedField, obj *model.KVCache) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KVCache_l2Backend(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.L2Backend, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.KVCacheBackend) graphql.Marshaler {
+			return ec.marshalOKVCacheBackend2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheBackend(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KVCache_l2Backend(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KVCache", field, false, false, "KVCacheBackend")
+}
+
+func (ec *executionContext) _KVCache_l2Url(ctx context.Context, field graphql.CollectedField, obj *model.KVCache) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_KVCache_l2Url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.L2Url, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_KVCache_l2Url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("KVCache", field, false, false, "String")
+}
+
 func (ec *executionContext) _KarpenterSettings_instanceGroups(ctx context.Context, field graphql.CollectedField, obj *model.KarpenterSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17794,6 +21220,314 @@ func (ec *executionContext) fieldContext_Mutation_updateClusterFeatures(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updateClusterFeatures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deployEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deployEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeployEndpoint(ctx, fc.Args["input"].(model.DeployEndpointInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deployEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deployEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateEndpoint(ctx, fc.Args["id"].(string), fc.Args["input"].(model.UpdateEndpointInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteEndpoint(ctx, fc.Args["id"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_assignPoolWorker(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_assignPoolWorker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AssignPoolWorker(ctx, fc.Args["endpointId"].(string), fc.Args["pod"].(string), fc.Args["business"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_assignPoolWorker(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_assignPoolWorker_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deployRouter(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deployRouter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeployRouter(ctx, fc.Args["endpointId"].(string), fc.Args["policy"].(model.RouterPolicy), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deployRouter(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deployRouter_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setEndpointAutoscaling(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setEndpointAutoscaling(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetEndpointAutoscaling(ctx, fc.Args["endpointId"].(string), fc.Args["input"].(model.EndpointAutoscalingInput), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setEndpointAutoscaling(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setEndpointAutoscaling_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_invokeEndpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_invokeEndpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().InvokeEndpoint(ctx, fc.Args["endpointId"].(string), fc.Args["request"].(model.ChatRequestInput), fc.Args["business"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InvocationResult) graphql.Marshaler {
+			return ec.marshalNInvocationResult2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInvocationResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_invokeEndpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InvocationResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_invokeEndpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20565,6 +24299,94 @@ func (ec *executionContext) fieldContext_Query_clusterFeatures(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_endpoints(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_endpoints(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Endpoints(ctx, fc.Args["clusterId"].(string), fc.Args["status"].([]model.EndpointStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EndpointConnection) graphql.Marshaler {
+			return ec.marshalNEndpointConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_endpoints(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_endpoints_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_endpoint(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Endpoint(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Endpoint) graphql.Marshaler {
+			return ec.marshalNEndpoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_endpoint(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Endpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_endpoint_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_instanceGroups(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23160,6 +26982,50 @@ func (ec *executionContext) fieldContext_Subscription_clusterUpdated(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_endpointUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_endpointUpdated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().EndpointUpdated(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Endpoint) graphql.Marshaler {
+			return ec.marshalNEndpoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpoint(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_endpointUpdated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Endpoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_endpointUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_operationUpdated(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -25397,6 +29263,111 @@ func UnmarshalAuditFilter(ctx context.Context, raw any) (model.AuditFilter, erro
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputChatMessageInput(ctx context.Context, obj any) (model.ChatMessageInput, error) {
+	var it model.ChatMessageInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"role", "content"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = data
+		case "content":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Content = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalChatMessageInput unmarshals raw into the ChatMessageInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalChatMessageInput(ctx context.Context, raw any) (model.ChatMessageInput, error) {
+	var out model.ChatMessageInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ChatMessageInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputChatRequestInput(ctx context.Context, obj any) (model.ChatRequestInput, error) {
+	var it model.ChatRequestInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"messages", "maxTokens", "temperature"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "messages":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("messages"))
+			data, err := ec.unmarshalNChatMessageInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐChatMessageInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Messages = data
+		case "maxTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxTokens = data
+		case "temperature":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("temperature"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Temperature = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalChatRequestInput unmarshals raw into the ChatRequestInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalChatRequestInput(ctx context.Context, raw any) (model.ChatRequestInput, error) {
+	var out model.ChatRequestInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ChatRequestInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputClusterFilter(ctx context.Context, obj any) (model.ClusterFilter, error) {
 	var it model.ClusterFilter
 	if obj == nil {
@@ -25639,6 +29610,174 @@ func UnmarshalDeepHealthChecksInput(ctx context.Context, raw any) (model.DeepHea
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputDeployEndpointInput(ctx context.Context, obj any) (model.DeployEndpointInput, error) {
+	var it model.DeployEndpointInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"clusterId", "name", "path", "model", "modelSource", "fsxFileSystemId", "instanceType", "replicas", "gpusPerReplica", "engine", "image", "tensorParallelSize", "serviceForm", "pool", "kvCache", "intelligentRouting", "autoscaling", "acceptEula", "tlsCertificateBucket"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "clusterId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clusterId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClusterID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "path":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("path"))
+			data, err := ec.unmarshalNEndpointPath2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPath(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Path = data
+		case "model":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("model"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Model = data
+		case "modelSource":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelSource"))
+			data, err := ec.unmarshalOEndpointModelSource2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelSource = data
+		case "fsxFileSystemId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fsxFileSystemId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FsxFileSystemID = data
+		case "instanceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceType = data
+		case "replicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replicas"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replicas = data
+		case "gpusPerReplica":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpusPerReplica"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GpusPerReplica = data
+		case "engine":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("engine"))
+			data, err := ec.unmarshalOServingEngine2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServingEngine(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Engine = data
+		case "image":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("image"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Image = data
+		case "tensorParallelSize":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tensorParallelSize"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TensorParallelSize = data
+		case "serviceForm":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("serviceForm"))
+			data, err := ec.unmarshalOServiceForm2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServiceForm(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ServiceForm = data
+		case "pool":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pool"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pool = data
+		case "kvCache":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kvCache"))
+			data, err := ec.unmarshalOKVCacheInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KvCache = data
+		case "intelligentRouting":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("intelligentRouting"))
+			data, err := ec.unmarshalOIntelligentRoutingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐIntelligentRoutingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IntelligentRouting = data
+		case "autoscaling":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoscaling"))
+			data, err := ec.unmarshalOManagedAutoscalingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐManagedAutoscalingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Autoscaling = data
+		case "acceptEula":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("acceptEula"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AcceptEula = data
+		case "tlsCertificateBucket":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tlsCertificateBucket"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TLSCertificateBucket = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeployEndpointInput unmarshals raw into the DeployEndpointInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeployEndpointInput(ctx context.Context, raw any) (model.DeployEndpointInput, error) {
+	var out model.DeployEndpointInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeployEndpointInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputDownloadModelInput(ctx context.Context, obj any) (model.DownloadModelInput, error) {
 	var it model.DownloadModelInput
 	if obj == nil {
@@ -25720,6 +29859,69 @@ func (ec *executionContext) unmarshalInputDownloadModelInput(ctx context.Context
 func UnmarshalDownloadModelInput(ctx context.Context, raw any) (model.DownloadModelInput, error) {
 	var out model.DownloadModelInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "DownloadModelInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputEndpointAutoscalingInput(ctx context.Context, obj any) (model.EndpointAutoscalingInput, error) {
+	var it model.EndpointAutoscalingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"minReplicas", "maxReplicas", "trigger", "target"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "minReplicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minReplicas"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinReplicas = data
+		case "maxReplicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxReplicas"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxReplicas = data
+		case "trigger":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trigger"))
+			data, err := ec.unmarshalNAutoscalingTrigger2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAutoscalingTrigger(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Trigger = data
+		case "target":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("target"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Target = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEndpointAutoscalingInput unmarshals raw into the EndpointAutoscalingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEndpointAutoscalingInput(ctx context.Context, raw any) (model.EndpointAutoscalingInput, error) {
+	var out model.EndpointAutoscalingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EndpointAutoscalingInput", raw, &out)
 	return out, err
 }
 
@@ -26101,6 +30303,118 @@ func UnmarshalInstanceGroupInput(ctx context.Context, raw any) (model.InstanceGr
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputIntelligentRoutingInput(ctx context.Context, obj any) (model.IntelligentRoutingInput, error) {
+	var it model.IntelligentRoutingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"enabled", "strategy"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalNBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "strategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("strategy"))
+			data, err := ec.unmarshalORoutingStrategy2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRoutingStrategy(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Strategy = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalIntelligentRoutingInput unmarshals raw into the IntelligentRoutingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalIntelligentRoutingInput(ctx context.Context, raw any) (model.IntelligentRoutingInput, error) {
+	var out model.IntelligentRoutingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "IntelligentRoutingInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputKVCacheInput(ctx context.Context, obj any) (model.KVCacheInput, error) {
+	var it model.KVCacheInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"l1", "l2", "l2Backend", "l2Url"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "l1":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("l1"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.L1 = data
+		case "l2":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("l2"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.L2 = data
+		case "l2Backend":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("l2Backend"))
+			data, err := ec.unmarshalOKVCacheBackend2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheBackend(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.L2Backend = data
+		case "l2Url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("l2Url"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.L2Url = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalKVCacheInput unmarshals raw into the KVCacheInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalKVCacheInput(ctx context.Context, raw any) (model.KVCacheInput, error) {
+	var out model.KVCacheInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "KVCacheInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputKarpenterInput(ctx context.Context, obj any) (model.KarpenterInput, error) {
 	var it model.KarpenterInput
 	if obj == nil {
@@ -26196,6 +30510,55 @@ func (ec *executionContext) unmarshalInputKubernetesLabelInput(ctx context.Conte
 func UnmarshalKubernetesLabelInput(ctx context.Context, raw any) (model.KubernetesLabelInput, error) {
 	var out model.KubernetesLabelInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "KubernetesLabelInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputManagedAutoscalingInput(ctx context.Context, obj any) (model.ManagedAutoscalingInput, error) {
+	var it model.ManagedAutoscalingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"minReplicas", "maxReplicas"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "minReplicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minReplicas"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinReplicas = data
+		case "maxReplicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxReplicas"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxReplicas = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalManagedAutoscalingInput unmarshals raw into the ManagedAutoscalingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalManagedAutoscalingInput(ctx context.Context, raw any) (model.ManagedAutoscalingInput, error) {
+	var out model.ManagedAutoscalingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ManagedAutoscalingInput", raw, &out)
 	return out, err
 }
 
@@ -26917,7 +31280,7 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver", "fsxCsiDriver", "mlflow"}
+	fieldsInOrder := [...]string{"nodeAutoRecovery", "karpenter", "trainingOperator", "tieredCheckpointing", "deepHealthChecks", "inferenceOperator", "observability", "kubeRay", "keda", "s3CsiDriver", "fsxCsiDriver", "mlflow", "loadBalancerController"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -27008,6 +31371,13 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 				return it, err
 			}
 			it.Mlflow = data
+		case "loadBalancerController":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("loadBalancerController"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LoadBalancerController = data
 		}
 	}
 	return it, nil
@@ -27022,6 +31392,76 @@ func (ec *executionContext) unmarshalInputUpdateClusterFeaturesInput(ctx context
 func UnmarshalUpdateClusterFeaturesInput(ctx context.Context, raw any) (model.UpdateClusterFeaturesInput, error) {
 	var out model.UpdateClusterFeaturesInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateClusterFeaturesInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateEndpointInput(ctx context.Context, obj any) (model.UpdateEndpointInput, error) {
+	var it model.UpdateEndpointInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"replicas", "image", "kvCache", "intelligentRouting", "autoscaling"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "replicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replicas"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replicas = data
+		case "image":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("image"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Image = data
+		case "kvCache":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kvCache"))
+			data, err := ec.unmarshalOKVCacheInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KvCache = data
+		case "intelligentRouting":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("intelligentRouting"))
+			data, err := ec.unmarshalOIntelligentRoutingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐIntelligentRoutingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IntelligentRouting = data
+		case "autoscaling":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("autoscaling"))
+			data, err := ec.unmarshalOManagedAutoscalingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐManagedAutoscalingInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Autoscaling = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateEndpointInput unmarshals raw into the UpdateEndpointInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateEndpointInput(ctx context.Context, raw any) (model.UpdateEndpointInput, error) {
+	var out model.UpdateEndpointInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateEndpointInput", raw, &out)
 	return out, err
 }
 
@@ -27802,6 +32242,492 @@ func (ec *executionContext) _EksControlPlane(ctx context.Context, sel ast.Select
 			}
 		case "addons":
 			out.Values[i] = ec._EksControlPlane_addons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointImplementors = []string{"Endpoint"}
+
+func (ec *executionContext) _Endpoint(ctx context.Context, sel ast.SelectionSet, obj *model.Endpoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Endpoint")
+		case "id":
+			out.Values[i] = ec._Endpoint_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterId":
+			out.Values[i] = ec._Endpoint_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._Endpoint_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "namespace":
+			out.Values[i] = ec._Endpoint_namespace(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._Endpoint_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "engine":
+			out.Values[i] = ec._Endpoint_engine(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "serviceForm":
+			out.Values[i] = ec._Endpoint_serviceForm(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pool":
+			out.Values[i] = ec._Endpoint_pool(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._Endpoint_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "modelSource":
+			out.Values[i] = ec._Endpoint_modelSource(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceType":
+			out.Values[i] = ec._Endpoint_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "image":
+			out.Values[i] = ec._Endpoint_image(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tensorParallelSize":
+			out.Values[i] = ec._Endpoint_tensorParallelSize(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gpusPerReplica":
+			out.Values[i] = ec._Endpoint_gpusPerReplica(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "replicas":
+			out.Values[i] = ec._Endpoint_replicas(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readyReplicas":
+			out.Values[i] = ec._Endpoint_readyReplicas(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Endpoint_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statusMessage":
+			out.Values[i] = ec._Endpoint_statusMessage(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "operatorState":
+			out.Values[i] = ec._Endpoint_operatorState(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "address":
+			out.Values[i] = ec._Endpoint_address(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pods":
+			out.Values[i] = ec._Endpoint_pods(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kvCache":
+			out.Values[i] = ec._Endpoint_kvCache(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "intelligentRouting":
+			out.Values[i] = ec._Endpoint_intelligentRouting(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "router":
+			out.Values[i] = ec._Endpoint_router(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "autoscaling":
+			out.Values[i] = ec._Endpoint_autoscaling(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "object":
+			out.Values[i] = ec._Endpoint_object(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Endpoint_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Endpoint_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastOperationId":
+			out.Values[i] = ec._Endpoint_lastOperationId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointAddressImplementors = []string{"EndpointAddress"}
+
+func (ec *executionContext) _EndpointAddress(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointAddress) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointAddressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointAddress")
+		case "kind":
+			out.Values[i] = ec._EndpointAddress_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "host":
+			out.Values[i] = ec._EndpointAddress_host(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "port":
+			out.Values[i] = ec._EndpointAddress_port(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "service":
+			out.Values[i] = ec._EndpointAddress_service(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointAutoscalingImplementors = []string{"EndpointAutoscaling"}
+
+func (ec *executionContext) _EndpointAutoscaling(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointAutoscaling) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointAutoscalingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointAutoscaling")
+		case "minReplicas":
+			out.Values[i] = ec._EndpointAutoscaling_minReplicas(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxReplicas":
+			out.Values[i] = ec._EndpointAutoscaling_maxReplicas(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "trigger":
+			out.Values[i] = ec._EndpointAutoscaling_trigger(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._EndpointAutoscaling_target(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "query":
+			out.Values[i] = ec._EndpointAutoscaling_query(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ready":
+			out.Values[i] = ec._EndpointAutoscaling_ready(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "active":
+			out.Values[i] = ec._EndpointAutoscaling_active(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointConnectionImplementors = []string{"EndpointConnection"}
+
+func (ec *executionContext) _EndpointConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointConnection")
+		case "eventCursor":
+			out.Values[i] = ec._EndpointConnection_eventCursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._EndpointConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._EndpointConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._EndpointConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointEdgeImplementors = []string{"EndpointEdge"}
+
+func (ec *executionContext) _EndpointEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointEdge")
+		case "cursor":
+			out.Values[i] = ec._EndpointEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EndpointEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointPodImplementors = []string{"EndpointPod"}
+
+func (ec *executionContext) _EndpointPod(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointPod) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointPodImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointPod")
+		case "name":
+			out.Values[i] = ec._EndpointPod_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uid":
+			out.Values[i] = ec._EndpointPod_uid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "phase":
+			out.Values[i] = ec._EndpointPod_phase(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ready":
+			out.Values[i] = ec._EndpointPod_ready(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._EndpointPod_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "business":
+			out.Values[i] = ec._EndpointPod_business(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._EndpointPod_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "containerRestarts":
+			out.Values[i] = ec._EndpointPod_containerRestarts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._EndpointPod_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointRouterImplementors = []string{"EndpointRouter"}
+
+func (ec *executionContext) _EndpointRouter(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointRouter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointRouterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointRouter")
+		case "name":
+			out.Values[i] = ec._EndpointRouter_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "policy":
+			out.Values[i] = ec._EndpointRouter_policy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readyReplicas":
+			out.Values[i] = ec._EndpointRouter_readyReplicas(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -28824,6 +33750,112 @@ func (ec *executionContext) _InstanceTypeOffering(ctx context.Context, sel ast.S
 	return out
 }
 
+var intelligentRoutingImplementors = []string{"IntelligentRouting"}
+
+func (ec *executionContext) _IntelligentRouting(ctx context.Context, sel ast.SelectionSet, obj *model.IntelligentRouting) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, intelligentRoutingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IntelligentRouting")
+		case "enabled":
+			out.Values[i] = ec._IntelligentRouting_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "strategy":
+			out.Values[i] = ec._IntelligentRouting_strategy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var invocationResultImplementors = []string{"InvocationResult"}
+
+func (ec *executionContext) _InvocationResult(ctx context.Context, sel ast.SelectionSet, obj *model.InvocationResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, invocationResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InvocationResult")
+		case "text":
+			out.Values[i] = ec._InvocationResult_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "finishReason":
+			out.Values[i] = ec._InvocationResult_finishReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "model":
+			out.Values[i] = ec._InvocationResult_model(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "promptTokens":
+			out.Values[i] = ec._InvocationResult_promptTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completionTokens":
+			out.Values[i] = ec._InvocationResult_completionTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalTokens":
+			out.Values[i] = ec._InvocationResult_totalTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "latencyMs":
+			out.Values[i] = ec._InvocationResult_latencyMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._InvocationResult_target(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var jobImplementors = []string{"Job"}
 
 func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj *model.Job) graphql.Marshaler {
@@ -29396,6 +34428,54 @@ func (ec *executionContext) _JobRestart(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var kVCacheImplementors = []string{"KVCache"}
+
+func (ec *executionContext) _KVCache(ctx context.Context, sel ast.SelectionSet, obj *model.KVCache) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, kVCacheImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("KVCache")
+		case "l1":
+			out.Values[i] = ec._KVCache_l1(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "l2":
+			out.Values[i] = ec._KVCache_l2(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "l2Backend":
+			out.Values[i] = ec._KVCache_l2Backend(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "l2Url":
+			out.Values[i] = ec._KVCache_l2Url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var karpenterSettingsImplementors = []string{"KarpenterSettings"}
 
 func (ec *executionContext) _KarpenterSettings(ctx context.Context, sel ast.SelectionSet, obj *model.KarpenterSettings) graphql.Marshaler {
@@ -29932,6 +35012,55 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateClusterFeatures":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClusterFeatures(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deployEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deployEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteEndpoint(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignPoolWorker":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_assignPoolWorker(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deployRouter":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deployRouter(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setEndpointAutoscaling":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setEndpointAutoscaling(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "invokeEndpoint":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_invokeEndpoint(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -30858,6 +35987,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_clusterFeatures(ctx, field)
 				})
+		case "endpoints":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_endpoints(ctx, field)
+				})
+		case "endpoint":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_endpoint(ctx, field)
+				})
 		case "instanceGroups":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -31712,6 +36853,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	switch fields[0].Name {
 	case "clusterUpdated":
 		return ec._Subscription_clusterUpdated(ctx, fields[0])
+	case "endpointUpdated":
+		return ec._Subscription_endpointUpdated(ctx, fields[0])
 	case "operationUpdated":
 		return ec._Subscription_operationUpdated(ctx, fields[0])
 	case "events":
@@ -32432,6 +37575,16 @@ func (ec *executionContext) marshalNAuditRecordEdge2ᚖgithubᚗcomᚋinstantsta
 	return ec._AuditRecordEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNAutoscalingTrigger2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAutoscalingTrigger(ctx context.Context, v any) (model.AutoscalingTrigger, error) {
+	var res model.AutoscalingTrigger
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAutoscalingTrigger2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAutoscalingTrigger(ctx context.Context, sel ast.SelectionSet, v model.AutoscalingTrigger) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNAvailabilityZone2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAvailabilityZoneᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AvailabilityZone) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -32478,6 +37631,30 @@ func (ec *executionContext) unmarshalNCapacityType2githubᚗcomᚋinstantstart�
 
 func (ec *executionContext) marshalNCapacityType2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCapacityType(ctx context.Context, sel ast.SelectionSet, v model.CapacityType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNChatMessageInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐChatMessageInputᚄ(ctx context.Context, v any) ([]*model.ChatMessageInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ChatMessageInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChatMessageInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐChatMessageInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNChatMessageInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐChatMessageInput(ctx context.Context, v any) (*model.ChatMessageInput, error) {
+	res, err := ec.unmarshalInputChatMessageInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNChatRequestInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐChatRequestInput(ctx context.Context, v any) (model.ChatRequestInput, error) {
+	res, err := ec.unmarshalInputChatRequestInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNCluster2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCluster(ctx context.Context, sel ast.SelectionSet, v *model.Cluster) graphql.Marshaler {
@@ -32610,6 +37787,11 @@ func (ec *executionContext) marshalNDependencyStatus2githubᚗcomᚋinstantstart
 	return v
 }
 
+func (ec *executionContext) unmarshalNDeployEndpointInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDeployEndpointInput(ctx context.Context, v any) (model.DeployEndpointInput, error) {
+	res, err := ec.unmarshalInputDeployEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDownloadModelInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐDownloadModelInput(ctx context.Context, v any) (model.DownloadModelInput, error) {
 	res, err := ec.unmarshalInputDownloadModelInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -32621,6 +37803,105 @@ func (ec *executionContext) marshalNEksControlPlane2ᚖgithubᚗcomᚋinstantsta
 		return graphql.Null
 	}
 	return ec._EksControlPlane(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEndpoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.Endpoint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Endpoint!")
+		return graphql.Null
+	}
+	return ec._Endpoint(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEndpointAutoscalingInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAutoscalingInput(ctx context.Context, v any) (model.EndpointAutoscalingInput, error) {
+	res, err := ec.unmarshalInputEndpointAutoscalingInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEndpointConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointConnection(ctx context.Context, sel ast.SelectionSet, v *model.EndpointConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EndpointConnection!")
+		return graphql.Null
+	}
+	return ec._EndpointConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEndpointEdge2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EndpointEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEndpointEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEndpointEdge2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointEdge(ctx context.Context, sel ast.SelectionSet, v *model.EndpointEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EndpointEdge!")
+		return graphql.Null
+	}
+	return ec._EndpointEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEndpointModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx context.Context, v any) (model.EndpointModelSource, error) {
+	var res model.EndpointModelSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEndpointModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx context.Context, sel ast.SelectionSet, v model.EndpointModelSource) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNEndpointPath2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPath(ctx context.Context, v any) (model.EndpointPath, error) {
+	var res model.EndpointPath
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEndpointPath2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPath(ctx context.Context, sel ast.SelectionSet, v model.EndpointPath) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNEndpointPod2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPodᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EndpointPod) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEndpointPod2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPod(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEndpointPod2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointPod(ctx context.Context, sel ast.SelectionSet, v *model.EndpointPod) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EndpointPod!")
+		return graphql.Null
+	}
+	return ec._EndpointPod(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEndpointStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatus(ctx context.Context, v any) (model.EndpointStatus, error) {
+	var res model.EndpointStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEndpointStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatus(ctx context.Context, sel ast.SelectionSet, v model.EndpointStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEvent(ctx context.Context, sel ast.SelectionSet, v *model.Event) graphql.Marshaler {
@@ -32970,6 +38251,14 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNInvocationResult2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInvocationResult(ctx context.Context, sel ast.SelectionSet, v *model.InvocationResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InvocationResult!")
+		return graphql.Null
+	}
+	return ec._InvocationResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNJob2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJob(ctx context.Context, sel ast.SelectionSet, v *model.Job) graphql.Marshaler {
@@ -33603,6 +38892,16 @@ func (ec *executionContext) unmarshalNRollingUpdateInput2githubᚗcomᚋinstants
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNRouterPolicy2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRouterPolicy(ctx context.Context, v any) (model.RouterPolicy, error) {
+	var res model.RouterPolicy
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRouterPolicy2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRouterPolicy(ctx context.Context, sel ast.SelectionSet, v model.RouterPolicy) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNS3Entry2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Entry(ctx context.Context, sel ast.SelectionSet, v *model.S3Entry) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "S3Entry!")
@@ -33925,6 +39224,11 @@ func (ec *executionContext) unmarshalNUpdateClusterFeaturesInput2githubᚗcomᚋ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNUpdateEndpointInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateEndpointInput(ctx context.Context, v any) (model.UpdateEndpointInput, error) {
+	res, err := ec.unmarshalInputUpdateEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNUpdateInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateInstanceGroupInput(ctx context.Context, v any) (model.UpdateInstanceGroupInput, error) {
 	res, err := ec.unmarshalInputUpdateInstanceGroupInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -34080,6 +39384,22 @@ func (ec *executionContext) unmarshalOAuditFilter2ᚖgithubᚗcomᚋinstantstart
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOAutoscalingTrigger2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAutoscalingTrigger(ctx context.Context, v any) (*model.AutoscalingTrigger, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.AutoscalingTrigger)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOAutoscalingTrigger2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAutoscalingTrigger(ctx context.Context, sel ast.SelectionSet, v *model.AutoscalingTrigger) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -34190,6 +39510,79 @@ func (ec *executionContext) unmarshalODeepHealthChecksInput2ᚖgithubᚗcomᚋin
 	}
 	res, err := ec.unmarshalInputDeepHealthChecksInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEndpointAddress2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAddress(ctx context.Context, sel ast.SelectionSet, v *model.EndpointAddress) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EndpointAddress(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOEndpointAutoscaling2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAutoscaling(ctx context.Context, sel ast.SelectionSet, v *model.EndpointAutoscaling) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EndpointAutoscaling(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEndpointModelSource2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx context.Context, v any) (*model.EndpointModelSource, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.EndpointModelSource)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEndpointModelSource2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx context.Context, sel ast.SelectionSet, v *model.EndpointModelSource) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOEndpointRouter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointRouter(ctx context.Context, sel ast.SelectionSet, v *model.EndpointRouter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._EndpointRouter(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEndpointStatus2ᚕgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatusᚄ(ctx context.Context, v any) ([]model.EndpointStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.EndpointStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEndpointStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEndpointStatus2ᚕgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EndpointStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEndpointStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOEventFilter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEventFilter(ctx context.Context, v any) (*model.EventFilter, error) {
@@ -34358,6 +39751,21 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOIntelligentRouting2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐIntelligentRouting(ctx context.Context, sel ast.SelectionSet, v *model.IntelligentRouting) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._IntelligentRouting(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOIntelligentRoutingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐIntelligentRoutingInput(ctx context.Context, v any) (*model.IntelligentRoutingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputIntelligentRoutingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOJSON2interface(ctx context.Context, v any) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -34442,6 +39850,37 @@ func (ec *executionContext) marshalOJobStatus2ᚕgithubᚗcomᚋinstantstartᚋi
 	return ret
 }
 
+func (ec *executionContext) marshalOKVCache2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCache(ctx context.Context, sel ast.SelectionSet, v *model.KVCache) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._KVCache(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOKVCacheBackend2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheBackend(ctx context.Context, v any) (*model.KVCacheBackend, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.KVCacheBackend)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOKVCacheBackend2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheBackend(ctx context.Context, sel ast.SelectionSet, v *model.KVCacheBackend) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOKVCacheInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKVCacheInput(ctx context.Context, v any) (*model.KVCacheInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputKVCacheInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOKarpenterInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐKarpenterInput(ctx context.Context, v any) (*model.KarpenterInput, error) {
 	if v == nil {
 		return nil, nil
@@ -34472,6 +39911,14 @@ func (ec *executionContext) unmarshalOKubernetesLabelInput2ᚕᚖgithubᚗcomᚋ
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) unmarshalOManagedAutoscalingInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐManagedAutoscalingInput(ctx context.Context, v any) (*model.ManagedAutoscalingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputManagedAutoscalingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOMlflowInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMlflowInput(ctx context.Context, v any) (*model.MlflowInput, error) {
@@ -34633,6 +40080,22 @@ func (ec *executionContext) unmarshalORecoveryInput2ᚖgithubᚗcomᚋinstantsta
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalORoutingStrategy2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRoutingStrategy(ctx context.Context, v any) (*model.RoutingStrategy, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.RoutingStrategy)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORoutingStrategy2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRoutingStrategy(ctx context.Context, sel ast.SelectionSet, v *model.RoutingStrategy) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOS3Bucket2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Bucket(ctx context.Context, sel ast.SelectionSet, v *model.S3Bucket) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -34661,6 +40124,38 @@ func (ec *executionContext) unmarshalOS3StorageInput2ᚖgithubᚗcomᚋinstantst
 	}
 	res, err := ec.unmarshalInputS3StorageInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOServiceForm2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServiceForm(ctx context.Context, v any) (*model.ServiceForm, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ServiceForm)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOServiceForm2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServiceForm(ctx context.Context, sel ast.SelectionSet, v *model.ServiceForm) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOServingEngine2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServingEngine(ctx context.Context, v any) (*model.ServingEngine, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ServingEngine)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOServingEngine2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐServingEngine(ctx context.Context, sel ast.SelectionSet, v *model.ServingEngine) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOSoftwareUpdateStatus2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSoftwareUpdateStatus(ctx context.Context, v any) (*model.SoftwareUpdateStatus, error) {

@@ -42,6 +42,9 @@ func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 	if in.Keda != nil {
 		out = append(out, features.Toggle{Name: features.KEDA, Enable: *in.Keda})
 	}
+	if in.LoadBalancerController != nil {
+		out = append(out, features.Toggle{Name: features.LoadBalancerController, Enable: *in.LoadBalancerController})
+	}
 	if c := in.S3CsiDriver; c != nil {
 		out = append(out, features.Toggle{Name: features.S3CSIDriver, Enable: c.Enabled, Settings: &features.Settings{Buckets: c.Buckets}})
 	}

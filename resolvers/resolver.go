@@ -10,6 +10,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
@@ -29,6 +30,7 @@ type Resolver struct {
 	Storage   *storage.Service
 	Models    *models.Service
 	Training  *training.Service
+	Inference *inference.Service
 	Auth      *auth.Service
 	Preflight *preflight.Service
 	// Log receives what a client must not see (the causes of INTERNAL

@@ -19,6 +19,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
@@ -78,6 +79,7 @@ type App struct {
 	Storage   *storage.Service
 	Models    *models.Service
 	Training  *training.Service
+	Inference *inference.Service
 	Preflight *preflight.Service
 	// Scale is how much faster than AWS the provider answers: the
 	// simulator's speed, or 1.
@@ -159,6 +161,8 @@ func (a *App) build() error {
 	a.Models = models.New(st, a.Runner, a.Regions, cluster.ModelsView{Service: a.Clusters}, storage.ModelsView{Service: a.Storage}, models.Options{Logger: log})
 	a.Training = training.New(st, a.Runner, a.Regions, cluster.TrainingView{Service: a.Clusters}, storage.TrainingView{Service: a.Storage},
 		compute.TrainingView{Service: a.Compute}, features.TrainingOperatorView{Service: a.Features}, training.Options{Logger: log})
+	a.Inference = inference.New(st, a.Runner, a.Regions, cluster.InferenceView{Service: a.Clusters}, storage.InferenceView{Service: a.Storage},
+		compute.InferenceView{Service: a.Compute}, features.InferenceView{Service: a.Features}, inference.Options{Logger: log})
 	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
 	if err := a.Runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)
@@ -218,9 +222,15 @@ func (a *App) Refresh(ctx context.Context) {
 		defer close(jobs)
 		training.Refresher{Service: a.Training, Fast: a.Scaled(10 * time.Second), Slow: a.Scaled(2 * time.Minute)}.Run(ctx)
 	}()
+	endpoints := make(chan struct{})
+	go func() {
+		defer close(endpoints)
+		inference.Refresher{Service: a.Inference, Fast: a.Scaled(10 * time.Second), Slow: a.Scaled(2 * time.Minute)}.Run(ctx)
+	}()
 	compute.Refresher{Service: a.Compute, Fast: a.Scaled(20 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
 	<-done
 	<-jobs
+	<-endpoints
 }
 
 // Scaled divides a real-world interval by the simulator's speed.

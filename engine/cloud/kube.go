@@ -2,9 +2,12 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"io"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -36,6 +39,9 @@ type KubeClients struct {
 	Dynamic dynamic.Interface
 	// Logs streams pods' logs.
 	Logs PodLogs
+	// Proxy reaches the HTTP servers of services and pods through the API
+	// server.
+	Proxy ServiceProxy
 }
 
 // KubeOf returns the clients of the Kubernetes cluster of EKS cluster eks,
@@ -66,4 +72,72 @@ type CoreLogs struct{ Core kubernetes.Interface }
 // Stream opens the pod's log through the API server.
 func (l CoreLogs) Stream(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
 	return l.Core.CoreV1().Pods(namespace).GetLogs(pod, opts).Stream(ctx)
+}
+
+// ProxyTarget is what a proxied request reaches: a Service, or a pod, in
+// namespace, on a named or numbered port.
+type ProxyTarget struct {
+	Namespace string
+	// Kind is "services" or "pods".
+	Kind string
+	Name string
+	Port string
+}
+
+// ProxyResponse is what a proxied request got back.
+type ProxyResponse struct {
+	Status int
+	Body   []byte
+	// Truncated says the body was longer than the limit asked and was cut
+	// there.
+	Truncated bool
+	// Elapsed is how long the request took: measured by the real adapter,
+	// the simulated serving time in the simulator (whose clock is not the
+	// wall's).
+	Elapsed time.Duration
+}
+
+// ServiceProxy sends HTTP requests to services and pods through the API
+// server's proxy subresource (/api/v1/namespaces/<ns>/services/<name>:<port>/proxy/<path>),
+// as kubectl proxy does. The address is the API server's: nothing is
+// dialled that the caller named, and it reaches a ClusterIP service or a pod
+// from outside the cluster's network. client-go's fake clientset has no
+// REST client, so the port stands apart from Core.
+type ServiceProxy interface {
+	// Post sends body (JSON) to path on target and reads at most limit
+	// bytes of the response. A response of any status is returned, not an
+	// error; an error is a request that got no response.
+	Post(ctx context.Context, target ProxyTarget, path string, body []byte, limit int64) (*ProxyResponse, error)
+}
+
+// CoreProxy serves ServiceProxy through a typed client's REST client.
+type CoreProxy struct{ Core kubernetes.Interface }
+
+// Post sends the request through the API server's proxy subresource.
+func (p CoreProxy) Post(ctx context.Context, target ProxyTarget, path string, body []byte, limit int64) (*ProxyResponse, error) {
+	start := time.Now()
+	rc, err := p.Core.CoreV1().RESTClient().Post().
+		Namespace(target.Namespace).Resource(target.Kind).Name(target.Name+":"+target.Port).
+		SubResource("proxy").Suffix(path).SetHeader("Content-Type", "application/json").
+		Body(body).Stream(ctx)
+	if err != nil {
+		var status apierrors.APIStatus
+		if errors.As(err, &status) {
+			// The API server passes the backend's error status through;
+			// its body is in the error's message.
+			st := status.Status()
+			return &ProxyResponse{Status: int(st.Code), Body: []byte(st.Message), Elapsed: time.Since(start)}, nil
+		}
+		return nil, err
+	}
+	defer rc.Close()
+	out, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	resp := &ProxyResponse{Status: 200, Body: out, Elapsed: time.Since(start)}
+	if int64(len(out)) > limit {
+		resp.Body, resp.Truncated = out[:limit], true
+	}
+	return resp, nil
 }

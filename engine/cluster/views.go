@@ -6,6 +6,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/storage"
@@ -135,4 +136,18 @@ func (v TrainingView) Cluster(id string) (*training.Cluster, error) {
 		return nil, err
 	}
 	return &training.Cluster{ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name}, nil
+}
+
+// InferenceView shows the cluster area to the inference area.
+type InferenceView struct{ Service *Service }
+
+var _ inference.Clusters = InferenceView{}
+
+// Cluster returns what inference needs to know of cluster id.
+func (v InferenceView) Cluster(id string) (*inference.Cluster, error) {
+	c, err := v.Service.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return &inference.Cluster{ID: c.ID, Name: c.Name, Region: c.Region, Status: string(c.Status), EKSName: c.EKS.Name}, nil
 }

@@ -24,6 +24,10 @@ const (
 	observabilityNamespace      = "hyperpod-observability"
 	observabilityServiceAccount = "hyperpod-observability-operator-otel-collector"
 	prometheusWritePolicy       = "arn:aws:iam::aws:policy/AmazonPrometheusRemoteWriteAccess"
+	prometheusQueryPolicy       = "arn:aws:iam::aws:policy/AmazonPrometheusQueryAccess"
+	// kedaOperatorServiceAccount is the service account KEDA's chart runs
+	// its operator as; the ScaledObjects' AWS triggers use its identity.
+	kedaOperatorServiceAccount = "keda-operator"
 )
 
 // The Mountpoint for S3 CSI driver's add-on and its controller's service

@@ -221,10 +221,20 @@ var catalog = []*definition{
 		description: "The KubeRay operator (Helm chart " + kubeRayChart.Chart + " " + kubeRayChart.Version + " in namespace " + kubeRayChart.Namespace + "): runs RayCluster, RayJob and RayService, for Ray-based training such as VERL.",
 		links:       func(e *env) []link { return []link{helmLink(e, kubeRayChart)} },
 	},
+	loadBalancerControllerFeature,
 	{
 		name: KEDA, title: "KEDA", field: "input.keda",
-		description: "Kubernetes event-driven autoscaling (Helm chart " + kedaChart.Chart + " " + kedaChart.Version + " in namespace " + kedaChart.Namespace + "): scales inference deployments on Prometheus or CloudWatch metrics with ScaledObject.",
-		links:       func(e *env) []link { return []link{helmLink(e, kedaChart)} },
+		description: "Kubernetes event-driven autoscaling (Helm chart " + kedaChart.Chart + " " + kedaChart.Version + " in namespace " + kedaChart.Namespace + "): scales inference deployments on Prometheus or CloudWatch metrics with ScaledObject. Its operator runs as a service account whose pod identity role may query Amazon Managed Service for Prometheus, where the OBSERVABILITY feature writes the metrics endpoints scale on.",
+		dependsOn:   []string{"EKS add-on eks-pod-identity-agent"},
+		links: func(e *env) []link {
+			role := iamName(e.c, "keda")
+			return []link{
+				addonLink(e, "eks-pod-identity-agent", true),
+				roleLink(e, "role", "IAM role of the KEDA operator (queries Prometheus)", role, podsTrust(), []string{prometheusQueryPolicy}),
+				podIdentityLink(e, kedaChart.Namespace, kedaOperatorServiceAccount, role),
+				helmLink(e, kedaChart),
+			}
+		},
 	},
 	{
 		name: S3CSIDriver, title: "S3 CSI driver (Mountpoint for Amazon S3)", field: "input.s3CsiDriver",

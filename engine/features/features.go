@@ -45,6 +45,9 @@ const (
 	S3CSIDriver          Name = "S3_CSI_DRIVER"
 	FSxCSIDriver         Name = "FSX_CSI_DRIVER"
 	MLflow               Name = "MLFLOW"
+	// LoadBalancerController is the AWS Load Balancer Controller, which
+	// makes the Network Load Balancers of LoadBalancer Services.
+	LoadBalancerController Name = "LOAD_BALANCER_CONTROLLER"
 )
 
 // Status is a feature's state.

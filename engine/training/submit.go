@@ -7,14 +7,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -227,47 +223,17 @@ func recovery(in RecoveryInput) recipe.Recovery {
 	return r
 }
 
-// instanceShape reads what one instance of type (a SageMaker name,
-// ml.p5.48xlarge) has: accelerators, EFA interfaces, vCPUs and memory.
+// instanceShape reads what one instance of the group's type has.
 func instanceShape(ctx context.Context, p *cloud.Provider, instanceType string) (recipe.Shape, error) {
-	ec2Type := strings.TrimPrefix(instanceType, "ml.")
-	out, err := p.EC2.DescribeInstanceTypes(ctx, &ec2.DescribeInstanceTypesInput{InstanceTypes: []ec2types.InstanceType{ec2types.InstanceType(ec2Type)}})
-	if err != nil {
-		return recipe.Shape{}, errs.FromUpstream(err, "describe instance type "+ec2Type)
-	}
-	if len(out.InstanceTypes) == 0 {
-		return recipe.Shape{}, errs.New(errs.Precondition, "EC2 does not describe instance type %s in this region", ec2Type).WithField("input.instanceGroup")
-	}
-	info := out.InstanceTypes[0]
-	var sh recipe.Shape
-	if info.VCpuInfo != nil {
-		sh.VCPUs = int(aws.ToInt32(info.VCpuInfo.DefaultVCpus))
-	}
-	if info.MemoryInfo != nil {
-		sh.MemoryGiB = int(aws.ToInt64(info.MemoryInfo.SizeInMiB) / 1024)
-	}
-	switch {
-	case info.GpuInfo != nil && len(info.GpuInfo.Gpus) > 0:
-		for _, g := range info.GpuInfo.Gpus {
-			sh.Accelerators += int(aws.ToInt32(g.Count))
-		}
-	case info.NeuronInfo != nil && len(info.NeuronInfo.NeuronDevices) > 0:
-		sh.Neuron = true
-		for _, d := range info.NeuronInfo.NeuronDevices {
-			sh.Accelerators += int(aws.ToInt32(d.Count))
-		}
-	}
-	if info.NetworkInfo != nil && info.NetworkInfo.EfaSupported != nil && *info.NetworkInfo.EfaSupported && info.NetworkInfo.EfaInfo != nil {
-		sh.EFA = int(aws.ToInt32(info.NetworkInfo.EfaInfo.MaximumEfaInterfaces))
-	}
-	return sh, nil
+	sh, err := capacity.InstanceShape(ctx, p, instanceType, "input.instanceGroup")
+	return recipe.Shape(sh), err
 }
 
 // checkBucketPaths refuses a model, dataset or script that is not in the
 // shared bucket.
 func (s *Service) checkBucketPaths(ctx context.Context, p *cloud.Provider, bucket string, r recipe.Request) error {
 	if r.Model != "" {
-		found, err := hasObjects(ctx, p, bucket, "models/"+r.Model+"/")
+		found, err := cloud.HasObjects(ctx, p, bucket, "models/"+r.Model+"/")
 		if err != nil {
 			return err
 		}
@@ -275,35 +241,19 @@ func (s *Service) checkBucketPaths(ctx context.Context, p *cloud.Provider, bucke
 			return errs.New(errs.Precondition, "the shared bucket %s has no model %s (models/%s/ is empty); download it first (downloadModel), or choose one of the cluster's models", bucket, r.Model, r.Model).WithField("input.model")
 		}
 	}
-	if found, err := hasObjects(ctx, p, bucket, r.DatasetPath); err != nil {
+	if found, err := cloud.HasObjects(ctx, p, bucket, r.DatasetPath); err != nil {
 		return err
 	} else if !found {
 		return errs.New(errs.Precondition, "the shared bucket %s has nothing at %s; put the dataset there first (for example with aws s3 cp), or give the path of one that is there", bucket, r.DatasetPath).WithField("input.datasetPath")
 	}
 	if r.Script != "" {
-		if found, err := hasObjects(ctx, p, bucket, r.Script); err != nil {
+		if found, err := cloud.HasObjects(ctx, p, bucket, r.Script); err != nil {
 			return err
 		} else if !found {
 			return errs.New(errs.Precondition, "the shared bucket %s has no script %s; put it there first, or give the path of one that is there", bucket, r.Script).WithField("input.script")
 		}
 	}
 	return nil
-}
-
-// hasObjects tells whether the bucket holds the object key, or objects
-// under it as a folder.
-func hasObjects(ctx context.Context, p *cloud.Provider, bucket, key string) (bool, error) {
-	out, err := p.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key), MaxKeys: aws.Int32(2)})
-	if err != nil {
-		return false, errs.FromUpstream(err, fmt.Sprintf("list s3://%s/%s", bucket, key))
-	}
-	for _, o := range out.Contents {
-		k := aws.ToString(o.Key)
-		if k == key || strings.HasSuffix(key, "/") || strings.HasPrefix(k, key+"/") {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // submitSteps builds SubmitTrainingJob's phase from its stored input.

@@ -114,6 +114,24 @@ type AvailabilityZone struct {
 	ZoneID string `json:"zoneId"`
 }
 
+// One message of a chat.
+type ChatMessageInput struct {
+	// system, user or assistant.
+	Role string `json:"role"`
+	// The text.
+	Content string `json:"content"`
+}
+
+// An OpenAI-style chat completion request. At most 64 messages and 64 KiB of text in all.
+type ChatRequestInput struct {
+	// The conversation, oldest first.
+	Messages []*ChatMessageInput `json:"messages"`
+	// The most tokens to generate, 1-4096; default 256.
+	MaxTokens *int `json:"maxTokens,omitempty"`
+	// Sampling temperature, 0-2; default the server's.
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
 // A SageMaker HyperPod cluster orchestrated by Amazon EKS, with its network and IAM roles.
 type Cluster struct {
 	// The cluster's id in this control plane.
@@ -274,6 +292,48 @@ type DeepHealthChecksInput struct {
 	Checks []string `json:"checks,omitempty"`
 }
 
+// An endpoint to deploy. Only decisions: the GPUs per replica come from you and are never guessed.
+type DeployEndpointInput struct {
+	// The cluster's id: ACTIVE, with its shared bucket AVAILABLE.
+	ClusterID string `json:"clusterId"`
+	// The endpoint's name: 1-40 lower-case letters, digits and '-', starting with a letter; unique among the cluster's endpoints.
+	Name string `json:"name"`
+	// Managed or self-managed.
+	Path EndpointPath `json:"path"`
+	// The model: for BUCKET (and every self-managed endpoint) a model of the bucket (a name from models); for FSX a path on the file system (for example /models/llama); for JUMPSTART a JumpStart model id.
+	Model string `json:"model"`
+	// Where a managed endpoint's model comes from; default BUCKET. Self-managed endpoints read models/<model>/ of the bucket, mounted read-only at /s3.
+	ModelSource *EndpointModelSource `json:"modelSource,omitempty"`
+	// For FSX: the file system's id (fs-...), one of the cluster's storage.
+	FsxFileSystemID *string `json:"fsxFileSystemId,omitempty"`
+	// The instance type the replicas run on (ml.g5.12xlarge); one of the cluster's instance groups must have it.
+	InstanceType string `json:"instanceType"`
+	// Replicas, 0-100.
+	Replicas int `json:"replicas"`
+	// GPUs per replica, 1 to the instance type's count; required but for JUMPSTART, whose server sizes itself.
+	GpusPerReplica *int `json:"gpusPerReplica,omitempty"`
+	// Self-managed: the serving engine.
+	Engine *ServingEngine `json:"engine,omitempty"`
+	// Self-managed: the serving container's image (for example vllm/vllm-openai:v0.10.1); managed: the worker's image, default the operator's.
+	Image *string `json:"image,omitempty"`
+	// Self-managed: the tensor parallel size; it must divide gpusPerReplica. Default gpusPerReplica.
+	TensorParallelSize *int `json:"tensorParallelSize,omitempty"`
+	// Self-managed: how it is reached.
+	ServiceForm *ServiceForm `json:"serviceForm,omitempty"`
+	// MODEL_POOL: the pool's model-id label; default the endpoint's name.
+	Pool *string `json:"pool,omitempty"`
+	// Managed: the KV cache.
+	KvCache *KVCacheInput `json:"kvCache,omitempty"`
+	// Managed: intelligent routing, fixed for the endpoint's life.
+	IntelligentRouting *IntelligentRoutingInput `json:"intelligentRouting,omitempty"`
+	// Managed: autoscaling bounds.
+	Autoscaling *ManagedAutoscalingInput `json:"autoscaling,omitempty"`
+	// JUMPSTART: accept the model's end-user licence agreement, which gated models (Llama...) need before they deploy.
+	AcceptEula *bool `json:"acceptEula,omitempty"`
+	// Managed: the S3 bucket the operator keeps the endpoint's TLS certificate in; default the INFERENCE_OPERATOR feature's.
+	TLSCertificateBucket *string `json:"tlsCertificateBucket,omitempty"`
+}
+
 // A model to download into the shared bucket.
 type DownloadModelInput struct {
 	// The cluster's id: its shared bucket must be AVAILABLE.
@@ -310,6 +370,162 @@ type EksControlPlane struct {
 	AuthenticationMode *string `json:"authenticationMode,omitempty"`
 	// The EKS add-ons installed by the control plane.
 	Addons []string `json:"addons"`
+}
+
+// An inference endpoint on a cluster.
+type Endpoint struct {
+	// The endpoint's id.
+	ID string `json:"id"`
+	// Its cluster.
+	ClusterID string `json:"clusterId"`
+	// Its name.
+	Name string `json:"name"`
+	// The namespace of its objects (the shared bucket's).
+	Namespace string `json:"namespace"`
+	// Managed or self-managed.
+	Path EndpointPath `json:"path"`
+	// The serving engine, for a self-managed endpoint.
+	Engine *ServingEngine `json:"engine,omitempty"`
+	// How a self-managed endpoint is reached.
+	ServiceForm *ServiceForm `json:"serviceForm,omitempty"`
+	// The pool's model-id label, for MODEL_POOL.
+	Pool *string `json:"pool,omitempty"`
+	// The model: a folder of models/ in the bucket, an FSx path, or a JumpStart model id.
+	Model string `json:"model"`
+	// Where the model comes from.
+	ModelSource EndpointModelSource `json:"modelSource"`
+	// The instance type its replicas run on.
+	InstanceType string `json:"instanceType"`
+	// The serving container's image.
+	Image *string `json:"image,omitempty"`
+	// The tensor parallel size, for a self-managed endpoint.
+	TensorParallelSize *int `json:"tensorParallelSize,omitempty"`
+	// GPUs per replica.
+	GpusPerReplica *int `json:"gpusPerReplica,omitempty"`
+	// Replicas wanted (as KEDA last set it, when it scales the endpoint).
+	Replicas int `json:"replicas"`
+	// Replicas ready.
+	ReadyReplicas int `json:"readyReplicas"`
+	// Where it is.
+	Status EndpointStatus `json:"status"`
+	// Why it is not READY, or a note on it.
+	StatusMessage *string `json:"statusMessage,omitempty"`
+	// The operator's own state (status.state of the InferenceEndpointConfig or JumpStartModel), for a managed endpoint.
+	OperatorState *string `json:"operatorState,omitempty"`
+	// Where it is reached.
+	Address *EndpointAddress `json:"address,omitempty"`
+	// Its pods, as last read.
+	Pods []*EndpointPod `json:"pods"`
+	// A managed endpoint's KV cache.
+	KvCache *KVCache `json:"kvCache,omitempty"`
+	// A managed endpoint's intelligent routing.
+	IntelligentRouting *IntelligentRouting `json:"intelligentRouting,omitempty"`
+	// The SGLang router, once deployRouter made it.
+	Router *EndpointRouter `json:"router,omitempty"`
+	// Its autoscaling, when set.
+	Autoscaling *EndpointAutoscaling `json:"autoscaling,omitempty"`
+	// The Kubernetes object that is the endpoint (Deployment, InferenceEndpointConfig or JumpStartModel), kind/name.
+	Object string `json:"object"`
+	// When it was deployed.
+	CreatedAt time.Time `json:"createdAt"`
+	// When its record last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The newest operation on it.
+	LastOperationID *string `json:"lastOperationId,omitempty"`
+}
+
+// Where an endpoint is reached.
+type EndpointAddress struct {
+	// LOAD_BALANCER (an NLB's DNS name), CLUSTER_IP (a Service's cluster address), POOL (the pool's label; each business has its own Service) or MANAGED (the operator's Service).
+	Kind string `json:"kind"`
+	// The load balancer's DNS name, or the Service's DNS name in the cluster (<service>.<namespace>.svc.cluster.local); absent while the load balancer is being made, and for a pool.
+	Host *string `json:"host,omitempty"`
+	// The port.
+	Port *int `json:"port,omitempty"`
+	// The Service invokeEndpoint goes through (the router's when there is one).
+	Service *string `json:"service,omitempty"`
+}
+
+// An endpoint's autoscaling: a KEDA ScaledObject, or a managed endpoint's autoScalingSpec.
+type EndpointAutoscaling struct {
+	// The fewest replicas.
+	MinReplicas int `json:"minReplicas"`
+	// The most replicas.
+	MaxReplicas int `json:"maxReplicas"`
+	// What it scales on (a managed endpoint's bounds alone have none).
+	Trigger *AutoscalingTrigger `json:"trigger,omitempty"`
+	// The value per replica it aims at (requests a second, or queue length).
+	Target *float64 `json:"target,omitempty"`
+	// The Prometheus query KEDA runs.
+	Query *string `json:"query,omitempty"`
+	// Whether KEDA reports the ScaledObject ready.
+	Ready bool `json:"ready"`
+	// Whether KEDA reports the trigger active (demand above the minimum).
+	Active bool `json:"active"`
+}
+
+// KEDA autoscaling of a self-managed endpoint.
+type EndpointAutoscalingInput struct {
+	// The fewest replicas, 0-100.
+	MinReplicas int `json:"minReplicas"`
+	// The most replicas, 1-100, at least minReplicas.
+	MaxReplicas int `json:"maxReplicas"`
+	// What it scales on.
+	Trigger AutoscalingTrigger `json:"trigger"`
+	// The value per replica to aim at (requests a second, or queue length), above 0; default 10 requests a second, or a queue of 4.
+	Target *float64 `json:"target,omitempty"`
+}
+
+// A page of a cluster's endpoints, newest first.
+type EndpointConnection struct {
+	// The event log position this page reflects.
+	EventCursor string `json:"eventCursor"`
+	// The endpoints of this page.
+	Edges []*EndpointEdge `json:"edges"`
+	// Where this page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many endpoints match, on all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// An endpoint in a connection.
+type EndpointEdge struct {
+	// The cursor of this endpoint.
+	Cursor string `json:"cursor"`
+	// The endpoint.
+	Node *Endpoint `json:"node"`
+}
+
+// A pod of an endpoint.
+type EndpointPod struct {
+	// The pod's name.
+	Name string `json:"name"`
+	// Its uid: a pool reassignment keeps it.
+	UID string `json:"uid"`
+	// Pending, Running, Succeeded or Failed.
+	Phase string `json:"phase"`
+	// Whether it serves (its readiness probe passes).
+	Ready bool `json:"ready"`
+	// The node it runs on.
+	Node *string `json:"node,omitempty"`
+	// For a pool worker, the business it serves (unassigned when none).
+	Business *string `json:"business,omitempty"`
+	// Why it waits or fails, when it does.
+	Message *string `json:"message,omitempty"`
+	// Container restarts.
+	ContainerRestarts int `json:"containerRestarts"`
+	// When it started.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+}
+
+// The SGLang router in front of an endpoint.
+type EndpointRouter struct {
+	// The router's Deployment and Service.
+	Name string `json:"name"`
+	// Its policy.
+	Policy RouterPolicy `json:"policy"`
+	// Its ready replicas.
+	ReadyReplicas int `json:"readyReplicas"`
 }
 
 // One entry of the event log.
@@ -682,6 +898,42 @@ type InstanceTypeOffering struct {
 	MemoryGiB int `json:"memoryGiB"`
 }
 
+// A managed endpoint's intelligent routing.
+type IntelligentRouting struct {
+	// Whether it is on (fixed at deployment).
+	Enabled bool `json:"enabled"`
+	// The strategy (fixed at deployment).
+	Strategy *RoutingStrategy `json:"strategy,omitempty"`
+}
+
+// A managed endpoint's intelligent routing, as asked. It cannot be changed after deployment.
+type IntelligentRoutingInput struct {
+	// Turn it on.
+	Enabled bool `json:"enabled"`
+	// The strategy; default PREFIX_AWARE.
+	Strategy *RoutingStrategy `json:"strategy,omitempty"`
+}
+
+// What an endpoint answered.
+type InvocationResult struct {
+	// The answer's text.
+	Text string `json:"text"`
+	// Why it stopped: stop, length...
+	FinishReason *string `json:"finishReason,omitempty"`
+	// The model that answered, as the server names it.
+	Model *string `json:"model,omitempty"`
+	// Tokens of the prompt, as the server counted them.
+	PromptTokens int `json:"promptTokens"`
+	// Tokens generated.
+	CompletionTokens int `json:"completionTokens"`
+	// promptTokens + completionTokens.
+	TotalTokens int `json:"totalTokens"`
+	// The round trip, in milliseconds, as the control plane measured it.
+	LatencyMs float64 `json:"latencyMs"`
+	// The Service or pod that was called.
+	Target string `json:"target"`
+}
+
 // A training job on a cluster: a HyperPodPyTorchJob or a RayJob that kubectl shows.
 type Job struct {
 	// The job's id.
@@ -846,6 +1098,30 @@ type JobRestart struct {
 	OperatorReason string `json:"operatorReason"`
 }
 
+// A managed endpoint's KV cache.
+type KVCache struct {
+	// The L1 cache in the replicas' memory.
+	L1 bool `json:"l1"`
+	// The L2 cache.
+	L2 bool `json:"l2"`
+	// The L2 backend.
+	L2Backend *KVCacheBackend `json:"l2Backend,omitempty"`
+	// The L2 backend's address, for REDIS.
+	L2Url *string `json:"l2Url,omitempty"`
+}
+
+// A managed endpoint's KV cache, as asked.
+type KVCacheInput struct {
+	// The L1 cache in the replicas' memory; default true.
+	L1 *bool `json:"l1,omitempty"`
+	// The L2 cache; default false.
+	L2 *bool `json:"l2,omitempty"`
+	// The L2 backend, with l2; default TIERED_STORAGE.
+	L2Backend *KVCacheBackend `json:"l2Backend,omitempty"`
+	// The Redis address (redis://host:port), for the REDIS backend.
+	L2Url *string `json:"l2Url,omitempty"`
+}
+
 // Turns managed Karpenter autoscaling on or off.
 type KarpenterInput struct {
 	// True to turn it on, false to turn it off.
@@ -874,6 +1150,14 @@ type KubernetesLabelInput struct {
 	Key string `json:"key"`
 	// The label's value.
 	Value string `json:"value"`
+}
+
+// A managed endpoint's autoscaling bounds (its autoScalingSpec).
+type ManagedAutoscalingInput struct {
+	// The fewest replicas, 0-100.
+	MinReplicas int `json:"minReplicas"`
+	// The most replicas, 1-100, at least minReplicas.
+	MaxReplicas int `json:"maxReplicas"`
 }
 
 // Who the caller is.
@@ -1614,6 +1898,22 @@ type UpdateClusterFeaturesInput struct {
 	FsxCsiDriver *bool `json:"fsxCsiDriver,omitempty"`
 	// Turn MLflow tracking on or off: a SageMaker managed MLflow tracking server (made, or an existing one) that training jobs report their metrics to.
 	Mlflow *MlflowInput `json:"mlflow,omitempty"`
+	// Install or remove the AWS Load Balancer Controller.
+	LoadBalancerController *bool `json:"loadBalancerController,omitempty"`
+}
+
+// What to change of an endpoint: every field is optional, and only what differs from the endpoint is changed (an update that changes nothing is a no-op operation).
+type UpdateEndpointInput struct {
+	// Replicas, 0-100 (refused while KEDA scales the endpoint: change its bounds instead).
+	Replicas *int `json:"replicas,omitempty"`
+	// The serving container's image.
+	Image *string `json:"image,omitempty"`
+	// Managed: the KV cache.
+	KvCache *KVCacheInput `json:"kvCache,omitempty"`
+	// Managed: intelligent routing; any change is refused (IMMUTABLE_FIELD).
+	IntelligentRouting *IntelligentRoutingInput `json:"intelligentRouting,omitempty"`
+	// Managed: autoscaling bounds.
+	Autoscaling *ManagedAutoscalingInput `json:"autoscaling,omitempty"`
 }
 
 // Changes to an instance group. Only the fields sent are changed; a field equal to the group's actual value changes nothing, and when nothing differs the operation succeeds at once with noop true. capacityType, networkInterfaceMode, trainingPlanArn, zone and the instance types are fixed for the group's lifetime: a different value is refused with IMMUTABLE_FIELD.
@@ -1638,6 +1938,64 @@ type UpdateInstanceGroupInput struct {
 	Zone *string `json:"zone,omitempty"`
 	// Fixed: sending a different list is refused with IMMUTABLE_FIELD.
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
+}
+
+// What KEDA scales an endpoint on.
+type AutoscalingTrigger string
+
+const (
+	// Requests a second per replica, from the serving engine's request counter.
+	AutoscalingTriggerRequestsPerReplica AutoscalingTrigger = "REQUESTS_PER_REPLICA"
+	// The SGLang router's queue length per replica (needs deployRouter).
+	AutoscalingTriggerRouterQueue AutoscalingTrigger = "ROUTER_QUEUE"
+)
+
+var AllAutoscalingTrigger = []AutoscalingTrigger{
+	AutoscalingTriggerRequestsPerReplica,
+	AutoscalingTriggerRouterQueue,
+}
+
+func (e AutoscalingTrigger) IsValid() bool {
+	switch e {
+	case AutoscalingTriggerRequestsPerReplica, AutoscalingTriggerRouterQueue:
+		return true
+	}
+	return false
+}
+
+func (e AutoscalingTrigger) String() string {
+	return string(e)
+}
+
+func (e *AutoscalingTrigger) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AutoscalingTrigger(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AutoscalingTrigger", str)
+	}
+	return nil
+}
+
+func (e AutoscalingTrigger) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AutoscalingTrigger) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AutoscalingTrigger) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // How an instance group's instances are bought.
@@ -1960,6 +2318,198 @@ func (e DependencyStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Where a managed endpoint's model comes from.
+type EndpointModelSource string
+
+const (
+	// The shared bucket's models/<model>/ (downloadModel puts models there).
+	EndpointModelSourceBucket EndpointModelSource = "BUCKET"
+	// A path of one of the cluster's FSx for Lustre file systems.
+	EndpointModelSourceFsx EndpointModelSource = "FSX"
+	// A SageMaker JumpStart model id, deployed as a JumpStartModel.
+	EndpointModelSourceJumpstart EndpointModelSource = "JUMPSTART"
+)
+
+var AllEndpointModelSource = []EndpointModelSource{
+	EndpointModelSourceBucket,
+	EndpointModelSourceFsx,
+	EndpointModelSourceJumpstart,
+}
+
+func (e EndpointModelSource) IsValid() bool {
+	switch e {
+	case EndpointModelSourceBucket, EndpointModelSourceFsx, EndpointModelSourceJumpstart:
+		return true
+	}
+	return false
+}
+
+func (e EndpointModelSource) String() string {
+	return string(e)
+}
+
+func (e *EndpointModelSource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EndpointModelSource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EndpointModelSource", str)
+	}
+	return nil
+}
+
+func (e EndpointModelSource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EndpointModelSource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EndpointModelSource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How an endpoint is served.
+type EndpointPath string
+
+const (
+	// Through the HyperPod inference operator (INFERENCE_OPERATOR feature): an InferenceEndpointConfig (a model of the shared bucket or of FSx) or a JumpStartModel, with tiered KV cache and intelligent routing declared with it.
+	EndpointPathManaged EndpointPath = "MANAGED"
+	// A serving container of the user's choice (vLLM or SGLang) as a standard Deployment, with a Service in the form asked.
+	EndpointPathSelfManaged EndpointPath = "SELF_MANAGED"
+)
+
+var AllEndpointPath = []EndpointPath{
+	EndpointPathManaged,
+	EndpointPathSelfManaged,
+}
+
+func (e EndpointPath) IsValid() bool {
+	switch e {
+	case EndpointPathManaged, EndpointPathSelfManaged:
+		return true
+	}
+	return false
+}
+
+func (e EndpointPath) String() string {
+	return string(e)
+}
+
+func (e *EndpointPath) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EndpointPath(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EndpointPath", str)
+	}
+	return nil
+}
+
+func (e EndpointPath) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EndpointPath) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EndpointPath) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where an endpoint is.
+type EndpointStatus string
+
+const (
+	// Submitted; its objects are being made.
+	EndpointStatusPending EndpointStatus = "PENDING"
+	// Its objects are made; replicas are starting or loading the model.
+	EndpointStatusDeploying EndpointStatus = "DEPLOYING"
+	// Every desired replica is ready.
+	EndpointStatusReady EndpointStatus = "READY"
+	// Some replicas are ready, not all (a lost node, a crash, a scale-up under way).
+	EndpointStatusDegraded EndpointStatus = "DEGRADED"
+	// It cannot become ready: statusMessage says why (out of GPU memory at load, an image that cannot be pulled, the operator's failure).
+	EndpointStatusFailed EndpointStatus = "FAILED"
+	// deleteEndpoint is removing its objects.
+	EndpointStatusDeleting EndpointStatus = "DELETING"
+	// Its objects are gone; the record stays for history.
+	EndpointStatusDeleted EndpointStatus = "DELETED"
+)
+
+var AllEndpointStatus = []EndpointStatus{
+	EndpointStatusPending,
+	EndpointStatusDeploying,
+	EndpointStatusReady,
+	EndpointStatusDegraded,
+	EndpointStatusFailed,
+	EndpointStatusDeleting,
+	EndpointStatusDeleted,
+}
+
+func (e EndpointStatus) IsValid() bool {
+	switch e {
+	case EndpointStatusPending, EndpointStatusDeploying, EndpointStatusReady, EndpointStatusDegraded, EndpointStatusFailed, EndpointStatusDeleting, EndpointStatusDeleted:
+		return true
+	}
+	return false
+}
+
+func (e EndpointStatus) String() string {
+	return string(e)
+}
+
+func (e *EndpointStatus) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EndpointStatus(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EndpointStatus", str)
+	}
+	return nil
+}
+
+func (e EndpointStatus) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EndpointStatus) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EndpointStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // What happened to a resource.
 type EventAction string
 
@@ -2052,6 +2602,8 @@ const (
 	FeatureNameFsxCsiDriver FeatureName = "FSX_CSI_DRIVER"
 	// A SageMaker managed MLflow tracking server for the cluster's training jobs, made (with an IAM role, trusted by SageMaker, that may read and write only its artifact prefix of the shared bucket) or an existing one, and the service account instantstart-mlflow (in the shared bucket's namespace) whose pod identity role may call only that server; jobs submitted while it is ENABLED report their metrics to it. Needs the shared bucket; the eks-pod-identity-agent add-on is installed first when missing. Turning it off removes what it made, never a server it only uses.
 	FeatureNameMlflow FeatureName = "MLFLOW"
+	// The AWS Load Balancer Controller (Helm chart aws-load-balancer-controller in kube-system), with an IAM role given by pod identity that may manage load balancers and their security groups (those it tagged as its own, to change or delete); makes the Network Load Balancer of each LoadBalancer Service. Deploying a LOAD_BALANCER endpoint turns it on when it is off; the eks-pod-identity-agent add-on is installed first when missing.
+	FeatureNameLoadBalancerController FeatureName = "LOAD_BALANCER_CONTROLLER"
 )
 
 var AllFeatureName = []FeatureName{
@@ -2067,11 +2619,12 @@ var AllFeatureName = []FeatureName{
 	FeatureNameS3CsiDriver,
 	FeatureNameFsxCsiDriver,
 	FeatureNameMlflow,
+	FeatureNameLoadBalancerController,
 }
 
 func (e FeatureName) IsValid() bool {
 	switch e {
-	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver, FeatureNameFsxCsiDriver, FeatureNameMlflow:
+	case FeatureNameNodeAutoRecovery, FeatureNameDeepHealthChecks, FeatureNameKarpenterAutoscaling, FeatureNameTrainingOperator, FeatureNameInferenceOperator, FeatureNameTieredCheckpointing, FeatureNameObservability, FeatureNameKuberay, FeatureNameKeda, FeatureNameS3CsiDriver, FeatureNameFsxCsiDriver, FeatureNameMlflow, FeatureNameLoadBalancerController:
 		return true
 	}
 	return false
@@ -2573,6 +3126,64 @@ func (e *JobStatus) UnmarshalJSON(b []byte) error {
 }
 
 func (e JobStatus) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The second tier of a managed endpoint's KV cache.
+type KVCacheBackend string
+
+const (
+	// HyperPod's managed tiered storage on the cluster's nodes.
+	KVCacheBackendTieredStorage KVCacheBackend = "TIERED_STORAGE"
+	// A Redis server of the user's (l2Url).
+	KVCacheBackendRedis KVCacheBackend = "REDIS"
+)
+
+var AllKVCacheBackend = []KVCacheBackend{
+	KVCacheBackendTieredStorage,
+	KVCacheBackendRedis,
+}
+
+func (e KVCacheBackend) IsValid() bool {
+	switch e {
+	case KVCacheBackendTieredStorage, KVCacheBackendRedis:
+		return true
+	}
+	return false
+}
+
+func (e KVCacheBackend) String() string {
+	return string(e)
+}
+
+func (e *KVCacheBackend) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = KVCacheBackend(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid KVCacheBackend", str)
+	}
+	return nil
+}
+
+func (e KVCacheBackend) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *KVCacheBackend) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e KVCacheBackend) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -3289,6 +3900,253 @@ func (e *Role) UnmarshalJSON(b []byte) error {
 }
 
 func (e Role) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The SGLang router's policy (--policy).
+type RouterPolicy string
+
+const (
+	// Prefix-matching on an approximate radix tree, switching to the shortest queue when loads diverge (the router's default).
+	RouterPolicyCacheAware RouterPolicy = "CACHE_AWARE"
+	// In turn.
+	RouterPolicyRoundRobin RouterPolicy = "ROUND_ROBIN"
+	// At random.
+	RouterPolicyRandom RouterPolicy = "RANDOM"
+	// The less busy of two workers picked at random.
+	RouterPolicyPowerOfTwo RouterPolicy = "POWER_OF_TWO"
+)
+
+var AllRouterPolicy = []RouterPolicy{
+	RouterPolicyCacheAware,
+	RouterPolicyRoundRobin,
+	RouterPolicyRandom,
+	RouterPolicyPowerOfTwo,
+}
+
+func (e RouterPolicy) IsValid() bool {
+	switch e {
+	case RouterPolicyCacheAware, RouterPolicyRoundRobin, RouterPolicyRandom, RouterPolicyPowerOfTwo:
+		return true
+	}
+	return false
+}
+
+func (e RouterPolicy) String() string {
+	return string(e)
+}
+
+func (e *RouterPolicy) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RouterPolicy(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RouterPolicy", str)
+	}
+	return nil
+}
+
+func (e RouterPolicy) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RouterPolicy) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RouterPolicy) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How the inference operator's intelligent routing sends requests to replicas. Fixed for the endpoint's life.
+type RoutingStrategy string
+
+const (
+	// To the replica holding the longest matching prefix (the operator's default).
+	RoutingStrategyPrefixAware RoutingStrategy = "PREFIX_AWARE"
+	// By the replicas' KV cache contents.
+	RoutingStrategyKvAware RoutingStrategy = "KV_AWARE"
+	// The same session to the same replica.
+	RoutingStrategySession RoutingStrategy = "SESSION"
+	// In turn.
+	RoutingStrategyRoundRobin RoutingStrategy = "ROUND_ROBIN"
+)
+
+var AllRoutingStrategy = []RoutingStrategy{
+	RoutingStrategyPrefixAware,
+	RoutingStrategyKvAware,
+	RoutingStrategySession,
+	RoutingStrategyRoundRobin,
+}
+
+func (e RoutingStrategy) IsValid() bool {
+	switch e {
+	case RoutingStrategyPrefixAware, RoutingStrategyKvAware, RoutingStrategySession, RoutingStrategyRoundRobin:
+		return true
+	}
+	return false
+}
+
+func (e RoutingStrategy) String() string {
+	return string(e)
+}
+
+func (e *RoutingStrategy) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RoutingStrategy(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RoutingStrategy", str)
+	}
+	return nil
+}
+
+func (e RoutingStrategy) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RoutingStrategy) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RoutingStrategy) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a self-managed endpoint is reached.
+type ServiceForm string
+
+const (
+	// An internet-facing Network Load Balancer with IP targets, made by the AWS Load Balancer Controller (the LOAD_BALANCER_CONTROLLER feature, turned on by the deployment when it is off).
+	ServiceFormLoadBalancer ServiceForm = "LOAD_BALANCER"
+	// A ClusterIP Service, reachable inside the cluster (and by invokeEndpoint through the Kubernetes API).
+	ServiceFormClusterIP ServiceForm = "CLUSTER_IP"
+	// No Service of its own: warm workers labelled model-id=<pool> and business=unassigned, which assignPoolWorker hands to a business's Service without a restart.
+	ServiceFormModelPool ServiceForm = "MODEL_POOL"
+)
+
+var AllServiceForm = []ServiceForm{
+	ServiceFormLoadBalancer,
+	ServiceFormClusterIP,
+	ServiceFormModelPool,
+}
+
+func (e ServiceForm) IsValid() bool {
+	switch e {
+	case ServiceFormLoadBalancer, ServiceFormClusterIP, ServiceFormModelPool:
+		return true
+	}
+	return false
+}
+
+func (e ServiceForm) String() string {
+	return string(e)
+}
+
+func (e *ServiceForm) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ServiceForm(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ServiceForm", str)
+	}
+	return nil
+}
+
+func (e ServiceForm) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ServiceForm) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ServiceForm) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The serving engine of a self-managed endpoint.
+type ServingEngine string
+
+const (
+	// vLLM's OpenAI-compatible server (vllm serve), port 8000.
+	ServingEngineVllm ServingEngine = "VLLM"
+	// SGLang's server (python3 -m sglang.launch_server), port 30000; it can sit behind the SGLang router (deployRouter).
+	ServingEngineSglang ServingEngine = "SGLANG"
+)
+
+var AllServingEngine = []ServingEngine{
+	ServingEngineVllm,
+	ServingEngineSglang,
+}
+
+func (e ServingEngine) IsValid() bool {
+	switch e {
+	case ServingEngineVllm, ServingEngineSglang:
+		return true
+	}
+	return false
+}
+
+func (e ServingEngine) String() string {
+	return string(e)
+}
+
+func (e *ServingEngine) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ServingEngine(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ServingEngine", str)
+	}
+	return nil
+}
+
+func (e ServingEngine) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ServingEngine) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ServingEngine) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

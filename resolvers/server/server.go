@@ -259,6 +259,6 @@ func (s *Server) waitHandlers(ctx context.Context) error {
 // resolver is the root of the GraphQL resolvers.
 func (s *Server) resolver() *resolvers.Resolver {
 	a := s.app
-	return &resolvers.Resolver{Version: s.cfg.Version, Store: a.Store, Ops: a.Runner, Clusters: a.Clusters, Compute: a.Compute, Features: a.Features, Storage: a.Storage, Models: a.Models, Training: a.Training, Auth: a.Auth,
+	return &resolvers.Resolver{Version: s.cfg.Version, Store: a.Store, Ops: a.Runner, Clusters: a.Clusters, Compute: a.Compute, Features: a.Features, Storage: a.Storage, Models: a.Models, Training: a.Training, Inference: a.Inference, Auth: a.Auth,
 		Preflight: a.Preflight, Log: s.log}
 }

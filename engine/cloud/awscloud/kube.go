@@ -202,7 +202,7 @@ func (k *kubeAdapter) newClients(eksCluster, endpoint, caData string) (*rest.Con
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes clients: EKS cluster %q: %w", eksCluster, err)
 	}
-	return cfg, &cloud.KubeClients{Core: core, Dynamic: dyn, Logs: cloud.CoreLogs{Core: core}}, nil
+	return cfg, &cloud.KubeClients{Core: core, Dynamic: dyn, Logs: cloud.CoreLogs{Core: core}, Proxy: cloud.CoreProxy{Core: core}}, nil
 }
 
 // eksTokenSource mints EKS tokens for one cluster and reuses each until it
