@@ -171,7 +171,10 @@ func podOf(p *corev1.Pod) Pod {
 		switch {
 		case out.Message != "":
 		case c.State.Waiting != nil && c.State.Waiting.Reason != "" && c.State.Waiting.Reason != "ContainerCreating":
-			out.Message = c.State.Waiting.Reason + ": " + firstOf(c.State.Waiting.Message, lastExit(c))
+			out.Message = c.State.Waiting.Reason + ": " + c.State.Waiting.Message
+			if last := lastExit(c); last != "" {
+				out.Message += "; " + last
+			}
 		case c.State.Terminated != nil:
 			out.Message = c.State.Terminated.Reason + ": " + c.State.Terminated.Message
 		}

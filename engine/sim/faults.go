@@ -84,6 +84,15 @@ const (
 	// under its threshold and the operator restarts the job. A job with no
 	// such rule runs on slowly to its end.
 	FaultSlow = "slow"
+	// FaultGPUOOM makes the model servers of Deployment Deployment run out
+	// of GPU memory as they load their model: the container exits with
+	// torch.OutOfMemoryError and goes into CrashLoopBackOff, until the
+	// fault is cleared.
+	FaultGPUOOM = "gpuoom"
+	// FaultImagePull makes image Image unpullable: pods that run it stay
+	// Pending, their container waiting in ErrImagePull, until the fault is
+	// cleared.
+	FaultImagePull = "imagepull"
 )
 
 // trainingFault tells whether kind is a fault of a training job.
@@ -108,6 +117,8 @@ type Fault struct {
 	Recovery     string `json:",omitempty"` // what a node fault needs: "reboot" (default) or "replace"
 	Job          string `json:",omitempty"` // a training job's name (hang, crash and nccl faults)
 	Pod          string `json:",omitempty"` // a pod of the job (hang, crash and nccl faults); empty for its first
+	Deployment   string `json:",omitempty"` // a Deployment's name (gpuoom faults)
+	Image        string `json:",omitempty"` // a container image (imagepull faults)
 	Code         string
 	Message      string
 	// Count is how many times the fault fires before it is removed; 0
@@ -130,7 +141,8 @@ type Fault struct {
 // "node:cluster=hp,group=workers,recovery=replace" or
 // "healthcheck:cluster=hp,instanceType=ml.p5.48xlarge". Keys are
 // case-insensitive: id, service, operation, region, zone, instanceType,
-// cluster, group, instance, recovery, job, pod, code, message, count, value.
+// cluster, group, instance, recovery, job, pod, deployment, image, code,
+// message, count, value.
 func ParseFault(spec string) (Fault, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	f := Fault{Kind: strings.ToLower(strings.TrimSpace(kind))}
@@ -167,6 +179,10 @@ func ParseFault(spec string) (Fault, error) {
 			f.Job = value
 		case "pod":
 			f.Pod = value
+		case "deployment":
+			f.Deployment = value
+		case "image":
+			f.Image = value
 		case "recovery":
 			f.Recovery = value
 		case "code":
@@ -188,7 +204,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -283,6 +299,19 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		return w.normalizeNodeFault(f)
 	case FaultHang, FaultCrash, FaultNCCL, FaultSlow:
 		return normalizeTrainingFault(f)
+	case FaultGPUOOM:
+		if f.Deployment == "" || f.Image != "" {
+			return f, fmt.Errorf("sim: a %s fault needs deployment (the serving Deployment's name) and takes no image", f.Kind)
+		}
+		return f, nil
+	case FaultImagePull:
+		if f.Image == "" || f.Deployment != "" {
+			return f, fmt.Errorf("sim: an %s fault needs image (the image reference that cannot be pulled) and takes no deployment", f.Kind)
+		}
+		return f, nil
+	}
+	if f.Deployment != "" || f.Image != "" {
+		return f, fmt.Errorf("sim: deployment and image select serving pods; only %s and %s faults take them", FaultGPUOOM, FaultImagePull)
 	}
 	if f.Job != "" || f.Pod != "" {
 		return f, fmt.Errorf("sim: job and pod select training jobs; only %s, %s, %s and %s faults take them", FaultHang, FaultCrash, FaultNCCL, FaultSlow)

@@ -71,6 +71,12 @@ type kubeClusterRec struct {
 	// Training holds, by object uid, what the training operators keep of
 	// each HyperPodPyTorchJob and RayJob (see kube_training.go).
 	Training map[string]*kubeTrainRec `json:",omitempty"`
+	// ServerStarts holds, by pod uid, when each model server's container
+	// started (see kube_serving.go).
+	ServerStarts map[string]time.Time `json:",omitempty"`
+	// Serving holds, by "namespace/deployment", what the model servers
+	// and routers remember (see kube_proxy.go).
+	Serving map[string]*kubeServingRec `json:",omitempty"`
 	// Runs holds, by pod uid, the programs Running pods run (see
 	// kube_programs.go).
 	Runs map[string]*kubeRun `json:",omitempty"`
@@ -250,7 +256,7 @@ func newKubeServer(w *World, region, name, eksID string) *kubeServer {
 	srv.dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), kubeListKinds())
 	srv.dynamic.PrependReactor("*", "*", srv.reactor(false))
 	srv.dynamic.PrependWatchReactor("*", srv.watchReactor(false))
-	srv.clients = &cloud.KubeClients{Core: srv.typed, Dynamic: kubeDynamic{srv.dynamic}, Logs: kubeLogs{srv}}
+	srv.clients = &cloud.KubeClients{Core: srv.typed, Dynamic: kubeDynamic{srv.dynamic}, Logs: kubeLogs{srv}, Proxy: kubeProxy{srv}}
 	return srv
 }
 

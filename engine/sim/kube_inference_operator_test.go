@@ -307,11 +307,11 @@ func TestEndpointConfigFailsWhenItsWorkersCannotComeUp(t *testing.T) {
 	if warned != 1 {
 		t.Errorf("%d Warning events of the crash, want 1: %+v", warned, events)
 	}
-	// The failure lasts though the pod goes.
+	// The failure lasts though the pod goes, until a replacement is ready.
 	if err := core.Pods("default").Delete(f.ctx, p.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.advance(time.Minute)
+	f.advance(time.Second)
 	if state, _ := inferenceState(f, kc, endpointConfigsResource, "qwen"); state != inferenceFailed {
 		t.Errorf("state %q once the crashing pod is gone, want it still %s", state, inferenceFailed)
 	}
@@ -325,8 +325,10 @@ func TestEndpointConfigFailsPastItsDeployTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	// More GPUs than any node has: the worker stays unschedulable.
-	if err := unstructured.SetNestedField(obj.Object, map[string]any{"nvidia.com/gpu": "8"}, "spec", "worker", "resources", "limits"); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"limits", "requests"} {
+		if err := unstructured.SetNestedField(obj.Object, map[string]any{"nvidia.com/gpu": "8"}, "spec", "worker", "resources", f); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ok(kc.Dynamic.Resource(endpointConfigsResource).Namespace("default").Create(f.ctx, obj, metav1.CreateOptions{})).must(t)
 	f.advance(inferencePrepareTime)

@@ -390,7 +390,16 @@ func (s *kubeSession) downloadOf(pod *corev1.Pod) (*kubeDownload, error) {
 	if d.files, err = kubeDownloadFiles(env["FILES"]); err != nil {
 		return nil, err
 	}
-	dest := path.Clean(env["DEST"])
+	if d.bucket, d.keyPrefix, err = s.bucketPathOf(pod, c, env["DEST"]); err != nil {
+		return nil, fmt.Errorf("DEST %w", err)
+	}
+	return d, nil
+}
+
+// bucketPathOf resolves dest, a path in container c of pod, to the S3
+// bucket and key prefix of the Mountpoint volume it is under.
+func (s *kubeSession) bucketPathOf(pod *corev1.Pod, c *corev1.Container, dest string) (bucket, keyPrefix string, err error) {
+	dest = path.Clean(dest)
 	var mount *corev1.VolumeMount
 	for i, m := range c.VolumeMounts {
 		mp := path.Clean(m.MountPath)
@@ -399,7 +408,7 @@ func (s *kubeSession) downloadOf(pod *corev1.Pod) (*kubeDownload, error) {
 		}
 	}
 	if mount == nil {
-		return nil, fmt.Errorf("DEST %s is not under a volume mount of container %s", dest, c.Name)
+		return "", "", fmt.Errorf("%s is not under a volume mount of container %s", dest, c.Name)
 	}
 	var vol *corev1.Volume
 	for i := range pod.Spec.Volumes {
@@ -408,29 +417,28 @@ func (s *kubeSession) downloadOf(pod *corev1.Pod) (*kubeDownload, error) {
 		}
 	}
 	if vol == nil || vol.PersistentVolumeClaim == nil {
-		return nil, fmt.Errorf("volume %s mounted at %s is not a PersistentVolumeClaim", mount.Name, mount.MountPath)
+		return "", "", fmt.Errorf("volume %s mounted at %s is not a PersistentVolumeClaim", mount.Name, mount.MountPath)
 	}
 	claimName := vol.PersistentVolumeClaim.ClaimName
 	var claim corev1.PersistentVolumeClaim
 	if obj, err := s.get(kubePVCsKey, pod.Namespace, claimName); err != nil || obj == nil || kubeDecodeAs(obj, &claim) != nil || claim.Spec.VolumeName == "" {
-		return nil, fmt.Errorf("persistentvolumeclaim %s is not bound to a volume", claimName)
+		return "", "", fmt.Errorf("persistentvolumeclaim %s is not bound to a volume", claimName)
 	}
 	var pv corev1.PersistentVolume
 	if obj, err := s.get(kubePVsKey, "", claim.Spec.VolumeName); err != nil || obj == nil || kubeDecodeAs(obj, &pv) != nil {
-		return nil, fmt.Errorf("persistentvolume %s of claim %s does not exist", claim.Spec.VolumeName, claimName)
+		return "", "", fmt.Errorf("persistentvolume %s of claim %s does not exist", claim.Spec.VolumeName, claimName)
 	}
 	if pv.Spec.CSI != nil {
-		d.bucket = pv.Spec.CSI.VolumeAttributes["bucketName"]
+		bucket = pv.Spec.CSI.VolumeAttributes["bucketName"]
 	}
-	if d.bucket == "" {
-		return nil, fmt.Errorf("persistentvolume %s of claim %s names no bucket (spec.csi.volumeAttributes.bucketName)", pv.Name, claimName)
+	if bucket == "" {
+		return "", "", fmt.Errorf("persistentvolume %s of claim %s names no bucket (spec.csi.volumeAttributes.bucketName)", pv.Name, claimName)
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(dest, path.Clean(mount.MountPath)), "/")
 	if under := strings.TrimPrefix(path.Join(mount.SubPath, rel), "/"); under != "" && under != "." {
-		d.keyPrefix = under + "/"
+		keyPrefix = under + "/"
 	}
-	d.keyPrefix = kubeMountPrefix(pv.Spec.MountOptions) + d.keyPrefix
-	return d, nil
+	return bucket, kubeMountPrefix(pv.Spec.MountOptions) + keyPrefix, nil
 }
 
 // containerEnv is container c's environment: values, and secretKeyRefs

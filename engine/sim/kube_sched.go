@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -41,6 +42,9 @@ import (
 //   - takes the pods still to bind oldest first (then by namespace and
 //     name) and binds each to the fitting node with the most room left, or
 //     marks it Unschedulable with the scheduler's message (see kubeFit);
+//   - plays the model servers: loading, out of GPU memory, images that
+//     cannot be pulled (kube_serving.go);
+//   - plays the Deployment controller (kube_deployments.go);
 //   - plays the HyperPod inference operator and the AWS Load Balancer
 //     Controller (kube_inference_operator.go, kube_loadbalancer.go);
 //   - lets the managed Karpenter act (sagemaker_karpenter.go).
@@ -129,11 +133,15 @@ func (s *kubeSession) settle() error {
 	runs := sc.playPrograms()
 	sc.evict()
 	sc.start()
+	sc.playServing()
 	runs.begin()
 	if err := sc.playJobs(runs.ended); err != nil {
 		return err
 	}
 	if err := sc.playTraining(); err != nil {
+		return err
+	}
+	if err := sc.playDeployments(); err != nil {
 		return err
 	}
 	unschedulable := sc.bind()
@@ -343,7 +351,18 @@ func (sc *kubeScheduler) start() {
 		if s.t.now.Before(at) {
 			continue
 		}
+		if i, image := s.t.kubeUnpullable(&p.pod); i >= 0 {
+			kubePullFailedStatus(&p.pod, image, cmp.Or(s.t.st.Faults[i].Message, "not found"))
+			sc.store(p)
+			continue
+		}
 		kubeRunningStatus(&p.pod, at)
+		if kubeServingKind(&p.pod) != "" {
+			if s.rec.ServerStarts == nil {
+				s.rec.ServerStarts = map[string]time.Time{}
+			}
+			s.rec.ServerStarts[uid] = at // exact: the pod's timestamps keep seconds
+		}
 		delete(s.rec.PodStarts, uid)
 		sc.store(p)
 	}

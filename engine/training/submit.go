@@ -226,7 +226,7 @@ func recovery(in RecoveryInput) recipe.Recovery {
 // instanceShape reads what one instance of the group's type has.
 func instanceShape(ctx context.Context, p *cloud.Provider, instanceType string) (recipe.Shape, error) {
 	sh, err := capacity.InstanceShape(ctx, p, instanceType, "input.instanceGroup")
-	return recipe.Shape(sh), err
+	return sh, err
 }
 
 // checkBucketPaths refuses a model, dataset or script that is not in the

@@ -79,6 +79,8 @@ type faultJSON struct {
 	Recovery     string  `json:"recovery,omitempty"`
 	Job          string  `json:"job,omitempty"`
 	Pod          string  `json:"pod,omitempty"`
+	Deployment   string  `json:"deployment,omitempty"`
+	Image        string  `json:"image,omitempty"`
 	Code         string  `json:"code,omitempty"`
 	Message      string  `json:"message,omitempty"`
 	Count        int     `json:"count,omitempty"`

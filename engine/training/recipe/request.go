@@ -1,16 +1,10 @@
 package recipe
 
+import "github.com/instantstart/instantstart/engine/capacity"
+
 // Shape is what one instance of a type has, as EC2 DescribeInstanceTypes
 // tells it (the caller reads it).
-type Shape struct {
-	// Accelerators is NVIDIA GPUs, or Neuron devices when Neuron.
-	Accelerators int
-	// Neuron marks a Trainium (or Inferentia) type.
-	Neuron    bool
-	EFA       int
-	VCPUs     int
-	MemoryGiB int
-}
+type Shape = capacity.Shape
 
 // Recovery is a job's recovery budget. DefaultRecovery gives the HyperPod
 // training operator's usual one.

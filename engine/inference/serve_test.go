@@ -1,0 +1,291 @@
+package inference_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/inference"
+	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simtest"
+)
+
+// until syncs endpoint id until ok holds, with a deadline.
+func (f *fixture) until(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		e, err := f.svc.Sync(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(e) {
+			return e
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("endpoint never %s: %s %s", what, e.Status, e.StatusMessage)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (f *fixture) ready(t *testing.T, id string) *inference.Endpoint {
+	t.Helper()
+	return f.until(t, id, "READY", func(e *inference.Endpoint) bool { return e.Status == inference.Ready })
+}
+
+func hello(text string) inference.ChatRequest {
+	return inference.ChatRequest{Messages: []inference.ChatMessage{{Role: "user", Content: text}}, MaxTokens: 64}
+}
+
+// TestInvocationRoundTrip deploys a vLLM endpoint, sees it DEPLOYING
+// while the model loads (the clock held) and READY after, and calls it:
+// the same request gets the same answer, with token counts and a latency.
+func TestInvocationRoundTrip(t *testing.T) {
+	f := newFixture(t)
+	f.clock.Pause()
+	e := f.deploy(t, f.vllm("chat", inference.ClusterIP))
+	f.clock.Step(40 * time.Second / speed) // bound and started, still loading
+	got, err := f.svc.Sync(context.Background(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != inference.Deploying || got.ReadyReplicas != 0 {
+		t.Fatalf("while the model loads: %s, %d ready", got.Status, got.ReadyReplicas)
+	}
+	_, err = f.svc.Invoke(context.Background(), e.ID, hello("hi"), "")
+	wantCode(t, err, errs.Precondition, "endpointId", "DEPLOYING")
+	f.clock.Resume()
+	e = f.ready(t, e.ID)
+	if e.Address == nil || e.Address.Host != "vllm-chat.default.svc.cluster.local" || len(e.Pods) != 1 || e.Pods[0].Node == "" {
+		t.Fatalf("address %+v pods %+v", e.Address, e.Pods)
+	}
+	a, err := f.svc.Invoke(context.Background(), e.ID, hello("What is HyperPod?"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.svc.Invoke(context.Background(), e.ID, hello("What is HyperPod?"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text == "" || a.Text != b.Text || a.Model != "qwen3-8b" || a.PromptTokens != 8 || a.CompletionTokens < 1 ||
+		a.TotalTokens != a.PromptTokens+a.CompletionTokens || a.Latency <= 0 || a.Target != "services/vllm-chat" {
+		t.Fatalf("answers %+v and %+v", a, b)
+	}
+	big := hello(string(make([]byte, 70<<10)))
+	_, err = f.svc.Invoke(context.Background(), e.ID, big, "")
+	wantCode(t, err, errs.Validation, "request.messages", "64 KiB")
+}
+
+// TestInvokeRefusesWhatIsNotTheEndpoints replaces an endpoint's Service
+// with one made outside InstantStart: the call is refused before anything
+// is sent to it.
+func TestInvokeRefusesWhatIsNotTheEndpoints(t *testing.T) {
+	f := newFixture(t)
+	e := f.ready(t, f.deploy(t, f.vllm("chat", inference.ClusterIP)).ID)
+	ctx := context.Background()
+	svcs := f.kube(t).Core.CoreV1().Services("default")
+	if err := svcs.Delete(ctx, "vllm-chat", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	foreign := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "vllm-chat", Namespace: "default"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "vllm-chat"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	if _, err := svcs.Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.world.Calls()["kubernetes"]["create services/proxy"]
+	_, err := f.svc.Invoke(ctx, e.ID, hello("hi"), "")
+	wantCode(t, err, errs.Forbidden, "", "not endpoint chat's")
+	if n := f.world.Calls()["kubernetes"]["create services/proxy"]; n != before {
+		t.Fatalf("%d requests went through the proxy", n-before)
+	}
+	_, err = f.svc.Invoke(ctx, "no-such-endpoint", hello("hi"), "")
+	wantCode(t, err, errs.NotFound, "endpointId")
+}
+
+// TestPoolReassignmentKeepsThePod hands a warm pool worker to a business:
+// its business label changes, the business's Service selects it, and it
+// is the same pod (same uid), never restarted.
+func TestPoolReassignmentKeepsThePod(t *testing.T) {
+	f := newFixture(t)
+	in := f.vllm("pool", inference.ModelPool)
+	in.Replicas = 2
+	e := f.ready(t, f.deploy(t, in).ID)
+	if len(e.Pods) != 2 || e.Pods[0].Business != "unassigned" {
+		t.Fatalf("pods %+v", e.Pods)
+	}
+	worker := e.Pods[0]
+	op, err := f.svc.Assign(context.Background(), "tester", e.ID, worker.Name, "search", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simtest.Succeeded(t, f.runner, op)
+	e = f.until(t, e.ID, "reassigned", func(e *inference.Endpoint) bool {
+		for _, p := range e.Pods {
+			if p.Name == worker.Name {
+				return p.Business == "search"
+			}
+		}
+		return false
+	})
+	for _, p := range e.Pods {
+		if p.Name == worker.Name && (p.UID != worker.UID || p.ContainerRestarts != 0 || !p.Ready) {
+			t.Fatalf("the worker after reassignment %+v, before %+v", p, worker)
+		}
+	}
+	a, err := f.svc.Invoke(context.Background(), e.ID, hello("hi"), "search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Target != "services/pool-search" {
+		t.Fatalf("called %s", a.Target)
+	}
+	_, err = f.svc.Assign(context.Background(), "tester", e.ID, "some-other-pod", "search", "")
+	wantCode(t, err, errs.Validation, "pod", "pool's pods")
+}
+
+// TestRouterSpreadsByPolicy puts the SGLang router in front of two
+// replicas and counts where requests go: ROUND_ROBIN alternates, and
+// CACHE_AWARE keeps a prefix on one worker while loads stay balanced.
+func TestRouterSpreadsByPolicy(t *testing.T) {
+	f := newFixture(t)
+	in := f.vllm("chat", inference.ClusterIP)
+	in.Engine, in.Image, in.Replicas = inference.SGLang, "lmsysorg/sglang:v0.5.3-cu126", 2
+	e := f.ready(t, f.deploy(t, in).ID)
+	ctx := context.Background()
+	served := func() map[string]int {
+		out := map[string]int{}
+		for _, p := range f.pods(t, "app=sglang-chat") {
+			out[p] = f.world.ServedBy("default", p)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		policy inference.RouterPolicy
+		check  func(before, after map[string]int) error
+		prompt func(i int) string
+	}{
+		{inference.RoundRobin, func(before, after map[string]int) error {
+			for p := range after {
+				if after[p]-before[p] != 5 {
+					return fmt.Errorf("round robin sent %v", diff(before, after))
+				}
+			}
+			return nil
+		}, func(i int) string { return fmt.Sprintf("question %d", i) }},
+		{inference.CacheAware, func(before, after map[string]int) error {
+			d := diff(before, after)
+			for _, n := range d {
+				if n == 0 {
+					return fmt.Errorf("cache aware left a worker idle under one prefix past the balance: %v", d)
+				}
+			}
+			return nil
+		}, func(i int) string { return "the same long shared system prefix for every request" }},
+	} {
+		op, err := f.svc.DeployRouter(ctx, "tester", e.ID, c.policy, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		simtest.Succeeded(t, f.runner, op)
+		f.until(t, e.ID, "routed", func(e *inference.Endpoint) bool {
+			return e.Router != nil && e.Router.Policy == c.policy && e.Router.ReadyReplicas == 1
+		})
+		f.routerSettled(t, c.policy)
+		before := served()
+		for i := range 10 {
+			a, err := f.svc.Invoke(ctx, e.ID, hello(c.prompt(i)), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Target != "services/sglang-chat-router" {
+				t.Fatalf("called %s", a.Target)
+			}
+		}
+		if err := c.check(before, served()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.svc.DeployRouter(ctx, "tester", f.deploy(t, f.vllm("plain", inference.ClusterIP)).ID, inference.RoundRobin, "")
+	wantCode(t, err, errs.Precondition, "endpointId", "SGLang")
+}
+
+func diff(before, after map[string]int) map[string]int {
+	out := map[string]int{}
+	for p, n := range after {
+		out[p] = n - before[p]
+	}
+	return out
+}
+
+// pods lists the names of the pods selector matches.
+func (f *fixture) pods(t *testing.T, selector string) []string {
+	t.Helper()
+	list, err := f.kube(t).Core.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range list.Items {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// routerSettled waits until the router's only ready pod runs policy: a
+// changed policy rolls the router's pod.
+func (f *fixture) routerSettled(t *testing.T, policy inference.RouterPolicy) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		list, err := f.kube(t).Core.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "app=sglang-chat-router"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) == 1 && kubeReady(&list.Items[0]) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the %s router never settled", policy)
+}
+
+func kubeReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// TestFaultsFailTheEndpoint: a server out of GPU memory at load, and an
+// image that cannot be pulled, each turn the endpoint FAILED with the
+// pod's reason.
+func TestFaultsFailTheEndpoint(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct{ fault, name, image, want string }{
+		{"gpuoom:deployment=vllm-oom", "oom", "vllm/vllm-openai:v0.10.1", "CUDA out of memory"},
+		{"imagepull:image=vllm/vllm-openai:v9.9.9", "pull", "vllm/vllm-openai:v9.9.9", "ErrImagePull"},
+	} {
+		fault, err := sim.ParseFault(c.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.world.InjectFault(fault); err != nil {
+			t.Fatal(err)
+		}
+		in := f.vllm(c.name, inference.ClusterIP)
+		in.Image = c.image
+		e := f.until(t, f.deploy(t, in).ID, "FAILED", func(e *inference.Endpoint) bool { return e.Status == inference.Failed })
+		if !strings.Contains(e.StatusMessage, c.want) {
+			t.Fatalf("%s: %s", c.name, e.StatusMessage)
+		}
+	}
+}

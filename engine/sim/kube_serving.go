@@ -1,0 +1,233 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Model servers. A settle plays them after the pods start:
+//
+//   - a serving pod is one whose first container runs vLLM (vllm serve
+//     <model>), SGLang (sglang.launch_server --model-path <model>), the
+//     inference operator's worker (container "worker", its model at its
+//     read-only volume mount), or the SGLang router
+//     (sglang_router.launch_router);
+//   - it is Running but not Ready while it loads its model: for
+//     kubeModelLoadBase plus the model's size (the bytes under its path in
+//     the bucket its volume is bound to) at kubeModelLoadRate, divided by
+//     the world's speed; a router is ready at once;
+//   - a gpuoom fault on its Deployment makes the load fail: the container
+//     exits with torch.OutOfMemoryError and waits in CrashLoopBackOff;
+//   - an imagepull fault on its image keeps it Pending, its container
+//     waiting in ErrImagePull (kube_sched.go's start asks kubeUnpullable).
+//
+// Left out: probes other than the load (a ready server stays ready),
+// restarts counted over time (a crashed server shows one).
+
+// Model load of a serving pod (real time).
+const (
+	kubeModelLoadBase = 30 * time.Second
+	kubeModelLoadRate = 500 << 20 // bytes a second
+)
+
+// kubeServingKind is what a pod serves: "vllm", "sglang", "worker",
+// "router", or "" for none.
+func kubeServingKind(pod *corev1.Pod) string {
+	if len(pod.Spec.Containers) == 0 {
+		return ""
+	}
+	c := &pod.Spec.Containers[0]
+	cmd := strings.Join(append(slices.Clone(c.Command), c.Args...), " ")
+	switch {
+	case strings.Contains(cmd, "sglang_router.launch_router"):
+		return "router"
+	case strings.Contains(cmd, "sglang.launch_server"):
+		return "sglang"
+	case len(c.Command) >= 2 && c.Command[0] == "vllm" && c.Command[1] == "serve":
+		return "vllm"
+	case c.Name == "worker" && kubeDeploymentOwner(pod) != "":
+		return "worker"
+	}
+	return ""
+}
+
+// kubeArg is the value of flag in args, "" when absent.
+func kubeArg(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// servingModelPath is the path a server loads its model from.
+func servingModelPath(pod *corev1.Pod, kind string) string {
+	c := &pod.Spec.Containers[0]
+	switch kind {
+	case "vllm":
+		if len(c.Command) > 2 {
+			return c.Command[2]
+		}
+		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0], "-") {
+			return c.Args[0]
+		}
+	case "sglang":
+		return kubeArg(append(slices.Clone(c.Command), c.Args...), "--model-path")
+	case "worker":
+		for _, m := range c.VolumeMounts {
+			if m.ReadOnly {
+				return m.MountPath
+			}
+		}
+	}
+	return ""
+}
+
+// modelBytes is the size of the model a serving pod loads: 0 when its
+// path is not on a bucket (a JumpStart worker's emptyDir, FSx).
+func (s *kubeSession) modelBytes(pod *corev1.Pod, kind string) int64 {
+	p := servingModelPath(pod, kind)
+	if p == "" {
+		return 0
+	}
+	bucket, prefix, err := s.bucketPathOf(pod, &pod.Spec.Containers[0], p)
+	if err != nil {
+		return 0
+	}
+	b := s.t.st.Buckets[bucket]
+	if b == nil {
+		return 0
+	}
+	var n int64
+	for key, o := range b.Objects {
+		if strings.HasPrefix(key, prefix) {
+			n += o.Size
+		}
+	}
+	return n
+}
+
+// kubeModelLoadTime is how long loading n bytes takes (real time).
+func kubeModelLoadTime(n int64) time.Duration {
+	return kubeModelLoadBase + time.Duration(float64(n)/kubeModelLoadRate*float64(time.Second))
+}
+
+// kubeUnpullable returns the imagepull fault that strikes pod's images,
+// and the image, or -1.
+func (t *txn) kubeUnpullable(pod *corev1.Pod) (int, string) {
+	for i, f := range t.st.Faults {
+		if f.Kind != FaultImagePull || !f.inRegion(t.region) {
+			continue
+		}
+		for _, c := range pod.Spec.Containers {
+			if c.Image == f.Image {
+				return i, c.Image
+			}
+		}
+	}
+	return -1, ""
+}
+
+// kubePullFailedStatus keeps pod Pending with its container waiting on an
+// image that cannot be pulled.
+func kubePullFailedStatus(pod *corev1.Pod, image, message string) {
+	st := &pod.Status
+	st.Phase = corev1.PodPending
+	st.ContainerStatuses = nil
+	for _, c := range pod.Spec.Containers {
+		cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}
+		if c.Image == image {
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ErrImagePull",
+				Message: fmt.Sprintf("failed to pull and unpack image %q: %s", image, message)}
+		}
+		st.ContainerStatuses = append(st.ContainerStatuses, cs)
+	}
+}
+
+// playServing plays the model servers (see the top of this file).
+func (sc *kubeScheduler) playServing() {
+	s := sc.s
+	live := map[string]bool{}
+	for _, p := range sc.pods {
+		live[string(p.pod.UID)] = true
+	}
+	for uid := range s.rec.ServerStarts {
+		if !live[uid] {
+			delete(s.rec.ServerStarts, uid)
+		}
+	}
+	for _, p := range sc.pods {
+		kind := kubeServingKind(&p.pod)
+		if kind == "" || !p.active() || p.pod.Status.Phase != corev1.PodRunning || len(p.pod.Status.ContainerStatuses) == 0 {
+			continue
+		}
+		cs := &p.pod.Status.ContainerStatuses[0]
+		started := sc.servingStart(p)
+		loadedAt := started
+		if kind != "router" {
+			loadedAt = started.Add(s.t.w.scale(kubeModelLoadTime(s.modelBytes(&p.pod, kind))))
+		}
+		oom := false
+		for _, f := range s.t.st.Faults {
+			if f.Kind == FaultGPUOOM && f.inRegion(s.t.region) && kubeDeploymentName(&p.pod) == f.Deployment {
+				oom = true
+			}
+		}
+		st := &p.pod.Status
+		switch {
+		case s.t.now.Before(loadedAt):
+			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
+			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
+			cs.Ready = false
+		case oom:
+			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
+			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
+			cs.Ready, cs.RestartCount = false, max(cs.RestartCount, 1)
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: "back-off 10s restarting failed container=" + cs.Name}}
+			cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
+				Message:   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB while loading the model weights",
+				StartedAt: metav1.NewTime(started), FinishedAt: metav1.NewTime(loadedAt)}}
+		default:
+			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionTrue, "", "", loadedAt)
+			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionTrue, "", "", loadedAt)
+			cs.Ready = true
+			if cs.State.Running == nil {
+				cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(loadedAt)}}
+			}
+		}
+		sc.store(p)
+	}
+}
+
+// servingStart is when a serving pod's container first started.
+func (sc *kubeScheduler) servingStart(p *kubeSchedPod) time.Time {
+	if at, ok := sc.s.rec.ServerStarts[string(p.pod.UID)]; ok {
+		return at
+	}
+	for _, c := range p.pod.Status.Conditions {
+		if c.Type == corev1.PodReadyToStartContainers {
+			return c.LastTransitionTime.Time // started before the simulator kept the moment
+		}
+	}
+	return sc.s.t.now
+}
+
+// kubeDeploymentName is the name of the Deployment that controls pod.
+func kubeDeploymentName(pod *corev1.Pod) string {
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "Deployment" && o.Controller != nil && *o.Controller {
+			return o.Name
+		}
+	}
+	return ""
+}

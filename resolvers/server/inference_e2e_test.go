@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/app"
+	"github.com/instantstart/instantstart/resolvers/server"
+)
+
+// TestEndpointOverGraphQL deploys a vLLM endpoint through the API, follows
+// it to READY, chats with it as an OPERATOR, and is refused as a VIEWER:
+// an invocation spends GPU time.
+func TestEndpointOverGraphQL(t *testing.T) {
+	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
+	clusterID := trainingCluster(t, srv, "infer-e2e")
+	res := query(t, srv, `mutation($in: DeployEndpointInput!) { deployEndpoint(input: $in) { id target { id } } }`,
+		map[string]any{"in": map[string]any{"clusterId": clusterID, "name": "chat", "path": "SELF_MANAGED", "model": "qwen2.5-0.5b-instruct",
+			"instanceType": "ml.g5.12xlarge", "replicas": 1, "gpusPerReplica": 1, "engine": "VLLM", "image": "vllm/vllm-openai:v0.10.1",
+			"serviceForm": "CLUSTER_IP"}})
+	var dep struct {
+		DeployEndpoint struct {
+			ID     string
+			Target struct{ ID string }
+		}
+	}
+	mustDecode(t, res, &dep)
+	if s := waitOperation(t, srv, dep.DeployEndpoint.ID); s != "SUCCEEDED" {
+		t.Fatalf("deployEndpoint ended %s", s)
+	}
+	id := dep.DeployEndpoint.Target.ID
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var got struct {
+			Endpoint struct {
+				Status        string
+				ReadyReplicas int
+				Address       struct{ Host string }
+			}
+		}
+		mustDecode(t, query(t, srv, `query($id: ID!) { endpoint(id: $id) { status readyReplicas address { host } } }`, map[string]any{"id": id}), &got)
+		if got.Endpoint.Status == "READY" {
+			if got.Endpoint.ReadyReplicas != 1 || got.Endpoint.Address.Host == "" {
+				t.Fatalf("READY endpoint %+v", got.Endpoint)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the endpoint stayed %s", got.Endpoint.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	const invoke = `mutation($id: ID!) { invokeEndpoint(endpointId: $id, request: {messages: [{role: "user", content: "Hello there"}], maxTokens: 32}) {
+		text promptTokens completionTokens totalTokens latencyMs target } }`
+	var out struct {
+		InvokeEndpoint struct {
+			Text                                        string
+			PromptTokens, CompletionTokens, TotalTokens int
+			LatencyMs                                   float64
+			Target                                      string
+		}
+	}
+	mustDecode(t, query(t, srv, invoke, map[string]any{"id": id}), &out)
+	a := out.InvokeEndpoint
+	if a.Text == "" || a.CompletionTokens < 1 || a.CompletionTokens > 32 || a.TotalTokens != a.PromptTokens+a.CompletionTokens || a.LatencyMs <= 0 || a.Target != "services/vllm-chat" {
+		t.Fatalf("answer %+v", a)
+	}
+	_, viewer := newToken(t, srv, "viewer", "VIEWER", nil)
+	res = queryAs(t, srv, viewer, invoke, map[string]any{"id": id})
+	if len(res.Errors) != 1 || res.Errors[0].Code() != "FORBIDDEN" {
+		t.Fatalf("a VIEWER's invocation: %+v", res.Errors)
+	}
+}
