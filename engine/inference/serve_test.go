@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
@@ -288,4 +289,38 @@ func TestFaultsFailTheEndpoint(t *testing.T) {
 			t.Fatalf("%s: %s", c.name, e.StatusMessage)
 		}
 	}
+}
+
+// TestKEDAScalesWithLoad sets KEDA autoscaling on requests per replica:
+// a burst of requests scales the endpoint up to its maximum, and once the
+// requests stop and the cooldown passes, back down to its minimum. The
+// clock is held so that the burst falls in one window.
+func TestKEDAScalesWithLoad(t *testing.T) {
+	f := newFixture(t)
+	f.enable(t, features.Toggle{Name: features.KEDA, Enable: true},
+		features.Toggle{Name: features.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1111"}})
+	e := f.ready(t, f.deploy(t, f.vllm("chat", inference.ClusterIP)).ID)
+	ctx := context.Background()
+	op, err := f.svc.SetAutoscaling(ctx, "tester", e.ID, inference.AutoscalingInput{Bounds: inference.Bounds{Min: 1, Max: 3}, Trigger: inference.RequestsPerReplica, Target: 0.1}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	simtest.Succeeded(t, f.runner, op)
+	f.clock.Pause()
+	defer f.clock.Resume()
+	for range 30 {
+		if _, err := f.svc.Invoke(ctx, e.ID, hello("load"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clock.Step(time.Millisecond)
+	got := f.until(t, e.ID, "scaled up", func(e *inference.Endpoint) bool { return e.Replicas == 3 })
+	if got.Autoscaling == nil || !got.Autoscaling.Ready || !got.Autoscaling.Active {
+		t.Fatalf("autoscaling %+v", got.Autoscaling)
+	}
+	f.clock.Step(2 * time.Minute / speed * 2) // past the window and the cooldown
+	f.until(t, e.ID, "scaled down", func(e *inference.Endpoint) bool { return e.Replicas == 1 })
+	two := 2
+	_, err = f.svc.Update(ctx, "tester", e.ID, inference.UpdateInput{Replicas: &two}, "")
+	wantCode(t, err, errs.Precondition, "input.replicas", "setEndpointAutoscaling")
 }

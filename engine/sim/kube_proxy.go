@@ -44,6 +44,9 @@ type kubeServingRec struct {
 	Served   map[string]int    `json:",omitempty"`
 	Turn     int               `json:",omitempty"`
 	Prefixes map[string]string `json:",omitempty"`
+	// HighAt is when KEDA last saw the demand at or above the replicas it
+	// had (kube_keda.go): scaling down waits its cooldown from then.
+	HighAt time.Time `json:",omitzero"`
 }
 
 // Bounds of what is remembered.
@@ -172,16 +175,7 @@ func (s *kubeSession) readyPods(ns string, sel labels.Selector, but string) ([]*
 
 // servingRec is the serving record of the Deployment that controls pod.
 func (s *kubeSession) servingRec(pod *corev1.Pod) *kubeServingRec {
-	if s.rec.Serving == nil {
-		s.rec.Serving = map[string]*kubeServingRec{}
-	}
-	key := kubeObjectKey(pod.Namespace, kubeDeploymentName(pod))
-	rec := s.rec.Serving[key]
-	if rec == nil {
-		rec = &kubeServingRec{}
-		s.rec.Serving[key] = rec
-	}
-	return rec
+	return s.servingRecOf(pod.Namespace, kubeDeploymentName(pod))
 }
 
 // route picks the worker a router sends a request to.

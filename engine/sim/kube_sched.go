@@ -44,7 +44,8 @@ import (
 //     marks it Unschedulable with the scheduler's message (see kubeFit);
 //   - plays the model servers: loading, out of GPU memory, images that
 //     cannot be pulled (kube_serving.go);
-//   - plays the Deployment controller (kube_deployments.go);
+//   - plays KEDA's ScaledObjects (kube_keda.go), then the Deployment
+//     controller (kube_deployments.go);
 //   - plays the HyperPod inference operator and the AWS Load Balancer
 //     Controller (kube_inference_operator.go, kube_loadbalancer.go);
 //   - lets the managed Karpenter act (sagemaker_karpenter.go).
@@ -139,6 +140,9 @@ func (s *kubeSession) settle() error {
 		return err
 	}
 	if err := sc.playTraining(); err != nil {
+		return err
+	}
+	if err := sc.playKEDA(); err != nil {
 		return err
 	}
 	if err := sc.playDeployments(); err != nil {
