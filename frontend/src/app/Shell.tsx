@@ -2,6 +2,8 @@ import { useEffect, type ReactNode } from "react";
 import { ClusterDetailPage, clusterTabs, type ClusterTab } from "../clusters/ClusterDetailPage";
 import { ClustersPage } from "../clusters/ClustersPage";
 import { CreateClusterPage } from "../clusters/CreateClusterPage";
+import { DeployEndpointPage } from "../endpoints/DeployEndpointPage";
+import { EndpointPage, EndpointRedirect } from "../endpoints/EndpointPage";
 import { AddInstanceGroupPage } from "../instanceGroups/AddInstanceGroupPage";
 import { InstanceGroupPage, InstanceGroupRedirect } from "../instanceGroups/InstanceGroupPage";
 import { JobPage } from "../jobs/JobPage";
@@ -63,7 +65,10 @@ function Page({ path }: { path: string }): ReactNode {
   if ((m = matchPath("/clusters/:id/instance-groups/:groupId", path))) return <InstanceGroupPage key={m.groupId} clusterId={m.id!} id={m.groupId!} />;
   if ((m = matchPath("/clusters/:id/jobs/new", path))) return <SubmitJobPage key={m.id} clusterId={m.id!} />;
   if ((m = matchPath("/clusters/:id/jobs/:jobId", path))) return <JobPage key={m.jobId} clusterId={m.id!} id={m.jobId!} />;
+  if ((m = matchPath("/clusters/:id/endpoints/new", path))) return <DeployEndpointPage key={m.id} clusterId={m.id!} />;
+  if ((m = matchPath("/clusters/:id/endpoints/:endpointId", path))) return <EndpointPage key={m.endpointId} clusterId={m.id!} id={m.endpointId!} />;
   if ((m = matchPath("/instance-groups/:id", path))) return <InstanceGroupRedirect key={m.id} id={m.id!} />;
+  if ((m = matchPath("/endpoints/:id", path))) return <EndpointRedirect key={m.id} id={m.id!} />;
   if (matchPath("/operations", path)) return <OperationsPage path={path} />;
   if ((m = matchPath("/operations/:id", path))) return <OperationPage key={m.id} id={m.id!} />;
   if (matchPath("/signin", path)) return null; // App sends a signed-in user on

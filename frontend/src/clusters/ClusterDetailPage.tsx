@@ -23,6 +23,8 @@ import { FeaturesTab } from "../features/FeaturesTab";
 import { useClusterFeatures } from "../features/useClusterFeatures";
 import { JobsTab } from "../jobs/JobsTab";
 import { useClusterJobs } from "../jobs/useClusterJobs";
+import { EndpointsTab } from "../endpoints/EndpointsTab";
+import { useClusterEndpoints } from "../endpoints/useClusterEndpoints";
 import { ModelsTab } from "../models/ModelsTab";
 import { useClusterModels } from "../models/useClusterModels";
 import { prefixQuery } from "../storage/bucketPaths";
@@ -35,9 +37,9 @@ import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
 
 /** The tabs of the cluster page, each at its own path under /clusters/:id. */
-export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features" | "storage" | "models" | "jobs";
+export type ClusterTab = "overview" | "instance-groups" | "nodes" | "features" | "storage" | "models" | "jobs" | "endpoints";
 
-export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features", "storage", "models", "jobs"];
+export const clusterTabs: readonly ClusterTab[] = ["overview", "instance-groups", "nodes", "features", "storage", "models", "jobs", "endpoints"];
 
 /** The path of a tab of the cluster page. */
 export function clusterTabPath(id: string, tab: ClusterTab): string {
@@ -48,7 +50,7 @@ export function clusterTabPath(id: string, tab: ClusterTab): string {
 /**
  * One cluster: the overview (network, EKS and HyperPod, its operations, and
  * delete), its instance groups, its nodes, its features, its storage, the
- * models in its shared bucket and its training jobs.
+ * models in its shared bucket, its training jobs and its inference endpoints.
  * The tabs share the page, so switching tabs keeps every live stream and
  * what it has received.
  */
@@ -84,6 +86,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
   const storage = useClusterStorage(id, tab === "storage" || tab === "models");
   const models = useClusterModels(id, storage.eventCursor, storage.shared?.status === "AVAILABLE", tab === "models");
   const jobs = useClusterJobs(id, tab === "jobs");
+  const endpoints = useClusterEndpoints(id, tab === "endpoints");
   const operations = useMemo(() => {
     const ops = mergeRecords(loaded?.operations.edges.map((e) => e.node) ?? [], liveOps);
     return ops.sort((a, b) => compareTimes(b.createdAt, a.createdAt));
@@ -121,7 +124,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
           <p className="head-status">
             <StatusBadge status={cluster.status} />
             {cluster.imported && <span className="tag">imported</span>}
-            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError ?? storage.streamError ?? models.streamError ?? jobs.streamError} />
+            <LiveIndicator error={streamError ?? compute.streamError ?? features.streamError ?? storage.streamError ?? models.streamError ?? jobs.streamError ?? endpoints.streamError} />
           </p>
           {cluster.statusMessage && <p className="muted">{cluster.statusMessage}</p>}
         </div>
@@ -156,6 +159,9 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
         <Link to={clusterTabPath(cluster.id, "jobs")} aria-current={tab === "jobs" ? "page" : undefined}>
           Jobs {jobs.loaded && <span className="tab-count">{jobs.totalCount}</span>}
         </Link>
+        <Link to={clusterTabPath(cluster.id, "endpoints")} aria-current={tab === "endpoints" ? "page" : undefined}>
+          Endpoints {endpoints.loaded && <span className="tab-count">{endpoints.totalCount}</span>}
+        </Link>
       </nav>
 
       {tab === "instance-groups" && <InstanceGroupsTab cluster={cluster} compute={compute} />}
@@ -164,6 +170,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
       {tab === "storage" && <StorageTab cluster={cluster} computeZones={computeZones(cluster)} storage={storage} pathOf={storagePath} />}
       {tab === "models" && <ModelsTab cluster={cluster} storage={storage} models={models} storagePath={storagePath} />}
       {tab === "jobs" && <JobsTab cluster={cluster} jobs={jobs} />}
+      {tab === "endpoints" && <EndpointsTab cluster={cluster} endpoints={endpoints} />}
       {tab === "overview" && <Overview cluster={cluster} operations={operations} groups={compute.loaded ? compute.groups : null} />}
     </>
   );

@@ -112,6 +112,8 @@ describe("featureInput", () => {
     ["TRAINING_OPERATOR", "enable", { trainingOperator: true }],
     ["TRAINING_OPERATOR", "disable", { trainingOperator: false }],
     ["FSX_CSI_DRIVER", "enable", { fsxCsiDriver: true }],
+    ["LOAD_BALANCER_CONTROLLER", "enable", { loadBalancerController: true }],
+    ["LOAD_BALANCER_CONTROLLER", "disable", { loadBalancerController: false }],
   ])("%s %s sends that feature alone", (name, action, want) => {
     expect(featureInput(feature(name), action)).toEqual(want);
   });
@@ -327,6 +329,8 @@ describe("add-on features", () => {
     expect(featureActions("ENABLED", "KUBERAY")).toEqual(["disable", "reapply"]);
     expect(asksSettings("S3_CSI_DRIVER", "change")).toBe(true);
     expect(asksSettings("KEDA", "enable")).toBe(false);
+    expect(asksSettings("LOAD_BALANCER_CONTROLLER", "enable")).toBe(false);
+    expect(featureActions("ENABLED", "LOAD_BALANCER_CONTROLLER")).toEqual(["disable", "reapply"]);
     expect(asksSettings("DEEP_HEALTH_CHECKS", "enable")).toBe(false);
   });
 

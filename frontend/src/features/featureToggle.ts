@@ -365,6 +365,8 @@ export function featureInput(feature: FeatureWithSettings, action: FeatureAction
       return { kubeRay: enable };
     case "KEDA":
       return { keda: enable };
+    case "LOAD_BALANCER_CONTROLLER":
+      return { loadBalancerController: enable };
     case "FSX_CSI_DRIVER":
       return { fsxCsiDriver: enable };
     case "MLFLOW":

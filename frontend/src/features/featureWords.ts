@@ -48,8 +48,9 @@ export const featureEffects: Record<FeatureName, { enable: string; disable: stri
     disable: "Uninstalls the KubeRay operator's Helm release. Ray clusters and jobs still running lose their operator.",
   },
   KEDA: {
-    enable: "Installs KEDA's Helm chart, for ScaledObject autoscaling on Prometheus or CloudWatch metrics.",
-    disable: "Uninstalls KEDA's Helm release: ScaledObjects stop scaling their targets.",
+    enable:
+      "Installs the eks-pod-identity-agent add-on when missing, makes an IAM role (given to KEDA's operator by pod identity) that may query Amazon Managed Service for Prometheus, and installs KEDA's Helm chart, for ScaledObject autoscaling of inference endpoints on the metrics observability writes.",
+    disable: "Uninstalls KEDA's Helm release and removes its pod identity association and IAM role: ScaledObjects stop scaling their targets.",
   },
   S3_CSI_DRIVER: {
     enable:
@@ -60,6 +61,12 @@ export const featureEffects: Record<FeatureName, { enable: string; disable: stri
   FSX_CSI_DRIVER: {
     enable: "Installs the FSx for Lustre CSI driver add-on. Static volumes need no IAM role: the nodes mount the file systems over the network.",
     disable: "Removes the FSx for Lustre CSI driver add-on. Pods mounting file systems lose their volumes; the file systems stay.",
+  },
+  LOAD_BALANCER_CONTROLLER: {
+    enable:
+      "Installs the eks-pod-identity-agent add-on when missing, makes an IAM policy and role (given to the controller by pod identity) that may manage load balancers and their security groups, changing or deleting only those it tagged as its own, and installs the AWS Load Balancer Controller's Helm chart in kube-system. It then makes an internet-facing Network Load Balancer for each LoadBalancer Service. Deploying a LOAD_BALANCER endpoint turns it on by itself.",
+    disable:
+      "Uninstalls the controller's Helm release and removes its pod identity association, IAM role and policy. Load balancers it made are no longer kept in step with their Services; the eks-pod-identity-agent add-on is left in place.",
   },
   MLFLOW: {
     enable:

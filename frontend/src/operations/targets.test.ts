@@ -7,6 +7,7 @@ describe("targetPath", () => {
     [{ kind: "OPERATION", id: "op1" }, "/operations/op1"],
     [{ kind: "INSTANCE_GROUP", id: "g1" }, "/instance-groups/g1"],
     [{ kind: "CLUSTER_NODES", id: "c1" }, "/clusters/c1/nodes"],
+    [{ kind: "ENDPOINT", id: "e1" }, "/endpoints/e1"],
     [{ kind: "SUBSCRIPTION", id: "events" }, null],
   ])("%j is %s", (target, path) => {
     expect(targetPath(target)).toBe(path);

@@ -9,6 +9,9 @@ export function targetPath(target: { kind: string; id: string }): string | null 
     case "INSTANCE_GROUP":
       // The group's page lives under its cluster, which this page looks up.
       return `/instance-groups/${id}`;
+    case "ENDPOINT":
+      // The endpoint's page lives under its cluster, which this page looks up.
+      return `/endpoints/${id}`;
     case "CLUSTER_NODES":
       // Node operations name the cluster whose nodes they act on.
       return `/clusters/${id}/nodes`;
