@@ -108,3 +108,38 @@ export async function launchBrowser(base) {
 export async function screenshot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 }
+
+/** The fields the tests read of an operation. */
+export const operationFields = "id status error { code message } target { id }";
+
+/**
+ * The admin's GraphQL client of a server started by startServer: gql calls
+ * the API (a GraphQL error fails the test), succeeds follows an operation
+ * with waitOperation until it ends and requires it to succeed.
+ */
+export function adminGraphQL(server) {
+  async function gql(query, variables = {}) {
+    const { data, errors } = await server.api("/graphql", { method: "POST", body: JSON.stringify({ query, variables }) });
+    if (errors?.length) throw new Error(`${query.split("(")[0]}: ${errors.map((e) => e.message).join("; ")}`);
+    return data;
+  }
+  async function succeeds(op, what, timeout = 180_000) {
+    const deadline = Date.now() + timeout;
+    let current = op;
+    while (!["SUCCEEDED", "FAILED", "CANCELLED"].includes(current.status)) {
+      if (Date.now() > deadline) throw new Error(`${what} is still ${current.status}`);
+      ({ waitOperation: current } = await gql(`query($id: ID!) { waitOperation(id: $id, timeoutSeconds: 30) { ${operationFields} } }`, { id: op.id }));
+    }
+    if (current.status !== "SUCCEEDED") throw new Error(`${what} ended ${current.status}: ${JSON.stringify(current.error)}`);
+    return current;
+  }
+  return { gql, succeeds };
+}
+
+/** Signs page in with token on the sign-in page, and waits for the app. */
+export async function signIn(page, base, token, name) {
+  await page.goto(base + "/");
+  await page.getByLabel("API token").fill(token);
+  await page.getByRole("button", { name: /sign in/i }).click();
+  await page.locator(".whoami-name").filter({ hasText: name }).waitFor();
+}

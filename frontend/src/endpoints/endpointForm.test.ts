@@ -95,7 +95,7 @@ describe("validateDeploy", () => {
     const errors = validateDeploy(selfManaged({ gpusPerReplica: "" }), 4);
     expect(Object.keys(errors)).toEqual(["input.gpusPerReplica"]);
     expect(errors["input.gpusPerReplica"]![0]).toMatch(/never guessed/);
-    expect(errors["input.gpusPerReplica"]![0]).toMatch(/1 to 4 \(ml\.g5\.12xlarge has 4\)/);
+    expect(errors["input.gpusPerReplica"]![0]).toMatch(/1 to 4: they are never guessed\. ml\.g5\.12xlarge has 4\./);
     expect(validateDeploy(selfManaged({ gpusPerReplica: "" }), null)["input.gpusPerReplica"]![0]).toMatch(/at least 1/);
   });
 

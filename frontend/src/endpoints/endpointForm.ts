@@ -209,8 +209,9 @@ export function validateDeploy(draft: DeployDraft, accelerators: number | null):
   const most = accelerators ?? Number.POSITIVE_INFINITY;
   if (needsGpus(draft) || gpusText !== "") {
     if (gpus === null || gpus < 1 || gpus > most) {
-      const range = accelerators ? `1 to ${accelerators} (${draft.instanceType} has ${accelerators})` : "at least 1";
-      addError(errors, deployPaths.gpusPerReplica, gpusText === "" ? `Give the GPUs each replica uses, ${range}: they are never guessed.` : `Use ${range} GPUs per replica.`);
+      const range = accelerators ? `1 to ${accelerators}` : "at least 1";
+      const has = accelerators ? ` ${draft.instanceType} has ${accelerators}.` : "";
+      addError(errors, deployPaths.gpusPerReplica, gpusText === "" ? `Give the GPUs each replica uses, ${range}: they are never guessed.${has}` : `Use ${range} GPUs per replica.${has}`);
     }
   }
 

@@ -23,6 +23,7 @@ describe("statusTone", () => {
     [null, "neutral"],
     ["IN_SERVICE", "ok"],
     ["DEGRADED", "warn"],
+    ["DEPLOYING", "progress"],
     ["RESTARTING", "warn"],
     ["SCHEDULABLE", "ok"],
     ["UNSCHEDULABLE", "bad"],

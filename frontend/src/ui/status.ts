@@ -33,6 +33,8 @@ const tones: Record<string, Tone> = {
   ENABLING: "progress",
   DISABLING: "progress",
   DOWNLOADING: "progress",
+  // an endpoint loading its model
+  DEPLOYING: "progress",
   // working, but needs attention
   DEGRADED: "warn",
   UNSCHEDULABLEPENDINGREBOOT: "warn",
