@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -93,6 +94,12 @@ const (
 	// Pending, their container waiting in ErrImagePull, until the fault is
 	// cleared.
 	FaultImagePull = "imagepull"
+	// FaultLoad adds a steady RPS requests a second to the model servers
+	// of Deployment Deployment (of Namespace; any when empty), as a load
+	// generator would, until the fault is cleared: KEDA reads them in the
+	// request rate and the router's queue, and the servers' latency grows
+	// with them. They are not answered one by one.
+	FaultLoad = "load"
 )
 
 // trainingFault tells whether kind is a fault of a training job.
@@ -109,16 +116,18 @@ type Fault struct {
 	Service      string // "sagemaker", "eks", "ec2", "iam", "sts", "servicequotas", "helm"
 	Operation    string // an SDK method name, e.g. "CreateCluster"; Helm's are "Install", "Uninstall", "GetRelease"
 	Region       string
-	Zone         string // a zone name ("us-west-2a") or id ("usw2-az1")
-	InstanceType string // SageMaker name, e.g. "ml.p5.48xlarge"
-	Cluster      string `json:",omitempty"` // a HyperPod cluster name (node and healthcheck faults)
-	Group        string `json:",omitempty"` // an instance group name (node and healthcheck faults)
-	Instance     string `json:",omitempty"` // an instance id, "i-..." (node and healthcheck faults)
-	Recovery     string `json:",omitempty"` // what a node fault needs: "reboot" (default) or "replace"
-	Job          string `json:",omitempty"` // a training job's name (hang, crash and nccl faults)
-	Pod          string `json:",omitempty"` // a pod of the job (hang, crash and nccl faults); empty for its first
-	Deployment   string `json:",omitempty"` // a Deployment's name (gpuoom faults)
-	Image        string `json:",omitempty"` // a container image (imagepull faults)
+	Zone         string  // a zone name ("us-west-2a") or id ("usw2-az1")
+	InstanceType string  // SageMaker name, e.g. "ml.p5.48xlarge"
+	Cluster      string  `json:",omitempty"` // a HyperPod cluster name (node and healthcheck faults)
+	Group        string  `json:",omitempty"` // an instance group name (node and healthcheck faults)
+	Instance     string  `json:",omitempty"` // an instance id, "i-..." (node and healthcheck faults)
+	Recovery     string  `json:",omitempty"` // what a node fault needs: "reboot" (default) or "replace"
+	Job          string  `json:",omitempty"` // a training job's name (hang, crash and nccl faults)
+	Pod          string  `json:",omitempty"` // a pod of the job (hang, crash and nccl faults); empty for its first
+	Namespace    string  `json:",omitempty"` // the Deployment's namespace (gpuoom and load faults); empty for any
+	Deployment   string  `json:",omitempty"` // a Deployment's name (gpuoom and load faults)
+	Image        string  `json:",omitempty"` // a container image (imagepull faults)
+	RPS          float64 `json:",omitempty"` // requests a second (load faults)
 	Code         string
 	Message      string
 	// Count is how many times the fault fires before it is removed; 0
@@ -139,10 +148,11 @@ type Fault struct {
 // "capacity:zone=us-west-2a,instanceType=ml.p5.48xlarge",
 // "throttle:service=eks,operation=DescribeCluster,count=3",
 // "node:cluster=hp,group=workers,recovery=replace" or
-// "healthcheck:cluster=hp,instanceType=ml.p5.48xlarge". Keys are
+// "healthcheck:cluster=hp,instanceType=ml.p5.48xlarge" or
+// "load:namespace=default,deployment=vllm-chat,rps=5". Keys are
 // case-insensitive: id, service, operation, region, zone, instanceType,
-// cluster, group, instance, recovery, job, pod, deployment, image, code,
-// message, count, value.
+// cluster, group, instance, recovery, job, pod, namespace, deployment,
+// image, rps, code, message, count, value.
 func ParseFault(spec string) (Fault, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	f := Fault{Kind: strings.ToLower(strings.TrimSpace(kind))}
@@ -179,6 +189,8 @@ func ParseFault(spec string) (Fault, error) {
 			f.Job = value
 		case "pod":
 			f.Pod = value
+		case "namespace", "ns":
+			f.Namespace = value
 		case "deployment":
 			f.Deployment = value
 		case "image":
@@ -193,6 +205,8 @@ func ParseFault(spec string) (Fault, error) {
 			f.Count, err = strconv.Atoi(value)
 		case "value":
 			f.Value, err = strconv.ParseFloat(value, 64)
+		case "rps":
+			f.RPS, err = strconv.ParseFloat(value, 64)
 		default:
 			return Fault{}, fmt.Errorf("sim: fault %q: unknown key %q", spec, key)
 		}
@@ -204,7 +218,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -299,19 +313,11 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		return w.normalizeNodeFault(f)
 	case FaultHang, FaultCrash, FaultNCCL, FaultSlow:
 		return normalizeTrainingFault(f)
-	case FaultGPUOOM:
-		if f.Deployment == "" || f.Image != "" {
-			return f, fmt.Errorf("sim: a %s fault needs deployment (the serving Deployment's name) and takes no image", f.Kind)
-		}
-		return f, nil
-	case FaultImagePull:
-		if f.Image == "" || f.Deployment != "" {
-			return f, fmt.Errorf("sim: an %s fault needs image (the image reference that cannot be pulled) and takes no deployment", f.Kind)
-		}
-		return f, nil
+	case FaultGPUOOM, FaultImagePull, FaultLoad:
+		return normalizeServingFault(f)
 	}
-	if f.Deployment != "" || f.Image != "" {
-		return f, fmt.Errorf("sim: deployment and image select serving pods; only %s and %s faults take them", FaultGPUOOM, FaultImagePull)
+	if f.Namespace != "" || f.Deployment != "" || f.Image != "" || f.RPS != 0 {
+		return f, fmt.Errorf("sim: namespace, deployment, image and rps select model servers; only %s, %s and %s faults take them", FaultGPUOOM, FaultImagePull, FaultLoad)
 	}
 	if f.Job != "" || f.Pod != "" {
 		return f, fmt.Errorf("sim: job and pod select training jobs; only %s, %s, %s and %s faults take them", FaultHang, FaultCrash, FaultNCCL, FaultSlow)
@@ -369,6 +375,44 @@ func normalizeTrainingFault(f Fault) (Fault, error) {
 		f.Count = 1
 	}
 	return f, nil
+}
+
+// normalizeServingFault checks a gpuoom, imagepull or load fault: it
+// selects model servers by region and its own keys, and lasts until it is
+// cleared.
+func normalizeServingFault(f Fault) (Fault, error) {
+	if f.Service != "" || f.Operation != "" || f.Code != "" || f.Value != 0 || f.Zone != "" || f.InstanceType != "" ||
+		f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" || f.Job != "" || f.Pod != "" {
+		return f, fmt.Errorf("sim: a %s fault selects model servers by region and %s; it takes nothing else", f.Kind, servingFaultKeys[f.Kind])
+	}
+	if f.Count != 0 {
+		return f, fmt.Errorf("sim: a %s fault lasts until it is cleared; it takes no count, got %d", f.Kind, f.Count)
+	}
+	switch f.Kind {
+	case FaultGPUOOM:
+		if f.Deployment == "" || f.Image != "" || f.RPS != 0 || f.Message != "" {
+			return f, fmt.Errorf("sim: a %s fault needs deployment (the serving Deployment's name) and may take namespace; it takes no image, rps or message", f.Kind)
+		}
+	case FaultImagePull:
+		if f.Image == "" || f.Namespace != "" || f.Deployment != "" || f.RPS != 0 {
+			return f, fmt.Errorf("sim: an %s fault needs image (the image reference that cannot be pulled) and may take message (the registry's answer); it takes no namespace, deployment or rps", f.Kind)
+		}
+	case FaultLoad:
+		if f.Deployment == "" || f.Image != "" || f.Message != "" {
+			return f, fmt.Errorf("sim: a %s fault needs deployment and rps, and may take namespace; it takes no image or message", f.Kind)
+		}
+		if !(f.RPS > 0) || math.IsInf(f.RPS, 1) {
+			return f, fmt.Errorf("sim: a %s fault needs rps, the requests a second it adds, above 0; got %v", f.Kind, f.RPS)
+		}
+	}
+	return f, nil
+}
+
+// servingFaultKeys names the keys of each serving fault, for its messages.
+var servingFaultKeys = map[string]string{
+	FaultGPUOOM:    "namespace and deployment",
+	FaultImagePull: "image and message",
+	FaultLoad:      "namespace, deployment and rps",
 }
 
 // instanceIDPattern is the shape of an EC2 instance id.

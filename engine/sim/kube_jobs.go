@@ -508,8 +508,10 @@ func (t *txn) drawString(alphabet string, n int) string {
 
 // planWakes records the coming moments at which the cluster's Jobs and
 // programs need a settle: a Job's next pod, deadline or expiry, a
-// program's end, and the start of a pod that runs a program. It runs once
-// the settle has bound the pods it could.
+// program's end, the start of a pod that runs a program, and the moments
+// other controllers asked for (kubeScheduler.later: a model loaded, a
+// KEDA cooldown over). It runs once the settle has bound the pods it
+// could.
 func (sc *kubeScheduler) planWakes() {
 	s := sc.s
 	now := s.t.now
@@ -531,6 +533,11 @@ func (sc *kubeScheduler) planWakes() {
 	}
 	for _, p := range sc.pods {
 		if at, ok := s.rec.PodStarts[string(p.pod.UID)]; ok && at.After(now) && kubeRunsProgram(&p.pod) {
+			wakes = append(wakes, at)
+		}
+	}
+	for _, at := range sc.later {
+		if at.After(now) {
 			wakes = append(wakes, at)
 		}
 	}

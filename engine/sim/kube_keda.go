@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,24 +15,44 @@ import (
 
 // KEDA's ScaledObjects, as a settle plays them while a release of the keda
 // chart is deployed. The simulator does not run PromQL: a prometheus
-// trigger whose query reads a num_requests_total counter (vLLM's or
-// SGLang's) measures the requests a second its Deployment's servers took
-// over the last minute (kube_proxy.go records them), and one that reads
-// sglang_router_queue_length measures the router's queue as that rate
-// times the servers' mean latency. KEDA then asks ceil(metric / threshold)
-// replicas, within minReplicaCount and maxReplicaCount, of the target
-// Deployment; it scales down only once cooldownPeriod has passed since
-// the demand was last higher. It writes spec.replicas of the Deployment and
-// the ScaledObject's Ready and Active conditions.
+// trigger is recognised by its query's metric name and labels:
 //
-// Left out: the HPA KEDA makes, polling intervals (a settle evaluates),
-// fallback, idleReplicaCount, and every other trigger type.
+//   - num_requests_total (vLLM's vllm:num_requests_total, SGLang's
+//     sglang:num_requests_total) with labels namespace and deployment
+//     measures the requests a second that Deployment's servers took over
+//     the last minute (kube_proxy.go records them), plus the rps of the
+//     load faults on it;
+//   - queue_length (sglang_router_queue_length) with labels namespace and
+//     service <deployment>-router measures the router's queue as that
+//     rate times kedaQueueWait, a request's mean wait (Little's law).
+//
+// A label the query leaves out is the ScaledObject's own namespace or
+// target. KEDA asks ceil(metric / threshold) replicas, within
+// minReplicaCount and maxReplicaCount, of the target Deployment, at once
+// when that is more than it has; fewer only once the demand has been lower
+// for cooldownPeriod. It writes spec.replicas of the Deployment and the
+// ScaledObject's status as KEDA does: scaleTargetKind, scaleTargetGVKR,
+// originalReplicaCount, externalMetricNames, hpaName, lastActiveTime and
+// the Ready, Active and Fallback conditions.
+//
+// The world is settled at the moment the demand falls under the
+// replicas' and when a cooldown ends (kubeScheduler.later), so scaling
+// down does not wait for a client to look. Left out: the HPA object KEDA
+// makes, pollingInterval (KEDA reacts at each settle, which the engine's
+// tests rely on: a burst scales at once), fallback, idleReplicaCount,
+// advanced scaling modifiers and every trigger type but prometheus.
 
 const (
 	kubeScaledObjectsKey = "keda.sh/v1alpha1/scaledobjects"
 	kedaChartName        = "keda"
-	kedaWindow           = time.Minute
-	kedaDefaultCooldown  = 300
+	// kedaWindow is the range of the rate() KEDA's queries take.
+	kedaWindow = time.Minute
+	// kedaQueueWait is how long a request waits in a router's queue, on
+	// average (real time).
+	kedaQueueWait = 1500 * time.Millisecond
+	// Defaults of a ScaledObject's spec.
+	kedaDefaultCooldown = 300
+	kedaDefaultMax      = 100
 )
 
 // kedaRuns tells whether KEDA runs in the session's cluster.
@@ -58,8 +80,12 @@ func (sc *kubeScheduler) playKEDA() error {
 		return err
 	}
 	for _, so := range objs {
-		if err := s.scaleObject(so); err != nil {
+		wake, err := s.scaleObject(so)
+		if err != nil {
 			return err
+		}
+		if !wake.IsZero() {
+			sc.later = append(sc.later, wake)
 		}
 	}
 	return nil
@@ -73,76 +99,190 @@ func kedaInt(so *unstructured.Unstructured, field string, def int64) int64 {
 	return def
 }
 
-// scaleObject evaluates one ScaledObject.
-func (s *kubeSession) scaleObject(so *unstructured.Unstructured) error {
-	ns := so.GetNamespace()
-	target, _, _ := unstructured.NestedString(so.Object, "spec", "scaleTargetRef", "name")
-	dep, err := s.get(kubeDeploymentsKey, ns, target)
-	if err != nil || dep == nil {
-		return err
+// kedaLabelPattern finds a query's label matchers, name="value".
+var kedaLabelPattern = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"([^"]*)"`)
+
+// kedaQueryLabels are the equality matchers of a PromQL query.
+func kedaQueryLabels(query string) map[string]string {
+	out := map[string]string{}
+	for _, m := range kedaLabelPattern.FindAllStringSubmatch(query, -1) {
+		out[m[1]] = m[2]
 	}
+	return out
+}
+
+// kedaTrigger is a prometheus trigger the simulator recognised: its
+// demand is ceil(requests a second of Deployment ns/deployment, times
+// factor, over threshold).
+type kedaTrigger struct {
+	ns, deployment string
+	factor         float64
+	threshold      float64
+}
+
+// kedaTriggers reads the recognised triggers of a ScaledObject that
+// targets Deployment target.
+func kedaTriggers(so *unstructured.Unstructured, target string) []kedaTrigger {
 	triggers, _, _ := unstructured.NestedSlice(so.Object, "spec", "triggers")
-	lo, hi := kedaInt(so, "minReplicaCount", 0), kedaInt(so, "maxReplicaCount", 100)
-	cooldown := s.t.w.scale(time.Duration(kedaInt(so, "cooldownPeriod", kedaDefaultCooldown)) * time.Second)
-	rec := s.servingRecOf(ns, target)
-	metric, active := 0.0, false
-	want := lo
+	var out []kedaTrigger
 	for _, tr := range triggers {
 		m, _ := tr.(map[string]any)
 		meta, _ := m["metadata"].(map[string]any)
 		query, _ := meta["query"].(string)
 		threshold, _ := strconv.ParseFloat(strings.TrimSpace(asString(meta["threshold"])), 64)
-		if m["type"] != "prometheus" || threshold <= 0 {
+		if m["type"] != "prometheus" || !(threshold > 0) {
 			continue
 		}
-		rate := s.requestRate(rec)
+		labels := kedaQueryLabels(query)
+		k := kedaTrigger{ns: labels["namespace"], threshold: threshold}
+		if k.ns == "" {
+			k.ns = so.GetNamespace()
+		}
 		switch {
 		case strings.Contains(query, "num_requests_total"):
-			metric = rate
+			k.deployment, k.factor = labels["deployment"], 1
 		case strings.Contains(query, "queue_length"):
-			metric = rate * 1.5 // a request waits about its latency in the queue
+			k.deployment, k.factor = strings.TrimSuffix(labels["service"], "-router"), kedaQueueWait.Seconds()
 		default:
 			continue
 		}
-		active = active || metric > 0
-		want = max(want, int64(math.Ceil(metric/threshold)))
+		if k.deployment == "" {
+			k.deployment = target
+		}
+		out = append(out, k)
 	}
-	want = min(max(want, lo), hi)
-	cur, _, _ := unstructured.NestedInt64(dep.Object, "spec", "replicas")
+	return out
+}
+
+// scaleObject evaluates one ScaledObject, and returns when the world
+// should settle again for it (zero for no such moment).
+func (s *kubeSession) scaleObject(so *unstructured.Unstructured) (time.Time, error) {
+	ns := so.GetNamespace()
+	target, _, _ := unstructured.NestedString(so.Object, "spec", "scaleTargetRef", "name")
+	dep, err := s.get(kubeDeploymentsKey, ns, target)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if dep == nil {
+		s.putScaledObjectStatus(so, kedaCondition("Ready", false, "ScaledObjectCheckFailed", "ScaledObject doesn't have correct scaleTargetRef specification"),
+			kedaCondition("Active", false, "ScalerNotActive", "No triggers active"), nil)
+		return time.Time{}, nil
+	}
+	lo, hi := kedaInt(so, "minReplicaCount", 0), kedaInt(so, "maxReplicaCount", kedaDefaultMax)
+	cooldown := s.t.w.scale(time.Duration(kedaInt(so, "cooldownPeriod", kedaDefaultCooldown)) * time.Second)
+	cur, found, _ := unstructured.NestedInt64(dep.Object, "spec", "replicas")
+	if !found {
+		cur = 1
+	}
+	triggers := kedaTriggers(so, target)
+	demand := func(at time.Time) int64 {
+		want := lo
+		for _, k := range triggers {
+			rate := s.requestRate(k.ns, k.deployment, at) * k.factor
+			want = max(want, int64(math.Ceil(rate/k.threshold)))
+		}
+		return min(max(want, lo), hi)
+	}
+	active := false
+	for _, k := range triggers {
+		active = active || s.requestRate(k.ns, k.deployment, s.t.now) > 0
+	}
 	now := s.t.now
-	switch {
-	case want > cur:
-		rec.HighAt = now
-	case want < cur && now.Sub(rec.HighAt) < cooldown:
-		want = cur
-	}
+	rec := s.servingRecOf(ns, target)
+	want := demand(now)
 	if want >= cur {
-		rec.HighAt = now
+		rec.LowSince = time.Time{}
+	} else if rec.LowSince.IsZero() {
+		rec.LowSince = now
+	}
+	var wake time.Time
+	switch {
+	case want < cur && now.Sub(rec.LowSince) < cooldown:
+		want, wake = cur, rec.LowSince.Add(cooldown)
+	case want < cur:
+		rec.LowSince = time.Time{} // scaled down: the cooldown starts again
+		fallthrough
+	case want > lo:
+		wake = s.demandFalls(triggers, want, demand)
 	}
 	if want != cur {
 		next := dep.DeepCopy()
 		if err := unstructured.SetNestedField(next.Object, want, "spec", "replicas"); err != nil {
-			return err
+			return time.Time{}, err
 		}
 		next.SetGeneration(next.GetGeneration() + 1)
 		s.put(kubeDeploymentsKey, dep, next)
 	}
-	status := func(b bool) string {
-		if b {
-			return "True"
+	activeCond := kedaCondition("Active", false, "ScalerNotActive", "No triggers active")
+	if active {
+		activeCond = kedaCondition("Active", true, "ScalerActive", "Scaling is performed because triggers are active")
+		rec.ActiveAt = now
+	}
+	extra := map[string]any{"originalReplicaCount": cur}
+	if prev, ok, _ := unstructured.NestedInt64(so.Object, "status", "originalReplicaCount"); ok {
+		extra["originalReplicaCount"] = prev
+	}
+	if !rec.ActiveAt.IsZero() {
+		extra["lastActiveTime"] = rec.ActiveAt.UTC().Format(time.RFC3339)
+	}
+	var names []any
+	for i := range triggers {
+		names = append(names, "s"+strconv.Itoa(i)+"-prometheus")
+	}
+	if names != nil {
+		extra["externalMetricNames"] = names
+	}
+	s.putScaledObjectStatus(so, kedaCondition("Ready", true, "ScaledObjectReady", "ScaledObject is defined correctly and is ready for scaling"), activeCond, extra)
+	return wake, nil
+}
+
+// demandFalls finds when, with no more requests than those recorded, the
+// demand first falls under cur replicas: the moment enough of the window's
+// requests have aged out of it. It returns zero when it never does.
+func (s *kubeSession) demandFalls(triggers []kedaTrigger, cur int64, demand func(time.Time) int64) time.Time {
+	window := s.t.w.scale(kedaWindow)
+	var moments []time.Time
+	for _, k := range triggers {
+		for _, at := range s.servingRecOf(k.ns, k.deployment).Times {
+			if out := at.Add(window); out.After(s.t.now) {
+				moments = append(moments, out)
+			}
 		}
-		return "False"
+	}
+	slices.SortFunc(moments, time.Time.Compare)
+	for _, at := range moments {
+		if demand(at) < cur {
+			return at
+		}
+	}
+	return time.Time{}
+}
+
+// kedaCondition is one condition of a ScaledObject's status.
+func kedaCondition(typ string, status bool, reason, message string) map[string]any {
+	st := "False"
+	if status {
+		st = "True"
+	}
+	return map[string]any{"type": typ, "status": st, "reason": reason, "message": message}
+}
+
+// putScaledObjectStatus writes a ScaledObject's status: its Ready and
+// Active conditions, Fallback's, and the fields in extra.
+func (s *kubeSession) putScaledObjectStatus(so *unstructured.Unstructured, ready, active map[string]any, extra map[string]any) {
+	status := map[string]any{
+		"scaleTargetKind": "apps/v1.Deployment",
+		"scaleTargetGVKR": map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "resource": "deployments"},
+		"hpaName":         "keda-hpa-" + so.GetName(),
+		"conditions": []any{ready, active,
+			kedaCondition("Fallback", false, "NoFallbackFound", "No fallback was found")},
+	}
+	for k, v := range extra {
+		status[k] = v
 	}
 	next := so.DeepCopy()
-	next.Object["status"] = map[string]any{
-		"scaleTargetKind": "apps/v1.Deployment",
-		"conditions": []any{
-			map[string]any{"type": "Ready", "status": "True", "reason": "ScaledObjectReady", "message": "ScaledObject is defined correctly and is ready for scaling"},
-			map[string]any{"type": "Active", "status": status(active), "reason": "ScalerActive", "message": "Scaling is performed because triggers are active"},
-		},
-	}
+	next.Object["status"] = status
 	s.put(kubeScaledObjectsKey, so, next)
-	return nil
 }
 
 func asString(v any) string {
@@ -162,15 +302,30 @@ func (s *kubeSession) servingRecOf(ns, name string) *kubeServingRec {
 	return s.rec.Serving[key]
 }
 
-// requestRate is the requests a second a Deployment's servers took over
-// the last minute (real time).
-func (s *kubeSession) requestRate(rec *kubeServingRec) float64 {
+// requestRate is the requests a second (real time) the servers of
+// Deployment ns/name took in the minute up to at, as rate()[1m] reads
+// vLLM's and SGLang's request counters, plus the load faults on it.
+func (s *kubeSession) requestRate(ns, name string, at time.Time) float64 {
 	window := s.t.w.scale(kedaWindow)
 	n := 0
-	for _, at := range rec.Times {
-		if s.t.now.Sub(at) <= window {
-			n++
+	if rec := s.rec.Serving[kubeObjectKey(ns, name)]; rec != nil {
+		for _, t := range rec.Times {
+			if !t.After(at) && at.Sub(t) < window {
+				n++
+			}
 		}
 	}
-	return float64(n) / kedaWindow.Seconds()
+	return float64(n)/kedaWindow.Seconds() + s.faultLoad(ns, name)
+}
+
+// faultLoad is the requests a second the load faults add to Deployment
+// ns/name.
+func (s *kubeSession) faultLoad(ns, name string) float64 {
+	rps := 0.0
+	for _, f := range s.t.st.Faults {
+		if f.Kind == FaultLoad && f.inRegion(s.t.region) && f.Deployment == name && (f.Namespace == "" || f.Namespace == ns) {
+			rps += f.RPS
+		}
+	}
+	return rps
 }

@@ -19,7 +19,8 @@ import (
 // The pods/log subresource of the simulated API servers, as the kubelet
 // serves it: a training pod's log is computed from its operator's record
 // (kube_training_program.go) up to the world's clock, so every reader of
-// a pod reads the same lines at the same moments. Other pods log nothing.
+// a pod reads the same lines at the same moments; a model server's is
+// computed from its load (kube_serving_logs.go). Other pods log nothing.
 // Options: Container (the pod's only container, or one it has), Follow
 // (the stream ends once the container has ended and its last line is
 // sent, or when ctx ends), SinceTime (lines stamped at or after it),
@@ -200,6 +201,9 @@ func (srv *kubeServer) logView(t *txn, namespace, name, container string, refuse
 		return kubeLogView{}, false, nil
 	}
 	ended := pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil
+	if kind := kubeServingKind(&pod); kind != "" {
+		return (&kubeSession{t: t, rec: rec}).serverLog(&pod, kind, ended), false, nil
+	}
 	owner := kubeTrainingOwner(&pod)
 	tr := rec.Training[owner]
 	if owner == "" || tr == nil {

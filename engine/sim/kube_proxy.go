@@ -44,10 +44,17 @@ type kubeServingRec struct {
 	Served   map[string]int    `json:",omitempty"`
 	Turn     int               `json:",omitempty"`
 	Prefixes map[string]string `json:",omitempty"`
-	// HighAt is when KEDA last saw the demand at or above the replicas it
-	// had (kube_keda.go): scaling down waits its cooldown from then.
-	HighAt time.Time `json:",omitzero"`
+	// LowSince is when KEDA first saw the demand under the replicas the
+	// Deployment has (kube_keda.go): scaling down waits its cooldown from
+	// then. ActiveAt is when it last saw a trigger active.
+	LowSince time.Time `json:",omitzero"`
+	ActiveAt time.Time `json:",omitzero"`
 }
+
+// kubeContextLength is the context of every simulated model, in tokens:
+// a request whose prompt and max_tokens exceed it is refused, as vLLM
+// refuses it.
+const kubeContextLength = 32768
 
 // Bounds of what is remembered.
 const (
@@ -290,6 +297,14 @@ func (s *kubeSession) answerChat(pod *corev1.Pod, kind, path string, body []byte
 	if maxTokens < 1 {
 		return kubeAnswer(400, "max_tokens must be at least 1")
 	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += kubeTokens(m.Content) + 4
+	}
+	if prompt+maxTokens > kubeContextLength {
+		return kubeAnswer(400, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+			kubeContextLength, prompt+maxTokens, prompt, maxTokens))
+	}
 	model := pod.Name
 	if kind != "worker" {
 		c := &pod.Spec.Containers[0]
@@ -299,10 +314,8 @@ func (s *kubeSession) answerChat(pod *corev1.Pod, kind, path string, body []byte
 	}
 	h := fnv.New64a()
 	h.Write([]byte(model))
-	prompt := 0
 	for _, m := range req.Messages {
 		h.Write([]byte(m.Role + "\x00" + m.Content + "\x00"))
-		prompt += kubeTokens(m.Content) + 4
 	}
 	seed := h.Sum64()
 	n := min(maxTokens, 12+int(seed%40))
@@ -327,7 +340,7 @@ func (s *kubeSession) answerChat(pod *corev1.Pod, kind, path string, body []byte
 		}
 	}
 	ready, _ := s.readyPods(pod.Namespace, labels.SelectorFromSet(map[string]string{kubeTemplateHashLabel: pod.Labels[kubeTemplateHashLabel]}), "")
-	perReplica := float64(recent) / 10 / math.Max(1, float64(len(ready)))
+	perReplica := (float64(recent)/10 + s.faultLoad(pod.Namespace, kubeDeploymentName(pod))) / math.Max(1, float64(len(ready)))
 	latency := time.Duration(float64(80*time.Millisecond+time.Duration(n)*25*time.Millisecond) * (1 + perReplica/4))
 	rec.Times = append(rec.Times, now)
 	if len(rec.Times) > kubeServingKept {

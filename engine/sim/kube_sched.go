@@ -115,6 +115,9 @@ type kubeScheduler struct {
 	nodes []*kubeSchedNode // by name
 	node  map[string]*kubeSchedNode
 	pods  []*kubeSchedPod // oldest first, then by namespace and name
+	// later holds the moments at which the controllers played before
+	// planWakes want the world settled again.
+	later []time.Time
 }
 
 // settle brings the cluster's Kubernetes side up to the session's moment:

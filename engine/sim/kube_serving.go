@@ -22,12 +22,17 @@ import (
 //     the bucket its volume is bound to) at kubeModelLoadRate, divided by
 //     the world's speed; a router is ready at once;
 //   - a gpuoom fault on its Deployment makes the load fail: the container
-//     exits with torch.OutOfMemoryError and waits in CrashLoopBackOff;
+//     exits with torch.OutOfMemoryError (its log says so,
+//     kube_serving_logs.go) and waits in CrashLoopBackOff; once the fault
+//     is cleared, the next settle restarts it and it loads again;
 //   - an imagepull fault on its image keeps it Pending, its container
 //     waiting in ErrImagePull (kube_sched.go's start asks kubeUnpullable).
 //
-// Left out: probes other than the load (a ready server stays ready),
-// restarts counted over time (a crashed server shows one).
+// The settle is woken when a load ends (kubeScheduler.later), so that the
+// Deployment's status and the operator's follow at that moment. Left out:
+// probes other than the load (a ready server stays ready), back-off
+// delays (a crashed server waits in CrashLoopBackOff until its fault is
+// cleared, one restart counted per crash).
 
 // Model load of a serving pod (real time).
 const (
@@ -171,55 +176,95 @@ func (sc *kubeScheduler) playServing() {
 			continue
 		}
 		cs := &p.pod.Status.ContainerStatuses[0]
-		started := sc.servingStart(p)
-		loadedAt := started
-		if kind != "router" {
-			loadedAt = started.Add(s.t.w.scale(kubeModelLoadTime(s.modelBytes(&p.pod, kind))))
-		}
-		oom := false
-		for _, f := range s.t.st.Faults {
-			if f.Kind == FaultGPUOOM && f.inRegion(s.t.region) && kubeDeploymentName(&p.pod) == f.Deployment {
-				oom = true
+		load := s.serverLoad(&p.pod, kind)
+		if w := cs.State.Waiting; w != nil && w.Reason == kubeCrashLoopBackOff && !load.oom {
+			// The fault is gone: the kubelet's next restart loads the
+			// model again, from now.
+			if s.rec.ServerStarts == nil {
+				s.rec.ServerStarts = map[string]time.Time{}
 			}
+			s.rec.ServerStarts[string(p.pod.UID)] = s.t.now
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(s.t.now)}}
+			load = s.serverLoad(&p.pod, kind)
 		}
 		st := &p.pod.Status
+		unready := "containers with unready status: [" + cs.Name + "]"
 		switch {
-		case s.t.now.Before(loadedAt):
-			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
-			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
+		case s.t.now.Before(load.loadedAt):
+			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", unready, load.started)
+			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", unready, load.started)
 			cs.Ready = false
-		case oom:
-			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
-			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", "containers with unready status: ["+cs.Name+"]", started)
-			cs.Ready, cs.RestartCount = false, max(cs.RestartCount, 1)
-			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
-				Message: "back-off 10s restarting failed container=" + cs.Name}}
+			sc.later = append(sc.later, load.loadedAt)
+		case load.oom:
+			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", unready, load.started)
+			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", unready, load.started)
+			if cs.State.Waiting == nil {
+				cs.RestartCount++
+			}
+			cs.Ready = false
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: kubeCrashLoopBackOff,
+				Message: "back-off 10s restarting failed container=" + cs.Name + " pod=" + p.pod.Name + "_" + p.pod.Namespace + "(" + string(p.pod.UID) + ")"}}
 			cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
-				Message:   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB while loading the model weights",
-				StartedAt: metav1.NewTime(started), FinishedAt: metav1.NewTime(loadedAt)}}
+				Message: kubeCUDAOutOfMemory, StartedAt: metav1.NewTime(load.started), FinishedAt: metav1.NewTime(load.loadedAt)}}
 		default:
-			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionTrue, "", "", loadedAt)
-			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionTrue, "", "", loadedAt)
+			kubeSetPodCondition(st, corev1.ContainersReady, corev1.ConditionTrue, "", "", load.loadedAt)
+			kubeSetPodCondition(st, corev1.PodReady, corev1.ConditionTrue, "", "", load.loadedAt)
 			cs.Ready = true
 			if cs.State.Running == nil {
-				cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(loadedAt)}}
+				cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(load.started)}}
 			}
 		}
 		sc.store(p)
 	}
 }
 
-// servingStart is when a serving pod's container first started.
-func (sc *kubeScheduler) servingStart(p *kubeSchedPod) time.Time {
-	if at, ok := sc.s.rec.ServerStarts[string(p.pod.UID)]; ok {
+// kubeCrashLoopBackOff is the kubelet's reason for a container it waits
+// to restart.
+const kubeCrashLoopBackOff = "CrashLoopBackOff"
+
+// kubeCUDAOutOfMemory is how a model server out of GPU memory ends, in its
+// last state and its log.
+const kubeCUDAOutOfMemory = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. " +
+	"GPU 0 has a total capacity of 22.05 GiB of which 1.12 GiB is free. Of the allocated memory 20.13 GiB is allocated by PyTorch"
+
+// kubeServerLoad is a model server's load: when its container started,
+// the bytes it loads, when it is done (at once for a router), and whether
+// a gpuoom fault makes it fail then.
+type kubeServerLoad struct {
+	started, loadedAt time.Time
+	bytes             int64
+	oom               bool
+}
+
+// serverLoad computes the load of serving pod pod, a server of kind.
+func (s *kubeSession) serverLoad(pod *corev1.Pod, kind string) kubeServerLoad {
+	l := kubeServerLoad{started: s.serverStart(pod)}
+	l.loadedAt = l.started
+	if kind != "router" {
+		l.bytes = s.modelBytes(pod, kind)
+		l.loadedAt = l.started.Add(s.t.w.scale(kubeModelLoadTime(l.bytes)))
+	}
+	deployment := kubeDeploymentName(pod)
+	for _, f := range s.t.st.Faults {
+		if f.Kind == FaultGPUOOM && f.inRegion(s.t.region) && deployment != "" && f.Deployment == deployment &&
+			(f.Namespace == "" || f.Namespace == pod.Namespace) && kind != "router" {
+			l.oom = true
+		}
+	}
+	return l
+}
+
+// serverStart is when a serving pod's container last started.
+func (s *kubeSession) serverStart(pod *corev1.Pod) time.Time {
+	if at, ok := s.rec.ServerStarts[string(pod.UID)]; ok {
 		return at
 	}
-	for _, c := range p.pod.Status.Conditions {
+	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReadyToStartContainers {
 			return c.LastTransitionTime.Time // started before the simulator kept the moment
 		}
 	}
-	return sc.s.t.now
+	return s.t.now
 }
 
 // kubeDeploymentName is the name of the Deployment that controls pod.

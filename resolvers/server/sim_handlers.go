@@ -79,8 +79,10 @@ type faultJSON struct {
 	Recovery     string  `json:"recovery,omitempty"`
 	Job          string  `json:"job,omitempty"`
 	Pod          string  `json:"pod,omitempty"`
+	Namespace    string  `json:"namespace,omitempty"`
 	Deployment   string  `json:"deployment,omitempty"`
 	Image        string  `json:"image,omitempty"`
+	RPS          float64 `json:"rps,omitempty"`
 	Code         string  `json:"code,omitempty"`
 	Message      string  `json:"message,omitempty"`
 	Count        int     `json:"count,omitempty"`
