@@ -100,7 +100,7 @@ export function ChatCard({ endpoint }: { endpoint: EndpointDetailFragment }) {
                 <p className="chat-text">{t.content}</p>
                 <p className="chat-meta">
                   <span className="chat-tokens">{tokenWords(t.result)}</span> · <span className="chat-latency">{latencyWords(t.result.latencyMs)}</span>
-                  {t.result.finishReason && <> · stopped: {t.result.finishReason}</>} · via <code>{t.result.target}</code>
+                  {t.result.finishReason && <> · finish reason: {t.result.finishReason}</>} · via <code>{t.result.target}</code>
                 </p>
               </li>
             ),
@@ -108,7 +108,7 @@ export function ChatCard({ endpoint }: { endpoint: EndpointDetailFragment }) {
         </ol>
       )}
       <form onSubmit={submit} noValidate aria-busy={fetching}>
-        <FormErrors title="The endpoint did not answer" messages={errors[generalKey]} />
+        <FormErrors title="No answer" messages={errors[generalKey]} />
         <Field path={chatPaths.message} label="Message" errors={errors} hint="Enter sends; Shift+Enter starts a new line.">
           {(props) => (
             <textarea

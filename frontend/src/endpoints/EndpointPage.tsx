@@ -22,7 +22,7 @@ import {
   endpointPath,
   endpointStatusWords,
   goneStatuses,
-  kvBackendWords,
+  kvBackendShortWords,
   modelSourceWords,
   openAiBase,
   pathWords,
@@ -230,7 +230,7 @@ function EndpointSummary({ endpoint: e }: { endpoint: EndpointDetailFragment }) 
           <dl className="meta">
             <Item label="KV cache">
               {e.kvCache
-                ? [e.kvCache.l1 ? "L1 in memory" : "no L1", e.kvCache.l2 ? `L2 on ${e.kvCache.l2Backend ? (kvBackendWords[e.kvCache.l2Backend] ?? e.kvCache.l2Backend) : "the default backend"}` : "no L2"].join(", ")
+                ? [e.kvCache.l1 ? "L1 in memory" : "no L1", e.kvCache.l2 ? `L2 on ${e.kvCache.l2Backend ? (kvBackendShortWords[e.kvCache.l2Backend] ?? e.kvCache.l2Backend) : "the default backend"}` : "no L2"].join(", ")
                 : "—"}
               {e.kvCache?.l2Url && (
                 <>

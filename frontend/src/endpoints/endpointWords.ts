@@ -48,6 +48,12 @@ export const kvBackendWords: Record<string, string> = {
   REDIS: "A Redis server of yours",
 };
 
+/** A KV cache backend inside a sentence: "L2 on Redis". */
+export const kvBackendShortWords: Record<string, string> = {
+  TIERED_STORAGE: "HyperPod tiered storage",
+  REDIS: "Redis",
+};
+
 export const endpointStatusWords: Record<string, string> = {
   PENDING: "Submitted: its objects are being made.",
   DEPLOYING: "Its objects are made; replicas are starting or loading the model.",
