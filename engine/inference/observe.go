@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -63,7 +64,7 @@ func observe(ctx context.Context, kc *cloud.KubeClients, e *Endpoint) (*observed
 		if o.operatorState == "DeploymentFailed" {
 			o.status = Failed
 		}
-		o.message = firstOf(o.message, "waiting for the inference operator to make the Deployment ("+firstOf(o.operatorState, "no state yet")+")")
+		o.message = cmp.Or(o.message, "waiting for the inference operator to make the Deployment ("+cmp.Or(o.operatorState, "no state yet")+")")
 		return o, nil
 	case apierrors.IsNotFound(err):
 		o.status, o.message = Failed, "Deployment "+e.Workload+" is gone: it was deleted outside InstantStart; delete the endpoint, or deploy it again"
@@ -118,7 +119,7 @@ func judge(e *Endpoint, o *observed) {
 	}
 	switch {
 	case o.operatorState == "DeploymentFailed":
-		o.status, o.message = Failed, firstOf(o.message, "the inference operator failed to deploy it")
+		o.status, o.message = Failed, cmp.Or(o.message, "the inference operator failed to deploy it")
 	case o.replicas == 0:
 		o.status, o.message = Ready, "scaled to 0 replicas: nothing serves until it is scaled up"
 	case o.ready >= o.replicas && e.Form == LoadBalancer && (o.address == nil || o.address.Host == ""):
@@ -134,7 +135,7 @@ func judge(e *Endpoint, o *observed) {
 		o.status, o.message = Failed, failing
 	default:
 		o.status = Deploying
-		o.message = firstOf(waiting, fmt.Sprintf("0 of %d replicas ready: loading the model", o.replicas))
+		o.message = cmp.Or(waiting, fmt.Sprintf("0 of %d replicas ready: loading the model", o.replicas))
 	}
 }
 
@@ -251,11 +252,4 @@ func condition(obj *unstructured.Unstructured, t string) bool {
 		}
 	}
 	return false
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -74,6 +74,9 @@ type kubeClusterRec struct {
 	// ServerStarts holds, by pod uid, when each model server's container
 	// started (see kube_serving.go).
 	ServerStarts map[string]time.Time `json:",omitempty"`
+	// ServerBytes holds, by pod uid, the size of the model each model
+	// server loads, read once as it starts.
+	ServerBytes map[string]int64 `json:",omitempty"`
 	// Serving holds, by "namespace/deployment", what the model servers
 	// and routers remember (see kube_proxy.go).
 	Serving map[string]*kubeServingRec `json:",omitempty"`

@@ -170,12 +170,25 @@ func (sc *kubeScheduler) playServing() {
 			delete(s.rec.ServerStarts, uid)
 		}
 	}
+	for uid := range s.rec.ServerBytes {
+		if !live[uid] {
+			delete(s.rec.ServerBytes, uid)
+		}
+	}
 	for _, p := range sc.pods {
 		kind := kubeServingKind(&p.pod)
 		if kind == "" || !p.active() || p.pod.Status.Phase != corev1.PodRunning || len(p.pod.Status.ContainerStatuses) == 0 {
 			continue
 		}
 		cs := &p.pod.Status.ContainerStatuses[0]
+		if _, ok := s.rec.ServerBytes[string(p.pod.UID)]; !ok && kind != "router" {
+			// A server reads its model's size once, as it starts: a settle
+			// (every API call) does not walk the bucket again.
+			if s.rec.ServerBytes == nil {
+				s.rec.ServerBytes = map[string]int64{}
+			}
+			s.rec.ServerBytes[string(p.pod.UID)] = s.modelBytes(&p.pod, kind)
+		}
 		load := s.serverLoad(&p.pod, kind)
 		if w := cs.State.Waiting; w != nil && w.Reason == kubeCrashLoopBackOff && !load.oom {
 			// The fault is gone: the kubelet's next restart loads the
@@ -241,7 +254,11 @@ func (s *kubeSession) serverLoad(pod *corev1.Pod, kind string) kubeServerLoad {
 	l := kubeServerLoad{started: s.serverStart(pod)}
 	l.loadedAt = l.started
 	if kind != "router" {
-		l.bytes = s.modelBytes(pod, kind)
+		bytes, ok := s.rec.ServerBytes[string(pod.UID)]
+		if !ok {
+			bytes = s.modelBytes(pod, kind)
+		}
+		l.bytes = bytes
 		l.loadedAt = l.started.Add(s.t.w.scale(kubeModelLoadTime(l.bytes)))
 	}
 	deployment := kubeDeploymentName(pod)
