@@ -3,7 +3,6 @@ package inference
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/refresh"
@@ -73,7 +72,7 @@ func (s *Service) Sync(ctx context.Context, id string) (*Endpoint, error) {
 			return nil
 		}
 		observedInto(&out, o)
-		return putIfChanged(tx, &out)
+		return store.PutIfChanged(tx, RecordKind, out.ID, &out, func(r *Endpoint) *time.Time { return &r.UpdatedAt })
 	})
 	return &out, err
 }
@@ -95,22 +94,6 @@ func observedInto(e *Endpoint, o *observed) {
 	if e.Autoscaling != nil {
 		e.Autoscaling.Ready, e.Autoscaling.Active = o.scalingReady, o.scalingActive
 	}
-}
-
-// putIfChanged stores the record when anything but its time changed.
-func putIfChanged(tx *store.Tx, e *Endpoint) error {
-	var was Endpoint
-	if err := tx.Get(RecordKind, e.ID, &was); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	was.UpdatedAt = e.UpdatedAt
-	a, _ := json.Marshal(was)
-	b, _ := json.Marshal(e)
-	if string(a) == string(b) {
-		return nil
-	}
-	e.UpdatedAt = tx.Now()
-	return tx.Put(RecordKind, e.ID, e)
 }
 
 // Refresher keeps the endpoints' records in line with their objects.

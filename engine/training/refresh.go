@@ -3,7 +3,6 @@ package training
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/refresh"
@@ -71,7 +70,7 @@ func (s *Service) Sync(ctx context.Context, id string) (*Job, error) {
 			return nil
 		}
 		apply(&out, o)
-		return putIfChanged(tx, &out)
+		return store.PutIfChanged(tx, RecordKind, out.ID, &out, func(r *Job) *time.Time { return &r.UpdatedAt })
 	})
 	return &out, err
 }
@@ -86,22 +85,6 @@ func apply(j *Job, o *observed) {
 	if o.finishedAt != nil {
 		j.FinishedAt = o.finishedAt
 	}
-}
-
-// putIfChanged stores the record when anything but its time changed.
-func putIfChanged(tx *store.Tx, j *Job) error {
-	var was Job
-	if err := tx.Get(RecordKind, j.ID, &was); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	was.UpdatedAt = j.UpdatedAt
-	a, _ := json.Marshal(was)
-	b, _ := json.Marshal(j)
-	if string(a) == string(b) {
-		return nil
-	}
-	j.UpdatedAt = tx.Now()
-	return tx.Put(RecordKind, j.ID, j)
 }
 
 // Refresher keeps the jobs' records in line with their objects.
