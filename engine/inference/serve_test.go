@@ -200,6 +200,8 @@ func TestRouterSpreadsByPolicy(t *testing.T) {
 		})
 		f.routerSettled(t, c.policy)
 		before := served()
+		var order []string // the worker of each request
+		last := before
 		for i := range 10 {
 			a, err := f.svc.Invoke(ctx, e.ID, hello(c.prompt(i)), "")
 			if err != nil {
@@ -208,9 +210,33 @@ func TestRouterSpreadsByPolicy(t *testing.T) {
 			if a.Target != "services/sglang-chat-router" {
 				t.Fatalf("called %s", a.Target)
 			}
+			now := served()
+			for p, n := range diff(last, now) {
+				if n == 1 {
+					order = append(order, p)
+				}
+			}
+			last = now
+		}
+		if len(order) != 10 {
+			t.Fatalf("%s: %d of 10 requests were served by one worker each", c.policy, len(order))
 		}
 		if err := c.check(before, served()); err != nil {
 			t.Fatal(err)
+		}
+		switch c.policy {
+		case inference.RoundRobin:
+			for i := 1; i < len(order); i++ {
+				if order[i] == order[i-1] {
+					t.Fatalf("round robin sent two requests in a row to %s: %v", order[i], order)
+				}
+			}
+		case inference.CacheAware:
+			// Balanced loads: the prefix stays with its worker until that
+			// worker has served 2 more than the other.
+			if order[0] != order[1] || order[1] != order[2] {
+				t.Fatalf("cache aware did not keep the prefix on one worker: %v", order)
+			}
 		}
 	}
 	_, err := f.svc.DeployRouter(ctx, "tester", f.deploy(t, f.vllm("plain", inference.ClusterIP)).ID, inference.RoundRobin, "")
