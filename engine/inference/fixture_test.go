@@ -33,6 +33,7 @@ type fixture struct {
 	store    *store.Store
 	runner   *ops.Runner
 	features *features.Service
+	storage  *storage.Service
 	svc      *inference.Service
 	cluster  string
 	eks      string
@@ -93,7 +94,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{clock: clock, world: world, store: st, runner: runner, features: feats, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "infer-1-data", p: p}
+	f := &fixture{clock: clock, world: world, store: st, runner: runner, features: feats, storage: stor, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "infer-1-data", p: p}
 	f.put(t, "models/qwen3-8b/config.json", "{}")
 	f.put(t, "models/qwen3-8b/model.safetensors", strings.Repeat("w", 4096))
 	return f

@@ -187,7 +187,7 @@ func (s *Service) target(ctx context.Context, kc *cloud.KubeClients, e *Endpoint
 		case err != nil:
 			return cloud.ProxyTarget{}, "", errs.Wrap(errs.Upstream, err, "read Service %s/%s: %v", e.Namespace, name, err)
 		case !ownsService(e, live):
-			return cloud.ProxyTarget{}, "", errs.New(errs.Forbidden, "Service %s/%s is not endpoint %s's (it was made or changed outside InstantStart); it is not called", e.Namespace, name, e.Name)
+			return cloud.ProxyTarget{}, "", errs.New(errs.Conflict, "Service %s/%s is not endpoint %s's: it was made or changed outside InstantStart, so it is not called; remove that Service, then delete the endpoint and deploy it again", e.Namespace, name, e.Name).WithField("endpointId")
 		}
 		return cloud.ProxyTarget{Namespace: e.Namespace, Kind: "services", Name: name, Port: servicePortOf(live)}, chat, nil
 	}

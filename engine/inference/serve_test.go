@@ -102,7 +102,7 @@ func TestInvokeRefusesWhatIsNotTheEndpoints(t *testing.T) {
 	}
 	before := f.world.Calls()["kubernetes"]["create services/proxy"]
 	_, err := f.svc.Invoke(ctx, e.ID, hello("hi"), "")
-	wantCode(t, err, errs.Forbidden, "", "not endpoint chat's")
+	wantCode(t, err, errs.Conflict, "endpointId", "not endpoint chat's", "remove that Service")
 	if n := f.world.Calls()["kubernetes"]["create services/proxy"]; n != before {
 		t.Fatalf("%d requests went through the proxy", n-before)
 	}
@@ -349,4 +349,87 @@ func TestKEDAScalesWithLoad(t *testing.T) {
 	two := 2
 	_, err = f.svc.Update(ctx, "tester", e.ID, inference.UpdateInput{Replicas: &two}, "")
 	wantCode(t, err, errs.Precondition, "input.replicas", "setEndpointAutoscaling")
+}
+
+// TestNodeLostUnderAnEndpoint loses the node under one of an endpoint's two
+// replicas (each takes a whole node's GPUs): the endpoint is DEGRADED with
+// the replacement pod waiting and still answers from the other replica;
+// once HyperPod has rebooted the node, the Deployment's new pod loads
+// there and the endpoint is READY again. The clock is held while the node
+// is down so that the test sees it down.
+func TestNodeLostUnderAnEndpoint(t *testing.T) {
+	f := newFixture(t)
+	in := f.vllm("chat", inference.ClusterIP)
+	in.Replicas, in.GPUsPerReplica = 2, 4
+	e := f.ready(t, f.deploy(t, in).ID)
+	if len(e.Pods) != 2 || e.Pods[0].Node == e.Pods[1].Node {
+		t.Fatalf("pods %+v, want two on two nodes", e.Pods)
+	}
+	lost, kept := e.Pods[0], e.Pods[1]
+	f.clock.Pause()
+	instance := strings.TrimPrefix(lost.Node, "hyperpod-")
+	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultNode, Cluster: "infer-1", Instance: instance, Recovery: "reboot", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	down := f.stepUntil(t, e.ID, "DEGRADED", func(e *inference.Endpoint) bool {
+		return e.Status == inference.Degraded && len(e.Pods) == 2 && !hasPod(e, lost.UID)
+	})
+	if down.ReadyReplicas != 1 || !strings.Contains(down.StatusMessage, "1 of 2 replicas ready") {
+		t.Fatalf("with a node lost: %d ready, %q", down.ReadyReplicas, down.StatusMessage)
+	}
+	var replacement inference.Pod
+	for _, p := range down.Pods {
+		if p.UID != kept.UID {
+			replacement = p
+		}
+	}
+	if replacement.Ready || replacement.Node != "" || replacement.Message == "" {
+		t.Fatalf("the replacement pod %+v, want it waiting for a node, saying why", replacement)
+	}
+	before := f.world.ServedBy("default", kept.Name)
+	if _, err := f.svc.Invoke(context.Background(), e.ID, hello("still there?"), ""); err != nil {
+		t.Fatalf("a DEGRADED endpoint with a ready replica: %v", err)
+	}
+	if f.world.ServedBy("default", kept.Name) != before+1 {
+		t.Fatalf("the request was not served by the replica left, %s", kept.Name)
+	}
+	f.clock.Resume()
+	back := f.ready(t, e.ID)
+	if back.ReadyReplicas != 2 || hasPod(back, lost.UID) || !hasPod(back, kept.UID) {
+		t.Fatalf("after the node came back: %d ready, pods %+v", back.ReadyReplicas, back.Pods)
+	}
+	for _, p := range back.Pods {
+		if p.UID != kept.UID && p.Node != lost.Node {
+			t.Fatalf("the new pod is on %s, want the rebooted node %s", p.Node, lost.Node)
+		}
+	}
+}
+
+func hasPod(e *inference.Endpoint, uid string) bool {
+	for _, p := range e.Pods {
+		if p.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// stepUntil syncs endpoint id, moving the held clock a simulated second at
+// a time, until ok holds, with a deadline.
+func (f *fixture) stepUntil(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		e, err := f.svc.Sync(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(e) {
+			return e
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("endpoint never %s: %s %s, pods %+v", what, e.Status, e.StatusMessage, e.Pods)
+		}
+		f.clock.Step(time.Second / speed)
+	}
 }

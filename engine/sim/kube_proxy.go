@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -238,7 +239,8 @@ type kubeChatRequest struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
-	MaxTokens *int `json:"max_tokens"`
+	MaxTokens *int   `json:"max_tokens"`
+	Model     string `json:"model"`
 }
 
 // kubePromptPrefix is what the cache-aware router matches requests by.
@@ -305,8 +307,17 @@ func (s *kubeSession) answerChat(pod *corev1.Pod, kind, path string, body []byte
 		return kubeAnswer(400, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
 			kubeContextLength, prompt+maxTokens, prompt, maxTokens))
 	}
-	model := pod.Name
-	if kind != "worker" {
+	// A vLLM or SGLang server answers as its served model name, which is
+	// its model's path unless --served-model-name names it; the operator's
+	// worker, serving one model, as the model the request names (its
+	// Deployment's name when the request names none).
+	model := cmp.Or(servingModelPath(pod, kind), pod.Name)
+	if kind == "worker" {
+		model = kubeDeploymentName(pod)
+		if req.Model != "" && len(req.Model) <= 256 {
+			model = req.Model
+		}
+	} else {
 		c := &pod.Spec.Containers[0]
 		if m := kubeArg(append(slices.Clone(c.Command), c.Args...), "--served-model-name"); m != "" {
 			model = m

@@ -60,8 +60,8 @@ describe("chatServerErrors", () => {
     expect(out[generalKey]![1]).toMatch(/needs the OPERATOR role/);
   });
 
-  it("leaves an operator's FORBIDDEN as the server says it", () => {
-    const errors = [{ message: "Service default/x is not endpoint y's", extensions: { code: "FORBIDDEN" } }];
+  it("leaves an operator's refusal as the server says it", () => {
+    const errors = [{ message: "Service default/x is not endpoint y's", extensions: { code: "CONFLICT" } }];
     expect(chatServerErrors(errors, "OPERATOR")).toEqual({ [generalKey]: ["Service default/x is not endpoint y's"] });
   });
 
