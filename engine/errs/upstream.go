@@ -49,7 +49,9 @@ func IsNotFound(err error) bool {
 }
 
 // FromUpstream turns an AWS error into an UPSTREAM error that names the AWS
-// code; throttling and server faults are marked retryable. An error that is
+// service, operation and code (an answer the SDK could not read is often
+// only "UnknownError": the service and operation say where it came from);
+// throttling and server faults are marked retryable. An error that is
 // already coded is returned unchanged.
 func FromUpstream(err error, action string) *Error {
 	var e *Error
@@ -63,10 +65,20 @@ func FromUpstream(err error, action string) *Error {
 		msg = ae.ErrorMessage()
 	}
 	out := &Error{Code: Upstream, UpstreamCode: code, Retryable: throttlingCodes[code] || code == "", cause: err}
+	where := ""
+	var oe *smithy.OperationError
+	if errors.As(err, &oe) && oe.ServiceID != "" && oe.OperationName != "" {
+		where = " (" + oe.ServiceID + " " + oe.OperationName + ")"
+		out.Details = map[string]string{"service": oe.ServiceID, "operation": oe.OperationName}
+		if code == "" {
+			// The SDK's text already names them: say what was done, then the cause.
+			msg = oe.Err.Error()
+		}
+	}
 	if code != "" {
-		out.Message = action + ": " + code + ": " + msg
+		out.Message = action + where + ": " + code + ": " + msg
 	} else {
-		out.Message = action + ": " + msg
+		out.Message = action + where + ": " + msg
 	}
 	return out
 }
