@@ -74,16 +74,26 @@ func regionVPCs(ctx context.Context, p *cloud.Provider) ([]vpcRange, error) {
 	return vs, nil
 }
 
+// ownedBy tells whether tags mark a resource as made for cluster
+// clusterID. Lookups filter by tag on the server and check again here:
+// a service (or an emulator) that ignores a filter must not hand the
+// control plane another cluster's resources.
+func ownedBy(tt []ec2types.Tag, clusterID string) bool {
+	return clusterID != "" && tagValue(tt, tagClusterID) == clusterID
+}
+
 // clusterVPC finds the VPC made for the cluster, or nil.
 func clusterVPC(ctx context.Context, p *cloud.Provider, clusterID string) (*ec2types.Vpc, error) {
 	out, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: []ec2types.Filter{byCluster(clusterID)}})
 	if err != nil {
 		return nil, err
 	}
-	if len(out.Vpcs) == 0 {
-		return nil, nil
+	for i := range out.Vpcs {
+		if ownedBy(out.Vpcs[i].Tags, clusterID) {
+			return &out.Vpcs[i], nil
+		}
 	}
-	return &out.Vpcs[0], nil
+	return nil, nil
 }
 
 // vpcSubnets lists the subnets of a VPC.
@@ -92,7 +102,13 @@ func vpcSubnets(ctx context.Context, p *cloud.Provider, vpcID string) ([]ec2type
 	if err != nil {
 		return nil, err
 	}
-	return out.Subnets, nil
+	var in []ec2types.Subnet
+	for _, s := range out.Subnets {
+		if aws.ToString(s.VpcId) == vpcID {
+			in = append(in, s)
+		}
+	}
+	return in, nil
 }
 
 // clusterRouteTable finds the route table made for the cluster with role.
@@ -101,10 +117,12 @@ func clusterRouteTable(ctx context.Context, p *cloud.Provider, clusterID, role s
 	if err != nil {
 		return nil, err
 	}
-	if len(out.RouteTables) == 0 {
-		return nil, nil
+	for i := range out.RouteTables {
+		if rt := &out.RouteTables[i]; ownedBy(rt.Tags, clusterID) && tagValue(rt.Tags, tagRole) == role {
+			return rt, nil
+		}
 	}
-	return &out.RouteTables[0], nil
+	return nil, nil
 }
 
 func associated(rt *ec2types.RouteTable, subnetID string) bool {

@@ -148,6 +148,9 @@ func (t *teardown) observeNAT(ctx context.Context, _ *ops.Run) (ops.Observation,
 		return ops.Observation{}, err
 	}
 	for _, n := range out.NatGateways {
+		if !ownedBy(n.Tags, t.c.ID) {
+			continue
+		}
 		switch n.State {
 		case ec2types.NatGatewayStateDeleted:
 		case ec2types.NatGatewayStateDeleting:
@@ -165,7 +168,7 @@ func (t *teardown) deleteNAT(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	for _, n := range out.NatGateways {
-		if n.State == ec2types.NatGatewayStateDeleted || n.State == ec2types.NatGatewayStateDeleting {
+		if !ownedBy(n.Tags, t.c.ID) || n.State == ec2types.NatGatewayStateDeleted || n.State == ec2types.NatGatewayStateDeleting {
 			continue
 		}
 		if _, err := t.p.EC2.DeleteNatGateway(ctx, &ec2.DeleteNatGatewayInput{NatGatewayId: n.NatGatewayId}); ignoreGone(err) != nil {
@@ -183,8 +186,10 @@ func (t *teardown) observeAddress(ctx context.Context, _ *ops.Run) (ops.Observat
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	if len(addrs.Addresses) > 0 {
-		return ops.Observation{State: ops.Absent}, nil
+	for _, a := range addrs.Addresses {
+		if ownedBy(a.Tags, t.c.ID) {
+			return ops.Observation{State: ops.Absent}, nil
+		}
 	}
 	return ops.Observation{State: ops.Done, Message: "the Elastic IP is released"}, nil
 }
@@ -195,6 +200,9 @@ func (t *teardown) releaseAddress(ctx context.Context, _ *ops.Run) (any, error) 
 		return nil, err
 	}
 	for _, a := range addrs.Addresses {
+		if !ownedBy(a.Tags, t.c.ID) {
+			continue
+		}
 		if _, err := t.p.EC2.ReleaseAddress(ctx, &ec2.ReleaseAddressInput{AllocationId: a.AllocationId}); ignoreGone(err) != nil {
 			return nil, err
 		}
@@ -230,6 +238,9 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	for _, rt := range rts.RouteTables {
+		if !ownedBy(rt.Tags, t.c.ID) || aws.ToString(rt.VpcId) != vpcID {
+			continue
+		}
 		for _, a := range rt.Associations {
 			if a.SubnetId != nil {
 				if _, err := t.p.EC2.DisassociateRouteTable(ctx, &ec2.DisassociateRouteTableInput{AssociationId: a.RouteTableAssociationId}); ignoreGone(err) != nil {
@@ -246,6 +257,9 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	for _, s := range subnets {
+		if !ownedBy(s.Tags, t.c.ID) {
+			continue // made in the VPC outside InstantStart: the VPC's delete says so
+		}
 		if _, err := t.p.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: s.SubnetId}); ignoreGone(err) != nil {
 			return nil, dependency(err)
 		}
@@ -255,6 +269,9 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	for _, g := range sgs.SecurityGroups {
+		if !ownedBy(g.Tags, t.c.ID) || aws.ToString(g.VpcId) != vpcID {
+			continue
+		}
 		if _, err := t.p.EC2.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: g.GroupId}); ignoreGone(err) != nil {
 			return nil, dependency(err)
 		}
@@ -264,6 +281,9 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	for _, g := range igws.InternetGateways {
+		if !ownedBy(g.Tags, t.c.ID) {
+			continue
+		}
 		for _, a := range g.Attachments {
 			if _, err := t.p.EC2.DetachInternetGateway(ctx, &ec2.DetachInternetGatewayInput{InternetGatewayId: g.InternetGatewayId, VpcId: a.VpcId}); ignoreGone(err) != nil {
 				return nil, dependency(err)

@@ -79,7 +79,7 @@ func (t *txn) addressOut(addr *addressRec) ec2types.Address {
 func (a *ec2API) DescribeAddresses(ctx context.Context, in *ec2.DescribeAddressesInput, _ ...func(*ec2.Options)) (*ec2.DescribeAddressesOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeAddresses", func(t *txn) (*ec2.DescribeAddressesOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "allocation-id", "public-ip", "association-id", "network-interface-id", "private-ip-address", "domain")
+		fs, err := t.ec2Filters("DescribeAddresses", in.Filters, "allocation-id", "public-ip", "association-id", "network-interface-id", "private-ip-address", "domain")
 		if err != nil {
 			return nil, err
 		}

@@ -32,6 +32,21 @@ func newEC2Filters(filters []ec2types.Filter, supported ...string) (ec2Filters, 
 	return ec2Filters(filters), nil
 }
 
+// ec2Filters is newEC2Filters for EC2 describe call op: while a nofilters
+// fault strikes the call, the filters are checked and then ignored.
+func (t *txn) ec2Filters(op string, filters []ec2types.Filter, supported ...string) (ec2Filters, error) {
+	fs, err := newEC2Filters(filters, supported...)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range t.st.Faults {
+		if f.Kind == FaultNoFilters && (f.Operation == "" || f.Operation == op) && f.inRegion(t.region) {
+			return nil, nil
+		}
+	}
+	return fs, nil
+}
+
 // match tells whether a resource with tags and the given filterable fields
 // passes every filter.
 func (fs ec2Filters) match(tags map[string]string, fields map[string][]string) bool {

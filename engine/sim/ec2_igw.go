@@ -113,7 +113,7 @@ func (a *ec2API) DetachInternetGateway(ctx context.Context, in *ec2.DetachIntern
 func (a *ec2API) DescribeInternetGateways(ctx context.Context, in *ec2.DescribeInternetGatewaysInput, _ ...func(*ec2.Options)) (*ec2.DescribeInternetGatewaysOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeInternetGateways", func(t *txn) (*ec2.DescribeInternetGatewaysOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "attachment.vpc-id", "attachment.state", "internet-gateway-id", "owner-id")
+		fs, err := t.ec2Filters("DescribeInternetGateways", in.Filters, "attachment.vpc-id", "attachment.state", "internet-gateway-id", "owner-id")
 		if err != nil {
 			return nil, err
 		}

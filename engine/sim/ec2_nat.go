@@ -165,7 +165,7 @@ func (t *txn) natOut(n *natRec) *ec2types.NatGateway {
 func (a *ec2API) DescribeNatGateways(ctx context.Context, in *ec2.DescribeNatGatewaysInput, _ ...func(*ec2.Options)) (*ec2.DescribeNatGatewaysOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeNatGateways", func(t *txn) (*ec2.DescribeNatGatewaysOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filter, "nat-gateway-id", "state", "subnet-id", "vpc-id")
+		fs, err := t.ec2Filters("DescribeNatGateways", in.Filter, "nat-gateway-id", "state", "subnet-id", "vpc-id")
 		if err != nil {
 			return nil, err
 		}

@@ -264,7 +264,7 @@ func (a *ec2API) DeleteRouteTable(ctx context.Context, in *ec2.DeleteRouteTableI
 func (a *ec2API) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteTablesInput, _ ...func(*ec2.Options)) (*ec2.DescribeRouteTablesOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeRouteTables", func(t *txn) (*ec2.DescribeRouteTablesOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "vpc-id", "route-table-id", "association.subnet-id", "association.main",
+		fs, err := t.ec2Filters("DescribeRouteTables", in.Filters, "vpc-id", "route-table-id", "association.subnet-id", "association.main",
 			"association.route-table-association-id", "association.route-table-id", "route.destination-cidr-block",
 			"route.gateway-id", "route.nat-gateway-id", "owner-id")
 		if err != nil {

@@ -253,7 +253,7 @@ func (t *txn) ipPermissions(rules []ruleRec) []ec2types.IpPermission {
 func (a *ec2API) DescribeSecurityGroups(ctx context.Context, in *ec2.DescribeSecurityGroupsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSecurityGroupsOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeSecurityGroups", func(t *txn) (*ec2.DescribeSecurityGroupsOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "vpc-id", "group-name", "group-id", "description", "owner-id")
+		fs, err := t.ec2Filters("DescribeSecurityGroups", in.Filters, "vpc-id", "group-name", "group-id", "description", "owner-id")
 		if err != nil {
 			return nil, err
 		}

@@ -120,7 +120,7 @@ func (t *txn) subnet(id *string) (*subnetRec, error) {
 func (a *ec2API) DescribeSubnets(ctx context.Context, in *ec2.DescribeSubnetsInput, _ ...func(*ec2.Options)) (*ec2.DescribeSubnetsOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeSubnets", func(t *txn) (*ec2.DescribeSubnetsOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "vpc-id", "subnet-id", "availability-zone", "availability-zone-id",
+		fs, err := t.ec2Filters("DescribeSubnets", in.Filters, "vpc-id", "subnet-id", "availability-zone", "availability-zone-id",
 			"cidr-block", "cidr", "cidrBlock", "state", "default-for-az", "owner-id")
 		if err != nil {
 			return nil, err

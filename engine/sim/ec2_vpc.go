@@ -90,7 +90,7 @@ func (t *txn) vpc(id *string) (*vpcRec, error) {
 func (a *ec2API) DescribeVpcs(ctx context.Context, in *ec2.DescribeVpcsInput, _ ...func(*ec2.Options)) (*ec2.DescribeVpcsOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeVpcs", func(t *txn) (*ec2.DescribeVpcsOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "vpc-id", "cidr-block", "cidr", "cidr-block-association.cidr-block", "state", "is-default", "owner-id")
+		fs, err := t.ec2Filters("DescribeVpcs", in.Filters, "vpc-id", "cidr-block", "cidr", "cidr-block-association.cidr-block", "state", "is-default", "owner-id")
 		if err != nil {
 			return nil, err
 		}

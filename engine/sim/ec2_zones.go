@@ -12,7 +12,7 @@ import (
 func (a *ec2API) DescribeAvailabilityZones(ctx context.Context, in *ec2.DescribeAvailabilityZonesInput, _ ...func(*ec2.Options)) (*ec2.DescribeAvailabilityZonesOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeAvailabilityZones", func(t *txn) (*ec2.DescribeAvailabilityZonesOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "zone-name", "zone-id", "region-name", "state", "zone-type")
+		fs, err := t.ec2Filters("DescribeAvailabilityZones", in.Filters, "zone-name", "zone-id", "region-name", "state", "zone-type")
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +57,7 @@ func (a *ec2API) DescribeAvailabilityZones(ctx context.Context, in *ec2.Describe
 func (a *ec2API) DescribeInstanceTypeOfferings(ctx context.Context, in *ec2.DescribeInstanceTypeOfferingsInput, _ ...func(*ec2.Options)) (*ec2.DescribeInstanceTypeOfferingsOutput, error) {
 	return call(ctx, a.w, svcEC2, a.region, "DescribeInstanceTypeOfferings", func(t *txn) (*ec2.DescribeInstanceTypeOfferingsOutput, error) {
 		in := orZero(in)
-		fs, err := newEC2Filters(in.Filters, "location", "instance-type")
+		fs, err := t.ec2Filters("DescribeInstanceTypeOfferings", in.Filters, "location", "instance-type")
 		if err != nil {
 			return nil, err
 		}

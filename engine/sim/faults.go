@@ -100,6 +100,11 @@ const (
 	// request rate and the router's queue, and the servers' latency grows
 	// with them. They are not answered one by one.
 	FaultLoad = "load"
+	// FaultNoFilters makes EC2's describe calls (of Operation; any when
+	// empty) ignore their filters and answer with every resource of the
+	// region, as some AWS emulators do, until the fault is cleared: what
+	// a client finds by tag it must check again on its side.
+	FaultNoFilters = "nofilters"
 )
 
 // trainingFault tells whether kind is a fault of a training job.
@@ -218,7 +223,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad, FaultNoFilters}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -315,6 +320,12 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		return normalizeTrainingFault(f)
 	case FaultGPUOOM, FaultImagePull, FaultLoad:
 		return normalizeServingFault(f)
+	case FaultNoFilters:
+		if (f.Service != "" && f.Service != svcEC2) || (f.Operation != "" && !strings.HasPrefix(f.Operation, "Describe")) || f.Zone != "" || f.InstanceType != "" ||
+			f.Code != "" || f.Message != "" || f.Count != 0 || f.Value != 0 {
+			return f, fmt.Errorf("sim: a %s fault selects EC2 describe calls by region and operation (Describe...); it takes nothing else and lasts until it is cleared", f.Kind)
+		}
+		f.Service = svcEC2
 	}
 	if f.Namespace != "" || f.Deployment != "" || f.Image != "" || f.RPS != 0 {
 		return f, fmt.Errorf("sim: namespace, deployment, image and rps select model servers; only %s, %s and %s faults take them", FaultGPUOOM, FaultImagePull, FaultLoad)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -263,5 +264,53 @@ func TestNodeFaultDefaults(t *testing.T) {
 	check := ok(f.w.InjectFault(Fault{Kind: FaultHealthCheck, Count: 3})).must(t)
 	if check.Count != 3 || check.Recovery != "" {
 		t.Errorf("healthcheck fault = %+v", check)
+	}
+}
+
+// TestNoFiltersFault: while it is active EC2's describes answer with
+// every resource whatever their filters say (still refusing an unknown
+// filter); it takes no selector beyond region and operation.
+func TestNoFiltersFault(t *testing.T) {
+	w := newFixture(t).world()
+	p, err := w.Provider("us-east-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, name := range []string{"a", "b"} {
+		if _, err := p.EC2.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.0.0.0/16"), TagSpecifications: []ec2types.TagSpecification{
+			{ResourceType: ec2types.ResourceTypeVpc, Tags: []ec2types.Tag{{Key: aws.String("owner"), Value: aws.String(name)}}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		out, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: []ec2types.Filter{{Name: aws.String("tag:owner"), Values: []string{"a"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Vpcs)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("with filters: %d VPCs", n)
+	}
+	if _, err := w.InjectFault(Fault{Kind: FaultNoFilters, Zone: "us-east-1a"}); err == nil {
+		t.Fatal("a nofilters fault took a zone")
+	}
+	f, err := ParseFault("nofilters:operation=DescribeVpcs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.InjectFault(f); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n < 2 {
+		t.Fatalf("filters ignored: %d VPCs", n)
+	}
+	if _, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: []ec2types.Filter{{Name: aws.String("no-such-filter"), Values: []string{"x"}}}}); err == nil {
+		t.Fatal("an unknown filter was accepted")
+	}
+	w.ClearFaults()
+	if n := count(); n != 1 {
+		t.Fatalf("after the fault: %d VPCs", n)
 	}
 }

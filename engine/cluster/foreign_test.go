@@ -1,0 +1,108 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/sim"
+)
+
+// TestDeleteLeavesForeignResources deletes one of two clusters while EC2
+// ignores describe filters (the nofilters fault plays a service or an
+// emulator that does): the delete finds its own VPC and acts only on what
+// is tagged as its own, so the other cluster's VPC, subnets, route
+// tables, security groups, internet gateway, NAT gateway and Elastic IP
+// are all still there.
+func TestDeleteLeavesForeignResources(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	create := func(name string) *Cluster {
+		in := validInput()
+		in.Name = name
+		op, err := f.svc.Create(ctx, "tester", in, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
+			t.Fatalf("create %s ended %s: %+v", name, end.Status, end.Error)
+		}
+		c, err := f.svc.Get(op.Target.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	gone, kept := create("train-1"), create("train-2")
+	p, err := f.world.Provider("us-west-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What cluster train-2 has, each resource by id.
+	own := func() map[string]string {
+		tagged := []ec2types.Filter{byCluster(kept.ID)}
+		have := map[string]string{}
+		vpcs, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vpcs.Vpcs {
+			have[aws.ToString(v.VpcId)] = "vpc"
+		}
+		subnets, _ := p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: tagged})
+		for _, s := range subnets.Subnets {
+			have[aws.ToString(s.SubnetId)] = "subnet"
+		}
+		rts, _ := p.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: tagged})
+		for _, r := range rts.RouteTables {
+			have[aws.ToString(r.RouteTableId)] = "route table"
+		}
+		sgs, _ := p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: tagged})
+		for _, g := range sgs.SecurityGroups {
+			have[aws.ToString(g.GroupId)] = "security group"
+		}
+		igws, _ := p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: tagged})
+		for _, g := range igws.InternetGateways {
+			have[aws.ToString(g.InternetGatewayId)] = "internet gateway"
+		}
+		nats, _ := p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: tagged})
+		for _, n := range nats.NatGateways {
+			if n.State == ec2types.NatGatewayStateAvailable {
+				have[aws.ToString(n.NatGatewayId)] = "NAT gateway"
+			}
+		}
+		addrs, _ := p.EC2.DescribeAddresses(ctx, &ec2.DescribeAddressesInput{Filters: tagged})
+		for _, a := range addrs.Addresses {
+			have[aws.ToString(a.AllocationId)] = "Elastic IP"
+		}
+		return have
+	}
+	before := own()
+	if len(before) < 7 {
+		t.Fatalf("cluster train-2 has %v", before)
+	}
+	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultNoFilters}); err != nil {
+		t.Fatal(err)
+	}
+	del, err := f.svc.Delete(ctx, "tester", gone.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, del.ID); end.Status != ops.Succeeded {
+		t.Fatalf("delete ended %s: %+v", end.Status, end.Error)
+	}
+	f.world.ClearFaults()
+	after := own()
+	for id, what := range before {
+		if _, ok := after[id]; !ok {
+			t.Errorf("train-2's %s %s was deleted with train-1", what, id)
+		}
+	}
+	if v, _ := clusterVPC(ctx, p, gone.ID); v != nil {
+		t.Fatalf("train-1's VPC %s is still there", aws.ToString(v.VpcId))
+	}
+}
