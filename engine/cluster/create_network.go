@@ -50,7 +50,7 @@ func (n *network) internetGateway(ctx context.Context) (string, error) {
 		return "", err
 	}
 	for _, g := range out.InternetGateways {
-		if len(g.Attachments) > 0 {
+		if ownedBy(g.Tags, n.clusterID) && len(g.Attachments) > 0 {
 			return aws.ToString(g.InternetGatewayId), nil
 		}
 	}
@@ -83,9 +83,13 @@ func (n *network) applyVPC(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	var igw *ec2types.InternetGateway
-	if len(igws.InternetGateways) > 0 {
-		igw = &igws.InternetGateways[0]
-	} else {
+	for i := range igws.InternetGateways {
+		if ownedBy(igws.InternetGateways[i].Tags, n.clusterID) {
+			igw = &igws.InternetGateways[i]
+			break
+		}
+	}
+	if igw == nil {
 		out, err := n.p.EC2.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{
 			TagSpecifications: tagSpec(ec2types.ResourceTypeInternetGateway, n.clusterID, n.name, "igw")})
 		if err != nil {
@@ -205,10 +209,15 @@ func findSubnet(have []ec2types.Subnet, cidr string) *ec2types.Subnet {
 
 func (n *network) securityGroup(ctx context.Context, vpcID string) (string, error) {
 	out, err := n.p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{filter("vpc-id", vpcID), byCluster(n.clusterID)}})
-	if err != nil || len(out.SecurityGroups) == 0 {
+	if err != nil {
 		return "", err
 	}
-	return aws.ToString(out.SecurityGroups[0].GroupId), nil
+	for _, g := range out.SecurityGroups {
+		if ownedBy(g.Tags, n.clusterID) && aws.ToString(g.VpcId) == vpcID {
+			return aws.ToString(g.GroupId), nil
+		}
+	}
+	return "", nil
 }
 
 func (n *network) applySubnets(ctx context.Context, run *ops.Run) (any, error) {
@@ -334,7 +343,7 @@ func (n *network) natGateway(ctx context.Context) (*ec2types.NatGateway, error) 
 		return nil, err
 	}
 	for i := range out.NatGateways {
-		if s := out.NatGateways[i].State; s != ec2types.NatGatewayStateDeleted && s != ec2types.NatGatewayStateDeleting {
+		if s := out.NatGateways[i].State; ownedBy(out.NatGateways[i].Tags, n.clusterID) && s != ec2types.NatGatewayStateDeleted && s != ec2types.NatGatewayStateDeleting {
 			return &out.NatGateways[i], nil
 		}
 	}
@@ -388,8 +397,10 @@ func (n *network) address(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(out.Addresses) > 0 {
-		return aws.ToString(out.Addresses[0].AllocationId), nil
+	for _, a := range out.Addresses {
+		if ownedBy(a.Tags, n.clusterID) {
+			return aws.ToString(a.AllocationId), nil
+		}
 	}
 	a, err := n.p.EC2.AllocateAddress(ctx, &ec2.AllocateAddressInput{Domain: ec2types.DomainTypeVpc,
 		TagSpecifications: tagSpec(ec2types.ResourceTypeElasticIp, n.clusterID, n.name+"-nat", "nat")})

@@ -12,13 +12,15 @@ import (
 	"github.com/instantstart/instantstart/engine/sim"
 )
 
-// TestDeleteLeavesForeignResources deletes one of two clusters while EC2
-// ignores describe filters (the nofilters fault plays a service or an
-// emulator that does): the delete finds its own VPC and acts only on what
-// is tagged as its own, so the other cluster's VPC, subnets, route
-// tables, security groups, internet gateway, NAT gateway and Elastic IP
-// are all still there.
-func TestDeleteLeavesForeignResources(t *testing.T) {
+// TestNetworkActsOnlyOnItsOwn makes a second cluster, then deletes the
+// first, while EC2's network describes ignore their filters (the
+// nofilters fault plays a service or an emulator that does). The second
+// cluster gets a network of its own, not the first's VPC, gateways,
+// security group or Elastic IP; the delete finds its own VPC and acts only
+// on what is tagged as its own, so the second cluster's VPC, subnets,
+// route tables, security groups, internet gateway, NAT gateway and
+// Elastic IP are all still there.
+func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	create := func(name string) *Cluster {
@@ -37,7 +39,13 @@ func TestDeleteLeavesForeignResources(t *testing.T) {
 		}
 		return c
 	}
-	gone, kept := create("train-1"), create("train-2")
+	gone := create("train-1")
+	ignoreFilters(t, f.world)
+	kept := create("train-2")
+	a, b := gone.Network, kept.Network
+	if a.VpcID == b.VpcID || a.InternetGateway == b.InternetGateway || a.NatGatewayID == b.NatGatewayID || a.SecurityGroupID == b.SecurityGroupID {
+		t.Fatalf("train-2 took train-1's network: %+v and %+v", a, b)
+	}
 	p, err := f.world.Provider("us-west-2")
 	if err != nil {
 		t.Fatal(err)
@@ -81,12 +89,11 @@ func TestDeleteLeavesForeignResources(t *testing.T) {
 		}
 		return have
 	}
+	f.world.ClearFaults()
 	before := own()
+	ignoreFilters(t, f.world)
 	if len(before) < 7 {
 		t.Fatalf("cluster train-2 has %v", before)
-	}
-	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultNoFilters}); err != nil {
-		t.Fatal(err)
 	}
 	del, err := f.svc.Delete(ctx, "tester", gone.ID, "")
 	if err != nil {
@@ -104,5 +111,16 @@ func TestDeleteLeavesForeignResources(t *testing.T) {
 	}
 	if v, _ := clusterVPC(ctx, p, gone.ID); v != nil {
 		t.Fatalf("train-1's VPC %s is still there", aws.ToString(v.VpcId))
+	}
+}
+
+// ignoreFilters makes EC2's network describes ignore their filters (not
+// those of zones and offerings, which plan the network).
+func ignoreFilters(t *testing.T, w *sim.World) {
+	t.Helper()
+	for _, op := range []string{"DescribeVpcs", "DescribeSubnets", "DescribeRouteTables", "DescribeSecurityGroups", "DescribeInternetGateways", "DescribeNatGateways", "DescribeAddresses"} {
+		if _, err := w.InjectFault(sim.Fault{Kind: sim.FaultNoFilters, Operation: op}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
