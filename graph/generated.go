@@ -229,6 +229,7 @@ type ComplexityRoot struct {
 		Action        func(childComplexity int) int
 		Cluster       func(childComplexity int) int
 		Cursor        func(childComplexity int) int
+		Endpoint      func(childComplexity int) int
 		InstanceGroup func(childComplexity int) int
 		Job           func(childComplexity int) int
 		Model         func(childComplexity int) int
@@ -927,6 +928,7 @@ type EventResolver interface {
 	Storage(ctx context.Context, obj *model.Event) (*model.Storage, error)
 	Model(ctx context.Context, obj *model.Event) (*model.Model, error)
 	Job(ctx context.Context, obj *model.Event) (*model.Job, error)
+	Endpoint(ctx context.Context, obj *model.Event) (*model.Endpoint, error)
 }
 type InstanceGroupResolver interface {
 	Nodes(ctx context.Context, obj *model.InstanceGroup) ([]*model.Node, error)
@@ -1830,6 +1832,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Cursor(childComplexity), true
+	case "Event.endpoint":
+		if e.ComplexityRoot.Event.Endpoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.Endpoint(childComplexity), true
 	case "Event.instanceGroup":
 		if e.ComplexityRoot.Event.InstanceGroup == nil {
 			break
@@ -7523,6 +7531,8 @@ type Event {
   model: Model
   "The training job, when the event concerns one: as stored by the change (status, pods, budget, restarts)."
   job: Job
+  "The inference endpoint, when the event concerns one: as stored by the change (status, replicas, pods, address)."
+  endpoint: Endpoint
 }
 
 """
@@ -8882,6 +8892,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_model(ctx, field)
 	case "job":
 		return ec.fieldContext_Event_job(ctx, field)
+	case "endpoint":
+		return ec.fieldContext_Event_endpoint(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
@@ -15323,6 +15335,38 @@ func (ec *executionContext) fieldContext_Event_job(_ context.Context, field grap
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Event_endpoint(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_endpoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().Endpoint(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Endpoint) graphql.Marshaler {
+			return ec.marshalOEndpoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpoint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Event_endpoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Endpoint(ctx, field)
 		},
 	}
 	return fc, nil
@@ -32826,6 +32870,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_job(ctx, field, obj)
 				})
+		case "endpoint":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_endpoint(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -39510,6 +39560,13 @@ func (ec *executionContext) unmarshalODeepHealthChecksInput2ᚖgithubᚗcomᚋin
 	}
 	res, err := ec.unmarshalInputDeepHealthChecksInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEndpoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpoint(ctx context.Context, sel ast.SelectionSet, v *model.Endpoint) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Endpoint(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOEndpointAddress2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointAddress(ctx context.Context, sel ast.SelectionSet, v *model.EndpointAddress) graphql.Marshaler {

@@ -13,6 +13,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/storage"
@@ -82,6 +83,15 @@ func (r *eventResolver) Job(ctx context.Context, obj *model.Event) (*model.Job, 
 		return nil, err
 	}
 	return mapJob(&j), nil
+}
+
+// Endpoint is the resolver for the endpoint field.
+func (r *eventResolver) Endpoint(ctx context.Context, obj *model.Event) (*model.Endpoint, error) {
+	var e inference.Endpoint
+	if ok, err := decodePayload(obj, inference.RecordKind, &e); !ok || err != nil {
+		return nil, err
+	}
+	return mapEndpoint(&e), nil
 }
 
 // RetryOperation is the resolver for the retryOperation field.

@@ -554,6 +554,8 @@ type Event struct {
 	Model *Model `json:"model,omitempty"`
 	// The training job, when the event concerns one: as stored by the change (status, pods, budget, restarts).
 	Job *Job `json:"job,omitempty"`
+	// The inference endpoint, when the event concerns one: as stored by the change (status, replicas, pods, address).
+	Endpoint *Endpoint `json:"endpoint,omitempty"`
 }
 
 // Selects events; absent fields match all.

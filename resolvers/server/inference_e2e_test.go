@@ -50,6 +50,29 @@ func TestEndpointOverGraphQL(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The endpoint's events carry it as stored; other events carry none.
+	for _, c := range []struct {
+		target string
+		want   bool
+	}{{id, true}, {clusterID, false}} {
+		sub, err := dial(t, srv).Subscribe(testContext(t), `subscription($ids: [ID!]) { events(since: "0", filter: {ids: $ids}) { target { id } endpoint { id name status } } }`,
+			map[string]any{"ids": []string{c.target}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev struct {
+			Events struct {
+				Target   struct{ ID string }
+				Endpoint *struct{ ID, Name, Status string }
+			}
+		}
+		if res := next(t, sub); res.Decode(&ev) != nil {
+			t.Fatalf("an event that does not decode: %s", res.Data)
+		}
+		if got := ev.Events.Endpoint; ev.Events.Target.ID != c.target || (got != nil) != c.want || (c.want && (got.ID != id || got.Name != "chat" || got.Status == "")) {
+			t.Fatalf("an event of %s: %+v", c.target, ev.Events)
+		}
+	}
 	const invoke = `mutation($id: ID!) { invokeEndpoint(endpointId: $id, request: {messages: [{role: "user", content: "Hello there"}], maxTokens: 32}) {
 		text promptTokens completionTokens totalTokens latencyMs target } }`
 	var out struct {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyChanges, eventChanges, isNewer, mergeRecords } from "./liveRecords";
+import { applyChanges, eventChanges, isNewer, listedNewestFirst, mergeRecords } from "./liveRecords";
 
 type R = { id: string; updatedAt: string; status: string };
 const r = (id: string, updatedAt: string, status = "ACTIVE"): R => ({ id, updatedAt, status });
@@ -61,5 +61,30 @@ describe("eventChanges", () => {
       { id: "a", record: events[0]!.cluster },
       { id: "b", record: null },
     ]);
+  });
+});
+
+const rec = (id: string, createdAt: string, updatedAt = createdAt, status = "RUNNING") => ({ id, createdAt, updatedAt, status });
+
+describe("listedNewestFirst", () => {
+  const loaded = [rec("j2", "2026-01-02T00:00:00Z"), rec("j1", "2026-01-01T00:00:00Z")];
+
+  it("replaces a record by a newer state from events, never by an older one", () => {
+    const live = new Map([
+      ["j1", rec("j1", "2026-01-01T00:00:00Z", "2026-01-05T00:00:00Z", "RESTARTING")],
+      ["j2", rec("j2", "2026-01-02T00:00:00Z", "2025-12-31T00:00:00Z", "PENDING")],
+    ]);
+    const out = listedNewestFirst(loaded, live, 1);
+    expect(out.map((j) => `${j.id}:${j.status}`)).toEqual(["j2:RUNNING", "j1:RESTARTING"]);
+  });
+
+  it("puts a record just made at the top of the first page, and on no other", () => {
+    const live = new Map([["j3", rec("j3", "2026-01-03T00:00:00Z")]]);
+    expect(listedNewestFirst(loaded, live, 1).map((j) => j.id)).toEqual(["j3", "j2", "j1"]);
+    expect(listedNewestFirst(loaded, live, 2).map((j) => j.id)).toEqual(["j2", "j1"]);
+  });
+
+  it("leaves out a record whose record was removed", () => {
+    expect(listedNewestFirst(loaded, new Map([["j2", null]]), 1).map((j) => j.id)).toEqual(["j1"]);
   });
 });

@@ -59,6 +59,18 @@ export function mergeRecords<T extends Versioned>(
   return out;
 }
 
+/**
+ * The records to show on page (from 1) of a list, newest first (by
+ * createdAt): the page's records, each replaced by a newer state from
+ * live. A record only live knows of (one just made) belongs on the first
+ * page; a later page lists only its own.
+ */
+export function listedNewestFirst<T extends Versioned & { createdAt: string }>(loaded: readonly T[], live: ReadonlyMap<string, T | null>, page: number): T[] {
+  const onPage = new Set(loaded.map((r) => r.id));
+  const records = mergeRecords(loaded, live, (r) => page === 1 || onPage.has(r.id));
+  return records.sort((a, b) => compareTimes(b.createdAt, a.createdAt) || a.id.localeCompare(b.id));
+}
+
 /** The part of an event that says which record changed and how. */
 export interface RecordEvent {
   action: string;

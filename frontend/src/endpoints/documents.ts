@@ -102,7 +102,9 @@ export const EndpointEventsSubscription = graphql(`
         kind
         id
       }
-      payload
+      endpoint {
+        ...EndpointRow
+      }
     }
   }
 `);

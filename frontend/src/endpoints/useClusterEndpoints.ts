@@ -1,14 +1,16 @@
 // Reads a cluster's endpoints a page at a time and keeps them current with
-// no polling: every change of an endpoint's record is an ENDPOINT event,
-// and each event about an endpoint of the cluster reads the page again.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+// no polling: every change of an endpoint's record is an ENDPOINT event
+// carrying the record, merged in.
+import { useCallback, useMemo, useRef, useState } from "react";
 import { useQuery } from "urql";
 import type { CombinedError } from "@urql/core";
+import { applyChanges, listedNewestFirst } from "../api/liveRecords";
 import { useEvents } from "../api/useEvents";
+import { clusterChanges } from "../clusters/clusterCompute";
 import type { EndpointEventsSubscription as EndpointEvent, EndpointRowFragment } from "../gql/graphql";
 import { describeStreamError } from "../ui/LiveIndicator";
 import { ClusterEndpointsQuery, EndpointEventsSubscription } from "./documents";
-import { endpointEventKind, touchesEndpoints } from "./endpointEvents";
+import { endpointEventKind } from "./endpointEvents";
 
 /** How many endpoints a page lists. */
 const pageSize = 50;
@@ -48,23 +50,13 @@ export function useClusterEndpoints(clusterId: string, active: boolean): Cluster
     pause: !opened.current,
     requestPolicy: "cache-and-network",
   });
+  const [live, setLive] = useState<ReadonlyMap<string, EndpointRowFragment | null>>(new Map());
   const [streamError, setStreamError] = useState<string | null>(null);
-  // Changes seen that the page may not show yet; asked is how many of them
-  // the last read covers. Reads never overlap: changes during one make one
-  // more read after it.
-  const [changes, setChanges] = useState(0);
-  const asked = useRef(0);
-
-  const endpoints = useMemo(() => list.data?.endpoints.edges.map((e) => e.node) ?? [], [list.data]);
-  const known = useRef<ReadonlySet<string>>(new Set());
-  useEffect(() => {
-    known.current = new Set(endpoints.map((e) => e.id));
-  }, [endpoints]);
 
   const onEvents = useCallback(
     (events: EndpointEvent["events"][]) => {
       setStreamError(null);
-      if (touchesEndpoints(events, clusterId, known.current)) setChanges((n) => n + 1);
+      setLive((current) => applyChanges(current, clusterChanges(events, endpointEventKind, clusterId, (e) => e.endpoint)));
     },
     [clusterId],
   );
@@ -74,13 +66,10 @@ export function useClusterEndpoints(clusterId: string, active: boolean): Cluster
   // The first page's cursor starts the stream; a later page's read does not restart it.
   useEvents(EndpointEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, list.data?.endpoints.eventCursor);
 
-  const loaded = list.data != null;
-  useEffect(() => {
-    if (!loaded || list.fetching || changes <= asked.current) return;
-    asked.current = changes;
-    reexecute({ requestPolicy: "network-only" });
-  }, [changes, loaded, list.fetching, reexecute]);
-
+  const endpoints = useMemo(
+    () => listedNewestFirst(list.data?.endpoints.edges.map((e) => e.node) ?? [], live, start.page),
+    [list.data, live, start.page],
+  );
   const pageInfo = list.data?.endpoints.pageInfo;
   const nextPage = useCallback(() => {
     if (pageInfo?.hasNextPage && pageInfo.endCursor) setStart((s) => ({ after: pageInfo.endCursor!, page: s.page + 1 }));
@@ -90,7 +79,7 @@ export function useClusterEndpoints(clusterId: string, active: boolean): Cluster
   return {
     endpoints,
     totalCount: list.data?.endpoints.totalCount ?? 0,
-    loaded,
+    loaded: list.data != null,
     fetching: list.fetching,
     error: list.error,
     streamError,

@@ -4,13 +4,13 @@
 import { useCallback, useMemo, useRef, useState } from "react";
 import { useQuery } from "urql";
 import type { CombinedError } from "@urql/core";
-import { applyChanges } from "../api/liveRecords";
+import { applyChanges, listedNewestFirst } from "../api/liveRecords";
 import { useEvents } from "../api/useEvents";
 import { clusterChanges } from "../clusters/clusterCompute";
 import type { JobEventsSubscription as JobEvent, JobRowFragment } from "../gql/graphql";
 import { describeStreamError } from "../ui/LiveIndicator";
 import { ClusterJobsQuery, JobEventsSubscription } from "./documents";
-import { jobEventKind, listedJobs } from "./jobList";
+import { jobEventKind } from "./jobList";
 
 /** How many jobs a page lists. */
 const pageSize = 50;
@@ -64,7 +64,7 @@ export function useClusterJobs(clusterId: string, active: boolean): ClusterJobs 
   }, []);
   useEvents(JobEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, list.data?.jobs.eventCursor);
 
-  const jobs = useMemo(() => listedJobs(list.data?.jobs.edges.map((e) => e.node) ?? [], live, start.page), [list.data, live, start.page]);
+  const jobs = useMemo(() => listedNewestFirst(list.data?.jobs.edges.map((e) => e.node) ?? [], live, start.page), [list.data, live, start.page]);
   const pageInfo = list.data?.jobs.pageInfo;
   const nextPage = useCallback(() => {
     if (pageInfo?.hasNextPage && pageInfo.endCursor) setStart((s) => ({ after: pageInfo.endCursor!, page: s.page + 1 }));
