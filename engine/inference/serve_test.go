@@ -20,6 +20,20 @@ import (
 // until syncs endpoint id until ok holds, with a deadline.
 func (f *fixture) until(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
 	t.Helper()
+	return f.poll(t, id, what, ok, func() { time.Sleep(10 * time.Millisecond) })
+}
+
+// stepUntil is until with the clock held, moved a simulated second at a
+// time between syncs.
+func (f *fixture) stepUntil(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
+	t.Helper()
+	return f.poll(t, id, what, ok, func() { f.clock.Step(time.Second / speed) })
+}
+
+// poll syncs endpoint id until ok holds, calling wait between syncs, with
+// a deadline.
+func (f *fixture) poll(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool, wait func()) *inference.Endpoint {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		e, err := f.svc.Sync(context.Background(), id)
@@ -30,9 +44,9 @@ func (f *fixture) until(t *testing.T, id string, what string, ok func(*inference
 			return e
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("endpoint never %s: %s %s", what, e.Status, e.StatusMessage)
+			t.Fatalf("endpoint never %s: %s %s, pods %+v", what, e.Status, e.StatusMessage, e.Pods)
 		}
-		time.Sleep(10 * time.Millisecond)
+		wait()
 	}
 }
 
@@ -412,24 +426,4 @@ func hasPod(e *inference.Endpoint, uid string) bool {
 		}
 	}
 	return false
-}
-
-// stepUntil syncs endpoint id, moving the held clock a simulated second at
-// a time, until ok holds, with a deadline.
-func (f *fixture) stepUntil(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		e, err := f.svc.Sync(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok(e) {
-			return e
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("endpoint never %s: %s %s, pods %+v", what, e.Status, e.StatusMessage, e.Pods)
-		}
-		f.clock.Step(time.Second / speed)
-	}
 }
