@@ -1,7 +1,8 @@
 // Reads a cluster's endpoints a page at a time and keeps them current with
 // no polling: every change of an endpoint's record is an ENDPOINT event
-// carrying the record, merged in.
-import { useCallback, useMemo, useRef, useState } from "react";
+// carrying the record, merged in; only an endpoint the page does not hold
+// yet reads the page again.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useQuery } from "urql";
 import type { CombinedError } from "@urql/core";
 import { applyChanges, listedNewestFirst } from "../api/liveRecords";
@@ -10,7 +11,7 @@ import { clusterChanges } from "../clusters/clusterCompute";
 import type { EndpointEventsSubscription as EndpointEvent, EndpointRowFragment } from "../gql/graphql";
 import { describeStreamError } from "../ui/LiveIndicator";
 import { ClusterEndpointsQuery, EndpointEventsSubscription } from "./documents";
-import { endpointEventKind } from "./endpointEvents";
+import { bringsNewEndpoint, endpointEventKind } from "./endpointEvents";
 
 /** How many endpoints a page lists. */
 const pageSize = 50;
@@ -52,11 +53,25 @@ export function useClusterEndpoints(clusterId: string, active: boolean): Cluster
   });
   const [live, setLive] = useState<ReadonlyMap<string, EndpointRowFragment | null>>(new Map());
   const [streamError, setStreamError] = useState<string | null>(null);
+  // The ids listed or brought by events so far: an endpoint outside them
+  // is new, and its place and the total count need the page read again.
+  // unread counts such endpoints; asked is how many the last read covers.
+  // Reads never overlap: one seen during a read makes one more after it.
+  const known = useRef(new Set<string>());
+  const [unread, setUnread] = useState(0);
+  const asked = useRef(0);
+
+  useEffect(() => {
+    for (const e of list.data?.endpoints.edges ?? []) known.current.add(e.node.id);
+  }, [list.data]);
 
   const onEvents = useCallback(
     (events: EndpointEvent["events"][]) => {
       setStreamError(null);
-      setLive((current) => applyChanges(current, clusterChanges(events, endpointEventKind, clusterId, (e) => e.endpoint)));
+      const changes = clusterChanges(events, endpointEventKind, clusterId, (e) => e.endpoint);
+      if (bringsNewEndpoint(changes, known.current)) setUnread((n) => n + 1);
+      for (const c of changes) known.current.add(c.id);
+      setLive((current) => applyChanges(current, changes));
     },
     [clusterId],
   );
@@ -65,6 +80,13 @@ export function useClusterEndpoints(clusterId: string, active: boolean): Cluster
   }, []);
   // The first page's cursor starts the stream; a later page's read does not restart it.
   useEvents(EndpointEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, list.data?.endpoints.eventCursor);
+
+  const loaded = list.data != null;
+  useEffect(() => {
+    if (!loaded || list.fetching || unread <= asked.current) return;
+    asked.current = unread;
+    reexecute({ requestPolicy: "network-only" });
+  }, [unread, loaded, list.fetching, reexecute]);
 
   const endpoints = useMemo(
     () => listedNewestFirst(list.data?.endpoints.edges.map((e) => e.node) ?? [], live, start.page),
@@ -79,7 +101,7 @@ export function useClusterEndpoints(clusterId: string, active: boolean): Cluster
   return {
     endpoints,
     totalCount: list.data?.endpoints.totalCount ?? 0,
-    loaded: list.data != null,
+    loaded,
     fetching: list.fetching,
     error: list.error,
     streamError,
