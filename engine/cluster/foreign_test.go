@@ -61,29 +61,47 @@ func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 		for _, v := range vpcs.Vpcs {
 			have[aws.ToString(v.VpcId)] = "vpc"
 		}
-		subnets, _ := p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: tagged})
+		subnets, err := p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, s := range subnets.Subnets {
 			have[aws.ToString(s.SubnetId)] = "subnet"
 		}
-		rts, _ := p.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: tagged})
+		rts, err := p.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, r := range rts.RouteTables {
 			have[aws.ToString(r.RouteTableId)] = "route table"
 		}
-		sgs, _ := p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: tagged})
+		sgs, err := p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, g := range sgs.SecurityGroups {
 			have[aws.ToString(g.GroupId)] = "security group"
 		}
-		igws, _ := p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: tagged})
+		igws, err := p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, g := range igws.InternetGateways {
 			have[aws.ToString(g.InternetGatewayId)] = "internet gateway"
 		}
-		nats, _ := p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: tagged})
+		nats, err := p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, n := range nats.NatGateways {
 			if n.State == ec2types.NatGatewayStateAvailable {
 				have[aws.ToString(n.NatGatewayId)] = "NAT gateway"
 			}
 		}
-		addrs, _ := p.EC2.DescribeAddresses(ctx, &ec2.DescribeAddressesInput{Filters: tagged})
+		addrs, err := p.EC2.DescribeAddresses(ctx, &ec2.DescribeAddressesInput{Filters: tagged})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, a := range addrs.Addresses {
 			have[aws.ToString(a.AllocationId)] = "Elastic IP"
 		}
@@ -92,8 +110,12 @@ func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 	f.world.ClearFaults()
 	before := own()
 	ignoreFilters(t, f.world)
-	if len(before) < 7 {
-		t.Fatalf("cluster train-2 has %v", before)
+	kinds := map[string]bool{}
+	for _, what := range before {
+		kinds[what] = true
+	}
+	if len(kinds) != 7 {
+		t.Fatalf("cluster train-2 has %v; want a VPC, subnets, route tables, security groups, an internet gateway, a NAT gateway and an Elastic IP", before)
 	}
 	del, err := f.svc.Delete(ctx, "tester", gone.ID, "")
 	if err != nil {
