@@ -1,7 +1,8 @@
 // Package kubecrds holds the CustomResourceDefinitions of the custom kinds
 // the engine makes (HyperPodPyTorchJob, RayJob, the HyperPod inference
 // operator's InferenceEndpointConfig and JumpStartModel, KEDA's
-// ScaledObject and TriggerAuthentication; more kinds add a file to crds/)
+// ScaledObject and TriggerAuthentication, managed Karpenter's NodePool and
+// HyperpodNodeClass; more kinds add a file to crds/)
 // and checks objects against them before they are sent. A real API
 // server prunes fields its schema does not know, silently dropping what the
 // engine meant; Validate refuses them instead, naming the field.

@@ -60,6 +60,10 @@ func TestIntegrationValidateAgreesWithTheRealServer(t *testing.T) {
 		{"a JumpStartModel", jumpStartModel(), true},
 		{"a ScaledObject", scaledObject(), true},
 		{"a TriggerAuthentication", triggerAuthentication(), true},
+		{"a HyperpodNodeClass", hyperpodNodeClass(), true},
+		{"a NodePool", nodePool(), true},
+		{"a NodePool without its class", set(nodePool(), "spec.template.spec.nodeClassRef", nil), false},
+		{"a NodePool's consolidation policy outside the enum", set(nodePool(), "spec.disruption.consolidationPolicy", "Always"), false},
 		{"an unknown field", set(hyperPodJob(), "spec.runPolicy.maxRetries", int64(3)), false},
 		{"a required field missing", set(hyperPodJob(), "spec.runPolicy.restartPolicy.evalPeriodSeconds", nil), false},
 		{"a string for an integer", set(hyperPodJob(), "spec.replicaSpecs.0.replicas", "2"), false},
@@ -83,7 +87,10 @@ func TestIntegrationValidateAgreesWithTheRealServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := dyn.Resource(crd.GroupVersionResource(obj.GroupVersionKind().Version)).Namespace(obj.GetNamespace())
+			var res dynamic.ResourceInterface = dyn.Resource(crd.GroupVersionResource(obj.GroupVersionKind().Version))
+			if crd.Namespaced {
+				res = dyn.Resource(crd.GroupVersionResource(obj.GroupVersionKind().Version)).Namespace(obj.GetNamespace())
+			}
 			stored, err := res.Create(ctx, obj, metav1.CreateOptions{FieldValidation: "Strict"})
 			if !tc.valid {
 				if err == nil {

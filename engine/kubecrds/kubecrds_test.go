@@ -14,18 +14,22 @@ func TestAllParsesEveryCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	// want is each CRD's storage version and kind, the other versions it
-	// serves, and whether it has a scale subresource.
+	// serves, whether it has a scale subresource and whether it is
+	// cluster-scoped.
 	want := map[string]struct {
 		storage, kind string
 		others        []string
 		scale         bool
+		cluster       bool
 	}{
-		"hyperpodpytorchjobs.sagemaker.amazonaws.com":                 {"v1", "HyperPodPyTorchJob", nil, false},
-		"inferenceendpointconfigs.inference.sagemaker.aws.amazon.com": {"v1", "InferenceEndpointConfig", []string{"v1alpha1"}, true},
-		"jumpstartmodels.inference.sagemaker.aws.amazon.com":          {"v1", "JumpStartModel", []string{"v1alpha1"}, true},
-		"rayjobs.ray.io":                 {"v1", "RayJob", nil, false},
-		"scaledobjects.keda.sh":          {"v1alpha1", "ScaledObject", nil, false},
-		"triggerauthentications.keda.sh": {"v1alpha1", "TriggerAuthentication", nil, false},
+		"hyperpodpytorchjobs.sagemaker.amazonaws.com":                 {"v1", "HyperPodPyTorchJob", nil, false, false},
+		"inferenceendpointconfigs.inference.sagemaker.aws.amazon.com": {"v1", "InferenceEndpointConfig", []string{"v1alpha1"}, true, false},
+		"jumpstartmodels.inference.sagemaker.aws.amazon.com":          {"v1", "JumpStartModel", []string{"v1alpha1"}, true, false},
+		"rayjobs.ray.io":                                        {"v1", "RayJob", nil, false, false},
+		"scaledobjects.keda.sh":                                 {"v1alpha1", "ScaledObject", nil, false, false},
+		"triggerauthentications.keda.sh":                        {"v1alpha1", "TriggerAuthentication", nil, false, false},
+		"hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com": {"v1", "HyperpodNodeClass", nil, false, true},
+		"nodepools.karpenter.sh":                                {"v1", "NodePool", nil, false, true},
 	}
 	if len(all) != len(want) {
 		t.Fatalf("got %d CRDs, want %d", len(all), len(want))
@@ -36,8 +40,8 @@ func TestAllParsesEveryCRD(t *testing.T) {
 			t.Errorf("unexpected CRD %s", c.Name)
 			continue
 		}
-		if c.Kind != w.kind || !c.Namespaced || len(c.Manifest) == 0 {
-			t.Errorf("%s: kind %s (namespaced %v), want namespaced %s with its manifest", c.Name, c.Kind, c.Namespaced, w.kind)
+		if c.Kind != w.kind || c.Namespaced == w.cluster || len(c.Manifest) == 0 {
+			t.Errorf("%s: kind %s (namespaced %v), want %s (namespaced %v) with its manifest", c.Name, c.Kind, c.Namespaced, w.kind, !w.cluster)
 		}
 		v := c.Version(w.storage)
 		if v == nil || !v.Storage || !v.StatusSubresource || v.ScaleSubresource != w.scale {
@@ -265,6 +269,32 @@ func triggerAuthentication() map[string]any {
 	}
 }
 
+// hyperpodNodeClass and nodePool are the managed Karpenter objects the
+// control plane's autoscaling feature makes (cluster-scoped).
+func hyperpodNodeClass() map[string]any {
+	return map[string]any{
+		"apiVersion": "karpenter.sagemaker.amazonaws.com/v1",
+		"kind":       "HyperpodNodeClass",
+		"metadata":   map[string]any{"name": "instantstart", "labels": map[string]any{"app.kubernetes.io/managed-by": "instantstart"}},
+		"spec":       map[string]any{"instanceGroups": []any{"gpu-a", "gpu-b"}},
+	}
+}
+
+func nodePool() map[string]any {
+	return map[string]any{
+		"apiVersion": "karpenter.sh/v1",
+		"kind":       "NodePool",
+		"metadata":   map[string]any{"name": "instantstart", "labels": map[string]any{"app.kubernetes.io/managed-by": "instantstart"}},
+		"spec": map[string]any{
+			"template": map[string]any{"spec": map[string]any{
+				"nodeClassRef": map[string]any{"group": "karpenter.sagemaker.amazonaws.com", "kind": "HyperpodNodeClass", "name": "instantstart"},
+				"requirements": []any{},
+			}},
+			"disruption": map[string]any{"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s"},
+		},
+	}
+}
+
 // set changes obj at a dotted path ("spec.replicaSpecs.0.name"); a nil
 // value deletes the field.
 func set(obj map[string]any, path string, v any) map[string]any {
@@ -323,6 +353,11 @@ func TestValidate(t *testing.T) {
 		{"anything in a kept template", set(rayJob(), "spec.rayClusterSpec.headGroupSpec.template.whatever", "x"), ""},
 		{"a wrong version", set(rayJob(), "apiVersion", "ray.io/v2"), "does not serve version"},
 		{"a valid InferenceEndpointConfig", inferenceEndpointConfig(), ""},
+		{"a valid HyperpodNodeClass", hyperpodNodeClass(), ""},
+		{"a HyperpodNodeClass without groups", set(hyperpodNodeClass(), "spec.instanceGroups", nil), "spec.instanceGroups: required"},
+		{"a valid NodePool", nodePool(), ""},
+		{"a NodePool without its class", set(nodePool(), "spec.template.spec.nodeClassRef", nil), "spec.template.spec.nodeClassRef: required"},
+		{"a NodePool's consolidation policy outside the enum", set(nodePool(), "spec.disruption.consolidationPolicy", "Always"), "spec.disruption.consolidationPolicy"},
 		{"an FSx InferenceEndpointConfig", set(set(inferenceEndpointConfig(), "spec.modelSourceConfig.s3Storage", nil), "spec.modelSourceConfig.fsxStorage", map[string]any{"fileSystemId": "fs-0123456789abcdef0"}), ""},
 		{"an InferenceEndpointConfig's unknown worker field", set(inferenceEndpointConfig(), "spec.worker.gpus", int64(1)), "spec.worker.gpus: unknown field"},
 		{"an InferenceEndpointConfig without a worker", set(inferenceEndpointConfig(), "spec.worker", nil), "spec.worker: required"},
