@@ -1,0 +1,111 @@
+package simwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/instantstart/instantstart/engine/cloud"
+)
+
+// MaxBodyBytes bounds a request body: no port operation needs more.
+const MaxBodyBytes = 4 << 20
+
+// Providers gives the ports of a region; (*sim.World).Provider fits.
+type Providers func(region string) (*cloud.Provider, error)
+
+// Handler serves the AWS wire protocols of the services in Providers.
+type Handler struct {
+	Providers Providers
+	// DefaultRegion is used when a request carries no credential scope.
+	DefaultRegion string
+}
+
+var scopeRE = regexp.MustCompile(`Credential=[^/,\s]+/\d{8}/([^/,\s]+)/([^/,\s]+)/aws4_request`)
+
+// scope returns the region and service of a SigV4-signed request.
+func scope(r *http.Request) (region, service string) {
+	m := scopeRE.FindStringSubmatch(r.Header.Get("Authorization"))
+	if m == nil {
+		return "", ""
+	}
+	return m[1], m[2]
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	region, service := scope(r)
+	if region == "" {
+		region = h.DefaultRegion
+	}
+	target := r.Header.Get("X-Amz-Target")
+	if service == "" && target != "" {
+		service = serviceOfTarget(target)
+	}
+	svc, ok := jsonServices[service]
+	if !ok {
+		writeJSONError(w, http.StatusBadRequest, "UnknownOperationException",
+			fmt.Sprintf("service %q is not served by the simulator's wire endpoint (served: sagemaker, fsx, servicequotas)", service))
+		return
+	}
+	p, err := h.Providers(region)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "InvalidClientTokenId", err.Error())
+		return
+	}
+	serveJSON(w, r, svc, svc.port(p), target)
+}
+
+func serviceOfTarget(target string) string {
+	prefix, _, _ := strings.Cut(target, ".")
+	for name, s := range jsonServices {
+		if s.targetPrefix == prefix {
+			return name
+		}
+	}
+	return ""
+}
+
+// Listen opens a loopback listener on addr. Any other host is refused: the
+// endpoint checks no signatures, so anyone who can reach it can change the
+// simulated account.
+func Listen(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("sim AWS listen address %q: %w", addr, err)
+	}
+	if !isLoopback(host) {
+		return nil, fmt.Errorf("sim AWS listen address %q is not loopback: the simulator's AWS endpoint checks no signatures, so it only listens on 127.0.0.1, [::1] or localhost", addr)
+	}
+	return net.Listen("tcp", addr)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Serve serves h on l until ctx ends.
+func Serve(ctx context.Context, l net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case <-ctx.Done():
+		_ = srv.Close()
+		<-done
+		return nil
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}
