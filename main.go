@@ -25,6 +25,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simwire"
 	"github.com/instantstart/instantstart/mcp"
 	"github.com/instantstart/instantstart/resolvers/server"
 )
@@ -85,6 +86,7 @@ type serveFlags struct {
 	logFormat string
 	logLevel  string
 	faults    []sim.Fault
+	simAWS    string
 
 	allowedOrigins  []string
 	tlsCert, tlsKey string
@@ -107,12 +109,13 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	srv, err := server.New(server.Config{
 		Engine: app.Config{
-			DataDir:    f.dataDir,
-			Provider:   f.provider,
-			SimSpeed:   f.simSpeed,
-			Region:     f.region,
-			SimFaults:  f.faults,
-			AdminToken: os.Getenv("INSTANTSTART_ADMIN_TOKEN"),
+			DataDir:      f.dataDir,
+			Provider:     f.provider,
+			SimSpeed:     f.simSpeed,
+			Region:       f.region,
+			SimFaults:    f.faults,
+			SimAWSListen: f.simAWS,
+			AdminToken:   os.Getenv("INSTANTSTART_ADMIN_TOKEN"),
 		},
 		Listen:  f.listen,
 		Version: buildVersion(),
@@ -148,6 +151,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.logLevel, "log-level", env("INSTANTSTART_LOG_LEVEL", "info"), "debug, info, warn or error (env INSTANTSTART_LOG_LEVEL)")
 	speed := env("INSTANTSTART_SIM_SPEED", strconv.Itoa(sim.DefaultSpeed))
 	fs.StringVar(&speed, "sim-speed", speed, "how many times faster than AWS the simulator runs; the default creates a cluster in about a minute (env INSTANTSTART_SIM_SPEED)")
+	fs.StringVar(&f.simAWS, "sim-aws-listen", env("INSTANTSTART_SIM_AWS_LISTEN", ""), "loopback host:port on which to serve the simulator's AWS services over their wire protocols, for the aws CLI and SDKs (--provider sim only; env INSTANTSTART_SIM_AWS_LISTEN)")
 	var faultSpecs []string
 	fs.Func("sim-fault", "inject a simulator fault at start, kind[:key=value,...], e.g. capacity:zone=us-east-1a (repeatable; env INSTANTSTART_SIM_FAULT, specs separated by ;)", func(spec string) error {
 		if _, err := sim.ParseFault(spec); err != nil {
@@ -195,6 +199,14 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 			return nil, fmt.Errorf("--sim-fault (or INSTANTSTART_SIM_FAULT): %w", err)
 		}
 		f.faults = append(f.faults, fault)
+	}
+	if f.simAWS != "" && f.provider != app.ProviderSim {
+		return nil, fmt.Errorf("--sim-aws-listen (or INSTANTSTART_SIM_AWS_LISTEN) serves the simulator, so it needs --provider %s, not %q", app.ProviderSim, f.provider)
+	}
+	if f.simAWS != "" {
+		if err := simwire.CheckAddr(f.simAWS); err != nil {
+			return nil, fmt.Errorf("--sim-aws-listen (or INSTANTSTART_SIM_AWS_LISTEN): %w", err)
+		}
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q; serve takes only flags", fs.Args())

@@ -10,7 +10,7 @@ import (
 // do not leak into a test.
 func clearEnv(t *testing.T) {
 	for _, k := range []string{"INSTANTSTART_LISTEN", "INSTANTSTART_DATA_DIR", "INSTANTSTART_PROVIDER", "INSTANTSTART_SIM_SPEED",
-		"INSTANTSTART_REGION", "AWS_REGION", "INSTANTSTART_LOG_FORMAT", "INSTANTSTART_LOG_LEVEL", "INSTANTSTART_SIM_FAULT"} {
+		"INSTANTSTART_REGION", "AWS_REGION", "INSTANTSTART_LOG_FORMAT", "INSTANTSTART_LOG_LEVEL", "INSTANTSTART_SIM_FAULT", "INSTANTSTART_SIM_AWS_LISTEN"} {
 		t.Setenv(k, "")
 	}
 }
@@ -63,6 +63,19 @@ func TestServeFlags(t *testing.T) {
 	}
 }
 
+func TestSimAWSListenFlag(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("INSTANTSTART_SIM_AWS_LISTEN", "127.0.0.1:4566")
+	f, err := parseServeFlags(nil, io.Discard)
+	if err != nil || f.simAWS != "127.0.0.1:4566" {
+		t.Fatalf("from INSTANTSTART_SIM_AWS_LISTEN: %+v, %v", f, err)
+	}
+	f, err = parseServeFlags([]string{"--sim-aws-listen", "[::1]:4567"}, io.Discard)
+	if err != nil || f.simAWS != "[::1]:4567" {
+		t.Fatalf("--sim-aws-listen must win over the environment: %+v, %v", f, err)
+	}
+}
+
 func TestBadInvocationsExitWithUsage(t *testing.T) {
 	clearEnv(t)
 	tests := []struct {
@@ -79,6 +92,9 @@ func TestBadInvocationsExitWithUsage(t *testing.T) {
 		{args: []string{"--log-format", "xml"}, want: "--log-format"},
 		{args: []string{"--log-level", "loud"}, want: "--log-level"},
 		{args: []string{"--provider", "aws", "--sim-fault", "capacity:zone=us-east-1a"}, want: "--sim-fault"},
+		{args: []string{"--provider", "aws", "--sim-aws-listen", "127.0.0.1:4566"}, want: "--sim-aws-listen"},
+		{args: []string{"--sim-aws-listen", "0.0.0.0:4566"}, want: "not loopback"},
+		{args: nil, env: map[string]string{"INSTANTSTART_SIM_AWS_LISTEN": "4566"}, want: "INSTANTSTART_SIM_AWS_LISTEN"},
 		{args: []string{"--no-such-flag"}, want: "no-such-flag"},
 		{args: []string{"serve", "extra"}, want: "unexpected arguments"},
 		{args: []string{"frobnicate"}, want: "unknown command"},

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simwire"
 	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/engine/training"
@@ -49,6 +51,10 @@ type Config struct {
 	Region string
 	// SimFaults are injected into the simulator at start.
 	SimFaults []sim.Fault
+	// SimAWSListen, when set, is a loopback host:port on which Refresh
+	// also serves the simulator's AWS services over their wire protocols
+	// (see package simwire). Only with ProviderSim.
+	SimAWSListen string
 	// AdminToken, when set, is the secret of the first admin token (from
 	// INSTANTSTART_ADMIN_TOKEN); otherwise one is made and written to
 	// <DataDir>/admin-token.
@@ -84,6 +90,8 @@ type App struct {
 	// Scale is how much faster than AWS the provider answers: the
 	// simulator's speed, or 1.
 	Scale float64
+	// SimAWS listens on Config.SimAWSListen; nil without it.
+	SimAWS net.Listener
 }
 
 // New builds the engine cfg describes and resumes unfinished operations.
@@ -97,6 +105,9 @@ func New(cfg Config) (*App, error) {
 	}
 	if cfg.Provider != ProviderSim && cfg.Provider != ProviderAWS {
 		return nil, fmt.Errorf("unknown provider %q: use %s or %s", cfg.Provider, ProviderSim, ProviderAWS)
+	}
+	if cfg.SimAWSListen != "" && cfg.Provider != ProviderSim {
+		return nil, fmt.Errorf("the simulator's AWS endpoint (--sim-aws-listen) needs --provider %s, not %s", ProviderSim, cfg.Provider)
 	}
 	if cfg.SimSpeed == 0 {
 		cfg.SimSpeed = sim.DefaultSpeed
@@ -205,13 +216,35 @@ func (a *App) buildSim() error {
 		log.Info("simulator fault injected", "fault", stored.ID, "kind", stored.Kind)
 	}
 	a.World, a.Regions = world, world
+	if cfg.SimAWSListen != "" {
+		l, err := simwire.Listen(cfg.SimAWSListen)
+		if err != nil {
+			return err
+		}
+		a.SimAWS = l
+		log.Info("simulator's AWS endpoint listening", "endpoint", "http://"+l.Addr().String())
+	}
 	return nil
 }
 
 // Refresh keeps the stored clusters and instance groups in line with the
 // cloud until ctx ends: often while something is changing, seldom while all
 // is settled.
+//
+// With a SimAWS listener it also serves the simulator's AWS services there
+// until ctx ends, since the refreshers' lifetime is the server's.
 func (a *App) Refresh(ctx context.Context) {
+	wire := make(chan struct{})
+	go func() {
+		defer close(wire)
+		if a.SimAWS == nil {
+			return
+		}
+		h := &simwire.Handler{Providers: a.World.Provider, DefaultRegion: a.World.DefaultRegion()}
+		if err := simwire.Serve(ctx, a.SimAWS, h); err != nil {
+			a.Config.Logger.Error("simulator's AWS endpoint stopped", "err", err)
+		}
+	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -231,6 +264,7 @@ func (a *App) Refresh(ctx context.Context) {
 	<-done
 	<-jobs
 	<-endpoints
+	<-wire
 }
 
 // Scaled divides a real-world interval by the simulator's speed.
@@ -252,6 +286,9 @@ func (a *App) Close(ctx context.Context) error {
 	}
 	if a.Training != nil {
 		a.Training.Close()
+	}
+	if a.SimAWS != nil {
+		_ = a.SimAWS.Close() // already closed when Refresh ran
 	}
 	if err := a.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))

@@ -74,14 +74,22 @@ func serviceOfTarget(target string) string {
 // endpoint checks no signatures, so anyone who can reach it can change the
 // simulated account.
 func Listen(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("sim AWS listen address %q: %w", addr, err)
-	}
-	if !isLoopback(host) {
-		return nil, fmt.Errorf("sim AWS listen address %q is not loopback: the simulator's AWS endpoint checks no signatures, so it only listens on 127.0.0.1, [::1] or localhost", addr)
+	if err := CheckAddr(addr); err != nil {
+		return nil, err
 	}
 	return net.Listen("tcp", addr)
+}
+
+// CheckAddr says whether addr is a host:port that Listen accepts.
+func CheckAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("sim AWS listen address %q: %w", addr, err)
+	}
+	if !isLoopback(host) {
+		return fmt.Errorf("sim AWS listen address %q is not loopback: the simulator's AWS endpoint checks no signatures, so it only listens on 127.0.0.1, [::1] or localhost", addr)
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {
