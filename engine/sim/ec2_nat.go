@@ -183,7 +183,7 @@ func (a *ec2API) DescribeNatGateways(ctx context.Context, in *ec2.DescribeNatGat
 				all = append(all, *t.natOut(n))
 			}
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 1000)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcEC2, "DescribeNatGateways", in.MaxResults), 1000)
 		if err != nil {
 			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
 		}

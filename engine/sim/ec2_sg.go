@@ -282,7 +282,7 @@ func (a *ec2API) DescribeSecurityGroups(ctx context.Context, in *ec2.DescribeSec
 				Tags:                t.ec2Tags(g.ID),
 			})
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 1000)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcEC2, "DescribeSecurityGroups", in.MaxResults), 1000)
 		if err != nil {
 			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
 		}

@@ -97,7 +97,7 @@ func (a *ec2API) DescribeInstanceTypeOfferings(ctx context.Context, in *ec2.Desc
 		default:
 			return nil, ec2Error("InvalidParameterValue", "Value (%s) for parameter locationType is invalid.", lt)
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 1000)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcEC2, "DescribeInstanceTypeOfferings", in.MaxResults), 1000)
 		if err != nil {
 			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
 		}

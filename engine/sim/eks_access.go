@@ -267,7 +267,7 @@ func (a *eksAPI) ListAssociatedAccessPolicies(ctx context.Context, in *eks.ListA
 		for _, p := range e.Policies {
 			all = append(all, *accessPolicyOut(p))
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcEKS, "ListAssociatedAccessPolicies", in.MaxResults), 100)
 		if err != nil {
 			return nil, eksInvalidParameter("The pagination token is invalid.")
 		}

@@ -201,7 +201,7 @@ func (a *eksAPI) ListAddons(ctx context.Context, in *eks.ListAddonsInput, _ ...f
 		if err != nil {
 			return nil, err
 		}
-		names, next, err := page(sortedKeys(c.Addons), in.NextToken, in.MaxResults, 100)
+		names, next, err := page(sortedKeys(c.Addons), in.NextToken, t.pageSize(svcEKS, "ListAddons", in.MaxResults), 100)
 		if err != nil {
 			return nil, eksInvalidParameter("The pagination token is invalid.")
 		}

@@ -312,7 +312,7 @@ func (a *eksAPI) ListClusters(ctx context.Context, in *eks.ListClustersInput, _ 
 		if err := eksMaxResults(in.MaxResults); err != nil {
 			return nil, err
 		}
-		names, next, err := page(sortedKeys(t.rs.EKS), in.NextToken, in.MaxResults, 100)
+		names, next, err := page(sortedKeys(t.rs.EKS), in.NextToken, t.pageSize(svcEKS, "ListClusters", in.MaxResults), 100)
 		if err != nil {
 			return nil, eksInvalidParameter("The pagination token is invalid.")
 		}

@@ -115,7 +115,7 @@ func (a *eksAPI) ListPodIdentityAssociations(ctx context.Context, in *eks.ListPo
 				Namespace: aws.String(p.Namespace), ServiceAccount: aws.String(p.ServiceAccount), OwnerArn: optionalString(p.OwnerArn),
 			})
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcEKS, "ListPodIdentityAssociations", in.MaxResults), 100)
 		if err != nil {
 			return nil, eksInvalidParameter("The pagination token is invalid.")
 		}

@@ -105,6 +105,11 @@ const (
 	// region, as some AWS emulators do, until the fault is cleared: what
 	// a client finds by tag it must check again on its side.
 	FaultNoFilters = "nofilters"
+	// FaultSmallPages caps every page of the simulator's list and describe
+	// calls (of Operation; any when empty) at Value items (1 when 0),
+	// whatever the caller asks for, until it is cleared: a caller that
+	// does not follow the next token misses items. Spec key: size.
+	FaultSmallPages = "smallpages"
 )
 
 // trainingFault tells whether kind is a fault of a training job.
@@ -210,6 +215,8 @@ func ParseFault(spec string) (Fault, error) {
 			f.Count, err = strconv.Atoi(value)
 		case "value":
 			f.Value, err = strconv.ParseFloat(value, 64)
+		case "size":
+			f.Value, err = strconv.ParseFloat(value, 64)
 		case "rps":
 			f.RPS, err = strconv.ParseFloat(value, 64)
 		default:
@@ -223,7 +230,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad, FaultNoFilters}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad, FaultNoFilters, FaultSmallPages}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -320,6 +327,10 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 		return normalizeTrainingFault(f)
 	case FaultGPUOOM, FaultImagePull, FaultLoad:
 		return normalizeServingFault(f)
+	case FaultSmallPages:
+		if f.Zone != "" || f.InstanceType != "" || f.Code != "" || f.Message != "" || f.Count != 0 || f.Value < 0 || f.Value != float64(int32(f.Value)) {
+			return f, fmt.Errorf("sim: a %s fault takes a size (a whole number of items, 1 when omitted) and selects calls by service, region and operation; it lasts until it is cleared", f.Kind)
+		}
 	case FaultNoFilters:
 		if (f.Service != "" && f.Service != svcEC2) || (f.Operation != "" && !strings.HasPrefix(f.Operation, "Describe")) || f.Zone != "" || f.InstanceType != "" ||
 			f.Code != "" || f.Message != "" || f.Count != 0 || f.Value != 0 {

@@ -254,7 +254,7 @@ func (a *fsxAPI) DescribeDataRepositoryAssociations(ctx context.Context, in *fsx
 			}
 			slices.SortStableFunc(list, func(a, b *fsxDRARec) int { return a.Life.CreatedAt.Compare(b.Life.CreatedAt) })
 		}
-		items, next, err := page(list, in.NextToken, limit, draDescribeMax)
+		items, next, err := page(list, in.NextToken, t.pageSize(svcFSx, "DescribeDataRepositoryAssociations", limit), draDescribeMax)
 		if err != nil {
 			return nil, fsxBadRequest("The NextToken is invalid: pass the NextToken of the previous page.")
 		}

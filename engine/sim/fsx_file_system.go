@@ -563,7 +563,7 @@ func (a *fsxAPI) DescribeFileSystems(ctx context.Context, in *fsx.DescribeFileSy
 			}
 			slices.SortStableFunc(list, func(a, b *fsxFileSystemRec) int { return a.Life.CreatedAt.Compare(b.Life.CreatedAt) })
 		}
-		items, next, err := page(list, in.NextToken, limit, fsxDescribeMax)
+		items, next, err := page(list, in.NextToken, t.pageSize(svcFSx, "DescribeFileSystems", limit), fsxDescribeMax)
 		if err != nil {
 			return nil, fsxBadRequest("The NextToken is invalid: pass the NextToken of the previous page.")
 		}

@@ -89,7 +89,7 @@ func (a *iamAPI) ListAttachedRolePolicies(ctx context.Context, in *iam.ListAttac
 				all = append(all, iamtypes.AttachedPolicy{PolicyArn: aws.String(arn), PolicyName: aws.String(name)})
 			}
 		}
-		items, marker, err := page(all, in.Marker, in.MaxItems, 100)
+		items, marker, err := page(all, in.Marker, t.pageSize(svcIAM, "ListAttachedRolePolicies", in.MaxItems), 100)
 		if err != nil {
 			return nil, &iamtypes.InvalidInputException{Message: aws.String("Invalid Marker.")}
 		}
@@ -158,7 +158,7 @@ func (a *iamAPI) ListRolePolicies(ctx context.Context, in *iam.ListRolePoliciesI
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		items, marker, err := page(names, in.Marker, in.MaxItems, 100)
+		items, marker, err := page(names, in.Marker, t.pageSize(svcIAM, "ListRolePolicies", in.MaxItems), 100)
 		if err != nil {
 			return nil, &iamtypes.InvalidInputException{Message: aws.String("Invalid Marker.")}
 		}

@@ -38,3 +38,16 @@ func page[T any](items []T, token *string, max *int32, defaultMax int) ([]T, *st
 	next := base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
 	return items[start:end], aws.String(next), nil
 }
+
+// pageSize is the page size a list call op of service asks for, capped by the first
+// smallpages fault that matches the call: a real service may return fewer
+// items than asked for with a next token, and a client must follow it.
+func (t *txn) pageSize(service, op string, asked *int32) *int32 {
+	for _, f := range t.st.Faults {
+		if f.Kind == FaultSmallPages && (f.Service == "" || f.Service == service) && (f.Operation == "" || f.Operation == op) && f.inRegion(t.region) {
+			size := int32(max(f.Value, 1))
+			return &size
+		}
+	}
+	return asked
+}

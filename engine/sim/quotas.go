@@ -89,7 +89,7 @@ func (a *quotasAPI) ListServiceQuotas(ctx context.Context, in *servicequotas.Lis
 				})
 			}
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcQuotas, "ListServiceQuotas", in.MaxResults), 100)
 		if err != nil {
 			return nil, &sqtypes.InvalidPaginationTokenException{Message: aws.String("Invalid pagination token.")}
 		}

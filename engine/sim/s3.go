@@ -227,7 +227,7 @@ func (a *s3API) ListBuckets(ctx context.Context, in *s3.ListBucketsInput, _ ...f
 			}
 			all = append(all, s3types.Bucket{Name: aws.String(name), BucketRegion: aws.String(b.Region), BucketArn: aws.String(bucketARN(name)), CreationDate: aws.Time(b.CreatedAt)})
 		}
-		items, next, err := page(all, in.ContinuationToken, in.MaxBuckets, 10000)
+		items, next, err := page(all, in.ContinuationToken, t.pageSize(svcS3, "ListBuckets", in.MaxBuckets), 10000)
 		if err != nil {
 			return nil, apiError("InvalidArgument", "The continuation token provided is incorrect.")
 		}

@@ -288,7 +288,7 @@ func (a *sageMakerAPI) ListClusters(ctx context.Context, in *sagemaker.ListClust
 				ClusterArn: aws.String(c.Arn), ClusterName: aws.String(c.Name), ClusterStatus: c.status(t.now), CreationTime: aws.Time(c.Life.CreatedAt),
 			})
 		}
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcSageMaker, "ListClusters", in.MaxResults), 100)
 		if err != nil {
 			return nil, sageMakerValidation("The NextToken %q is invalid.", aws.ToString(in.NextToken))
 		}

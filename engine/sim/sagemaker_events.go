@@ -93,7 +93,7 @@ func (a *sageMakerAPI) ListClusterEvents(ctx context.Context, in *sagemaker.List
 			}
 			return all[j].EventTime.Before(*all[i].EventTime)
 		})
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcSageMaker, "ListClusterEvents", in.MaxResults), 100)
 		if err != nil {
 			return nil, sageMakerValidation("The NextToken %q is invalid.", aws.ToString(in.NextToken))
 		}

@@ -260,7 +260,7 @@ func (a *sageMakerAPI) ListMlflowTrackingServers(ctx context.Context, in *sagema
 			}
 			return c
 		})
-		items, next, err := page(list, in.NextToken, in.MaxResults, mlflowListMax)
+		items, next, err := page(list, in.NextToken, t.pageSize(svcSageMaker, "ListMlflowTrackingServers", in.MaxResults), mlflowListMax)
 		if err != nil {
 			return nil, sageMakerValidation("The NextToken %q is invalid: pass the NextToken of the previous page.", aws.ToString(in.NextToken))
 		}

@@ -83,7 +83,7 @@ func (a *sageMakerAPI) ListClusterNodes(ctx context.Context, in *sagemaker.ListC
 			}
 		}
 		sortNodes(all, in.SortBy, in.SortOrder)
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcSageMaker, "ListClusterNodes", in.MaxResults), 100)
 		if err != nil {
 			return nil, sageMakerValidation("The NextToken %q is invalid.", aws.ToString(in.NextToken))
 		}

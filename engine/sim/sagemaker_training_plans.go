@@ -187,7 +187,7 @@ func (a *sageMakerAPI) ListTrainingPlans(ctx context.Context, in *sagemaker.List
 			}
 		}
 		sortPlans(all, in.SortBy, in.SortOrder)
-		items, next, err := page(all, in.NextToken, in.MaxResults, 100)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcSageMaker, "ListTrainingPlans", in.MaxResults), 100)
 		if err != nil {
 			return nil, sageMakerValidation("The NextToken %q is invalid.", aws.ToString(in.NextToken))
 		}
