@@ -37,10 +37,11 @@ func startWire(t *testing.T, w *sim.World) aws.Config {
 	srv := httptest.NewServer(&Handler{Providers: w.Provider, DefaultRegion: w.DefaultRegion()})
 	t.Cleanup(srv.Close)
 	return aws.Config{
-		Region:           w.DefaultRegion(),
-		Credentials:      credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
-		BaseEndpoint:     aws.String(srv.URL),
-		RetryMaxAttempts: 1,
+		Region:       w.DefaultRegion(),
+		Credentials:  credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+		BaseEndpoint: aws.String(srv.URL),
+		// The SDK's standard retryer stays on, as a real client has it: it
+		// retries a connection net/http closed under a read (net.ErrClosed).
 	}
 }
 
