@@ -51,7 +51,8 @@ func IsNotFound(err error) bool {
 // FromUpstream turns an AWS error into an UPSTREAM error that names the AWS
 // service, operation and code (an answer the SDK could not read is often
 // only "UnknownError": the service and operation say where it came from);
-// throttling and server faults are marked retryable. An error that is
+// throttling, server faults and a role another service does not see yet
+// (NotYetPropagated) are marked retryable. An error that is
 // already coded is returned unchanged.
 func FromUpstream(err error, action string) *Error {
 	var e *Error
@@ -64,7 +65,8 @@ func FromUpstream(err error, action string) *Error {
 	if errors.As(err, &ae) && ae.ErrorMessage() != "" {
 		msg = ae.ErrorMessage()
 	}
-	out := &Error{Code: Upstream, UpstreamCode: code, Retryable: throttlingCodes[code] || code == "", cause: err}
+	propagating := NotYetPropagated(err)
+	out := &Error{Code: Upstream, UpstreamCode: code, Retryable: throttlingCodes[code] || code == "" || propagating, cause: err}
 	where := ""
 	var oe *smithy.OperationError
 	if errors.As(err, &oe) && oe.ServiceID != "" && oe.OperationName != "" {
@@ -80,6 +82,9 @@ func FromUpstream(err error, action string) *Error {
 	} else {
 		out.Message = action + where + ": " + msg
 	}
+	if propagating {
+		out.Message += " (a role IAM has just made or changed can take a minute or two to reach other services: the call is retried for up to two minutes before this is believed)"
+	}
 	return out
 }
 
@@ -89,5 +94,5 @@ func IsRetryable(err error) bool {
 	if errors.As(err, &e) {
 		return e.Retryable
 	}
-	return throttlingCodes[APICode(err)]
+	return throttlingCodes[APICode(err)] || NotYetPropagated(err)
 }

@@ -137,7 +137,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 		cancel()
 		applying = false
 		if err != nil {
-			if errs.IsRetryable(err) && clock.elapsed() < timeout {
+			if errs.IsRetryable(err) && clock.elapsed() < r.retryWithin(timeout, err) {
 				if err := r.applied(ctx, id, st.Name, clock, nil, "applying: "+errs.FromUpstream(err, "apply").Message+" (will retry)"); err != nil {
 					return err
 				}
@@ -154,6 +154,17 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 			return err
 		}
 	}
+}
+
+// retryWithin is how far into a phase a retryable Apply error is still
+// retried: to the phase's deadline, but for a role another service does not
+// see yet only for IAM's propagation time (at the runner's speed), after
+// which the role is taken to be really missing or not assumable.
+func (r *Runner) retryWithin(timeout time.Duration, err error) time.Duration {
+	if errs.NotYetPropagated(err) {
+		return min(timeout, r.opts.scaled(errs.IAMPropagation, minTimeout))
+	}
+	return timeout
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

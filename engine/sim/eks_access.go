@@ -127,7 +127,7 @@ func (a *eksAPI) CreateAccessEntry(ctx context.Context, in *eks.CreateAccessEntr
 		if m == nil {
 			return nil, eksInvalidParameter("The specified principalArn is invalid: %s is not an IAM role or user ARN.", principal)
 		}
-		if m[1] == t.account() && m[2] == "role" && principal != t.callerArn() && t.roleByArn(principal) == nil {
+		if m[1] == t.account() && m[2] == "role" && principal != t.callerArn() && t.roleUsable(principal) == nil {
 			return nil, eksInvalidParameter("The specified principalArn is invalid: invalid principal %s.", principal)
 		}
 		typ := aws.ToString(in.Type)

@@ -244,7 +244,7 @@ func (t *txn) addonSettings(name string, version, values, role *string) error {
 	if cv := strings.TrimSpace(aws.ToString(values)); strings.HasPrefix(cv, "{") && !json.Valid([]byte(cv)) {
 		return eksInvalidParameter("ConfigurationValue provided in request is not supported: the JSON does not parse")
 	}
-	if arn := aws.ToString(role); arn != "" && t.roleByArn(arn) == nil {
+	if arn := aws.ToString(role); arn != "" && t.roleUsable(arn) == nil {
 		return eksInvalidParameter("Role %s does not exist", arn)
 	}
 	return nil

@@ -142,7 +142,7 @@ func (a *eksAPI) CreateCluster(ctx context.Context, in *eks.CreateClusterInput, 
 			}
 			return nil, &ekstypes.ResourceInUseException{Message: aws.String("Cluster already exists with name: " + name), ClusterName: aws.String(name)}
 		}
-		if t.roleByArn(*in.RoleArn) == nil {
+		if t.roleUsable(*in.RoleArn) == nil {
 			return nil, eksInvalidParameter("Role with arn: %s, could not be assumed because it does not exist or the trusted entity is not correct", *in.RoleArn)
 		}
 		version := aws.ToString(in.Version)

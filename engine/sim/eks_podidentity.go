@@ -31,7 +31,7 @@ func (t *txn) newPodIdentity(c *eksClusterRec, namespace, serviceAccount, roleAr
 	if namespace == "" || serviceAccount == "" {
 		return nil, eksInvalidParameter("A pod identity association needs a namespace and a service account.")
 	}
-	if t.roleByArn(roleArn) == nil {
+	if t.roleUsable(roleArn) == nil {
 		return nil, eksInvalidParameter("Role %s does not exist or is not in account %s.", roleArn, t.account())
 	}
 	for _, id := range sortedKeys(c.PodIdentities) {

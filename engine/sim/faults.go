@@ -110,6 +110,13 @@ const (
 	// whatever the caller asks for, until it is cleared: a caller that
 	// does not follow the next token misses items. Spec key: size.
 	FaultSmallPages = "smallpages"
+	// FaultIAMLag makes EKS or SageMaker (Service; either when empty)
+	// refuse an IAM role that exists, in calls of Operation (any when
+	// empty), with the answer they give for a role they cannot see or
+	// assume: what they answer while IAM's new role or trust policy has
+	// not reached them yet. It fires once per refused call, Count times (0:
+	// until it is cleared).
+	FaultIAMLag = "iamlag"
 )
 
 // trainingFault tells whether kind is a fault of a training job.
@@ -230,7 +237,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad, FaultNoFilters, FaultSmallPages}
+var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad, FaultNoFilters, FaultSmallPages, FaultIAMLag}
 
 func validateFaultKind(kind string) error {
 	if slices.Contains(faultKinds, kind) {
@@ -330,6 +337,11 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 	case FaultSmallPages:
 		if f.Zone != "" || f.InstanceType != "" || f.Code != "" || f.Message != "" || f.Count != 0 || f.Value < 0 || f.Value != float64(int32(f.Value)) {
 			return f, fmt.Errorf("sim: a %s fault takes a size (a whole number of items, 1 when omitted) and selects calls by service, region and operation; it lasts until it is cleared", f.Kind)
+		}
+	case FaultIAMLag:
+		if (f.Service != "" && f.Service != svcEKS && f.Service != svcSageMaker) || f.Zone != "" || f.InstanceType != "" ||
+			f.Code != "" || f.Message != "" || f.Value != 0 {
+			return f, fmt.Errorf("sim: a %s fault selects EKS or SageMaker calls that use an IAM role, by service (eks or sagemaker), region and operation, and takes a count; nothing else", f.Kind)
 		}
 	case FaultNoFilters:
 		if (f.Service != "" && f.Service != svcEC2) || (f.Operation != "" && !strings.HasPrefix(f.Operation, "Describe")) || f.Zone != "" || f.InstanceType != "" ||
@@ -521,6 +533,25 @@ func (t *txn) callFault(service, op string) error {
 		return &smithy.GenericAPIError{Code: code, Message: "Rate exceeded", Fault: smithy.FaultClient}
 	}
 	return nil
+}
+
+// roleUsable returns the role arn names as the service of the call sees
+// it: nil when there is none, or when an iamlag fault makes the call's
+// service not see it yet (the fault fires then).
+func (t *txn) roleUsable(arn string) *roleRec {
+	r := t.roleByArn(arn)
+	if r == nil {
+		return nil
+	}
+	for i, f := range t.st.Faults {
+		if f.Kind != FaultIAMLag || (f.Service != "" && f.Service != t.service) ||
+			(f.Operation != "" && f.Operation != t.op) || !f.inRegion(t.region) {
+			continue
+		}
+		t.st.fire(i)
+		return nil
+	}
+	return r
 }
 
 // failFault fires the first fail fault for a resource of service created by

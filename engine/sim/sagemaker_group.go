@@ -303,7 +303,7 @@ func (t *txn) hpGroup(i int, spec smtypes.ClusterInstanceGroupSpecification, c *
 	if g.MinCount != nil && (*g.MinCount < 0 || *g.MinCount > g.Count) {
 		return nil, sageMakerValidation("MinInstanceCount of instance group %s must be between 0 and its InstanceCount %d.", g.Name, g.Count)
 	}
-	if t.roleByArn(g.ExecutionRole) == nil {
+	if t.roleUsable(g.ExecutionRole) == nil {
 		return nil, sageMakerValidation("The execution role %s of instance group %s does not exist.", g.ExecutionRole, g.Name)
 	}
 	if spec.ThreadsPerCore != nil {

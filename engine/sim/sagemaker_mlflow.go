@@ -154,7 +154,7 @@ func (t *txn) mlflowServerSpec(in *sagemaker.CreateMlflowTrackingServerInput) (*
 		return nil, sageMakerValidation("ArtifactStoreUri %s is not an S3 URI: give s3://<bucket>/<prefix> of a general purpose bucket.", uri)
 	case len(role) < 20 || len(role) > 2048 || !mlflowRolePattern.MatchString(role):
 		return nil, sageMakerValidation("1 validation error detected: Value '%s' at 'roleArn' failed to satisfy constraint: Member must satisfy regular expression pattern: %s", role, mlflowRolePattern)
-	case t.roleByArn(role) == nil:
+	case t.roleUsable(role) == nil:
 		return nil, sageMakerValidation("The role %s does not exist or cannot be assumed by SageMaker; create it with a trust policy for sagemaker.amazonaws.com.", role)
 	}
 	if bucket, _, _ := s3RepoPath(uri); cloud.BucketNameProblem(bucket) != "" {

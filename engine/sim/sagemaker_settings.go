@@ -50,7 +50,7 @@ func (t *txn) hpApplySettings(c *hpClusterRec, s hpSettings) error {
 		if wasOn && on {
 			return sageMakerValidation("ClusterRole of cluster %s cannot change while autoscaling is enabled. Disable AutoScaling first, or keep the role %s.", c.Name, role)
 		}
-		if t.roleByArn(*s.ClusterRole) == nil {
+		if t.roleUsable(*s.ClusterRole) == nil {
 			return sageMakerValidation("The cluster role %s does not exist.", *s.ClusterRole)
 		}
 		role = *s.ClusterRole

@@ -203,8 +203,10 @@ type txn struct {
 	w      *World
 	st     *state
 	region string
-	rs     *regionState // nil for the global services
-	now    time.Time
+	// service and op name the call, as counted ("eks", "CreateCluster").
+	service, op string
+	rs          *regionState // nil for the global services
+	now         time.Time
 	// afterSave runs, in order, once the call's changes are saved: it
 	// tells Kubernetes watchers of what the call changed.
 	afterSave []func()

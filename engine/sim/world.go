@@ -209,6 +209,7 @@ func (w *World) do(ctx context.Context, service, region, op string, fn func(t *t
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t := w.begin(region)
+	t.service, t.op = service, op
 	t.st.count(service, op)
 	err := t.callFault(service, op)
 	if err == nil {
