@@ -77,6 +77,8 @@ func New(ctx context.Context, opts Options) (*Regions, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration (environment, shared config and credential chain): %w", err)
 	}
+	// An error answer the SDK cannot read is quoted in its error.
+	cfg.APIOptions = append(cfg.APIOptions, addReadableErrors)
 	if cfg.Region == "" {
 		return nil, fmt.Errorf("no AWS region configured: set --region or AWS_REGION")
 	}
