@@ -521,6 +521,7 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	network := readNetwork(t, ctx, p).owned(c.ID)
 
 	del, err := e.svc.Delete(ctx, caller, clusterID, "")
 	if err != nil {
@@ -532,6 +533,17 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 		phaseNAT: ops.PhaseSucceeded, phaseIAMRoles: ops.PhaseSucceeded,
 	}, deleteGaps)
 	checkDeleted(t, ctx, w, c)
+	// The network phase stops at the cluster's route table, which kumo
+	// cannot delete: the network is then left whole, nothing more or less.
+	left := readNetwork(t, ctx, p).owned(c.ID)
+	switch ph := deleted.Phase(phaseNetwork); {
+	case ph.Status == ops.PhaseSucceeded && len(left) > 0:
+		t.Errorf("the network phase succeeded, and the cluster's %v are still in kumo", left)
+	case ph.Status != ops.PhaseSucceeded && !slices.Equal(left, network):
+		t.Errorf("after the network phase failed (%s), the cluster has %v in kumo; want all it had, %v", ph.Message, left, network)
+	case len(left) > 0:
+		t.Logf("left in kumo of the cluster's network, as kumo cannot delete route tables: %v", left)
+	}
 	checkForeignNetworkIntact(t, ctx, p, foreign)
 }
 
@@ -684,8 +696,7 @@ func checkCreated(t *testing.T, ctx context.Context, w *kumoWorld, c *cluster.Cl
 }
 
 // checkDeleted reads kumo back after deleteCluster: the roles, the OIDC
-// provider and the EKS cluster are gone; the network kumo cannot take
-// apart (its route tables) is named.
+// provider and the EKS cluster are gone.
 func checkDeleted(t *testing.T, ctx context.Context, w *kumoWorld, c *cluster.Cluster) {
 	t.Helper()
 	p := w.p
@@ -703,9 +714,6 @@ func checkDeleted(t *testing.T, ctx context.Context, w *kumoWorld, c *cluster.Cl
 	}
 	if _, err := p.EKS.DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String(c.EKS.Name)}); !errs.IsNotFound(err) {
 		t.Errorf("EKS cluster %s after delete: %v; want it gone", c.EKS.Name, err)
-	}
-	if left := readNetwork(t, ctx, p).owned(c.ID); len(left) > 0 {
-		t.Logf("left in kumo of the cluster's network, as kumo cannot delete route tables: %v", left)
 	}
 }
 
