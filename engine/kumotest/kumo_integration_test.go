@@ -507,11 +507,12 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 		}
 	}
 
-	created := e.drive(t, createOp.ID)
-	checkPhases(t, created, map[string]ops.PhaseStatus{
+	covered := map[string]ops.PhaseStatus{
 		phaseIAMRoles: ops.PhaseSucceeded, phaseVPC: ops.PhaseSucceeded, phaseSubnets: ops.PhaseSucceeded,
 		phaseEKS: ops.PhaseSucceeded, phaseOIDC: ops.PhaseSucceeded,
-	}, createGaps)
+	}
+	created := e.drive(t, createOp.ID)
+	checkPhases(t, created, covered, createGaps)
 	c, err := e.svc.Get(clusterID)
 	if err != nil {
 		t.Fatal(err)
@@ -522,6 +523,7 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 		t.FailNow()
 	}
 	network := readNetwork(t, ctx, p).owned(c.ID)
+	checkRunAgainMakesNothing(t, ctx, w, e, createOp, in, covered, network)
 
 	del, err := e.svc.Delete(ctx, caller, clusterID, "")
 	if err != nil {
@@ -545,6 +547,37 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 		t.Logf("left in kumo of the cluster's network, as kumo cannot delete route tables: %v", left)
 	}
 	checkForeignNetworkIntact(t, ctx, p, foreign)
+}
+
+// checkRunAgainMakesNothing runs the create's phases again, as a process
+// that stopped between an Apply and storing its result would resume them:
+// each phase must see in kumo that its goal holds and apply nothing, and
+// kumo must hold no second VPC, gateway, subnet, security group, route
+// table, EKS cluster or OIDC provider.
+func checkRunAgainMakesNothing(t *testing.T, ctx context.Context, w *kumoWorld, e *engine, first *ops.Operation, in cluster.CreateInput,
+	covered map[string]ops.PhaseStatus, network []string) {
+	t.Helper()
+	op, err := e.runner.Submit(ops.Request{Kind: cluster.KindCreate, Target: first.Target, RequestedBy: caller, Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := e.drive(t, op.ID)
+	for name := range covered {
+		if ph := again.Phase(name); ph.Status != ops.PhaseSucceeded || ph.Attempt != 0 {
+			t.Errorf("run again, phase %s is %s after %d applies (%s); want it to find its goal met in kumo and apply nothing", name, ph.Status, ph.Attempt, ph.Message)
+		}
+	}
+	if got := readNetwork(t, ctx, w.p).owned(first.Target.ID); !slices.Equal(got, network) {
+		t.Errorf("run again, the cluster's network in kumo is %v; want it as made, %v", got, network)
+	}
+	clusters, err := w.p.EKS.ListClusters(ctx, &eks.ListClustersInput{})
+	if err != nil || !slices.Equal(clusters.Clusters, []string{in.Name}) {
+		t.Errorf("run again, EKS clusters %v (%v); want only %s", clusters, err, in.Name)
+	}
+	oidc, err := w.p.IAM.ListOpenIDConnectProviders(ctx, &iam.ListOpenIDConnectProvidersInput{})
+	if err != nil || len(oidc.OpenIDConnectProviderList) != 1 {
+		t.Errorf("run again, OIDC providers %+v (%v); want the one", oidc, err)
+	}
 }
 
 // logTagFilters says whether kumo still ignores tag filters, which is what
