@@ -59,6 +59,7 @@ type Server struct {
 func Start(bin, dataDir string, logTo io.Writer, timeout time.Duration) (*Server, error) {
 	cmd := exec.Command(bin, "-listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "KUMO_DATA_DIR="+dataDir)
+	endWithParent(cmd)
 	if logTo == nil {
 		logTo = io.Discard
 	}
