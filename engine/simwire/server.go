@@ -46,19 +46,49 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if service == "" && target != "" {
 		service = serviceOfTarget(target)
 	}
-	svc, ok := jsonServices[service]
-	if !ok {
-		writeJSONError(w, http.StatusBadRequest, "UnknownOperationException",
-			fmt.Sprintf("service %q is not served by the simulator's wire endpoint (served: sagemaker, fsx, servicequotas)", service))
+	if service == "" && strings.HasPrefix(r.URL.Path, "/clusters") {
+		service = "eks"
+	}
+	if svc, ok := jsonServices[service]; ok {
+		p, err := h.Providers(region)
+		if err != nil {
+			writeJSONError(w, http.StatusBadRequest, "InvalidClientTokenId", err.Error())
+			return
+		}
+		serveJSON(w, r, svc, svc.port(p), target)
 		return
 	}
-	p, err := h.Providers(region)
-	if err != nil {
-		writeJSONError(w, http.StatusBadRequest, "InvalidClientTokenId", err.Error())
+	if service == "eks" {
+		p, err := h.Providers(region)
+		if err != nil {
+			writeRestError(w, http.StatusForbidden, "UnrecognizedClientException", err.Error(), nil)
+			return
+		}
+		serveRestJSON(w, r, p.EKS)
 		return
 	}
-	serveJSON(w, r, svc, svc.port(p), target)
+	if svc, ok := queryServices[service]; ok {
+		if service == "iam" {
+			// IAM is global: its requests are signed for us-east-1 whatever
+			// region the caller works in.
+			region = h.DefaultRegion
+		}
+		p, err := h.Providers(region)
+		if err != nil {
+			writeQueryError(w, svc, http.StatusBadRequest, "InvalidClientTokenId", err.Error(), nil)
+			return
+		}
+		serveQuery(w, r, svc, svc.port(p))
+		return
+	}
+	msg := fmt.Sprintf("service %q is not served by the simulator's wire endpoint (served: %s)", service, servedServices)
+	if service == "" {
+		msg = "the request carries no SigV4 credential scope naming its service (served: " + servedServices + ")"
+	}
+	writeJSONError(w, http.StatusBadRequest, "UnknownOperationException", msg)
 }
+
+const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts"
 
 func serviceOfTarget(target string) string {
 	prefix, _, _ := strings.Cut(target, ".")
