@@ -66,7 +66,7 @@ func FromUpstream(err error, action string) *Error {
 		msg = ae.ErrorMessage()
 	}
 	propagating := NotYetPropagated(err)
-	out := &Error{Code: Upstream, UpstreamCode: code, Retryable: throttlingCodes[code] || code == "" || propagating, cause: err}
+	out := &Error{Code: Upstream, UpstreamCode: code, Retryable: throttlingCodes[code] || (code == "" && transient(err)) || propagating, cause: err}
 	where := ""
 	var oe *smithy.OperationError
 	if errors.As(err, &oe) && oe.ServiceID != "" && oe.OperationName != "" {
@@ -86,6 +86,20 @@ func FromUpstream(err error, action string) *Error {
 		out.Message += " (a role IAM has just made or changed can take a minute or two to reach other services: the call is retried for up to two minutes before this is believed)"
 	}
 	return out
+}
+
+// transient reports whether an error with no AWS code may pass on a retry:
+// no HTTP answer came back (the connection failed or timed out), or the
+// answer was a server error or 429. An answer the SDK could not read with
+// any other status (a 404 from an endpoint that does not serve the call)
+// comes back the same however often it is asked.
+func transient(err error) bool {
+	var re interface{ HTTPStatusCode() int }
+	if !errors.As(err, &re) {
+		return true
+	}
+	status := re.HTTPStatusCode()
+	return status == 0 || status >= 500 || status == 429
 }
 
 // IsRetryable reports whether err may succeed if tried again unchanged.

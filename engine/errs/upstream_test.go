@@ -2,9 +2,11 @@ package errs_test
 
 import (
 	"errors"
+	"net/http"
 	"testing"
 
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/instantstart/instantstart/engine/errs"
 )
@@ -35,5 +37,33 @@ func TestUpstreamNamesServiceAndOperation(t *testing.T) {
 	}
 	if e := errs.FromUpstream(&smithy.GenericAPIError{Code: "ThrottlingException"}, "x"); !e.Retryable {
 		t.Error("throttling is not retryable")
+	}
+}
+
+// TestUnreadableAnswersRetryOnlyWhenTransient: an error with no AWS code
+// is retried when no answer came back or the answer was a server error,
+// not when a readable status says the call is not served.
+func TestUnreadableAnswersRetryOnlyWhenTransient(t *testing.T) {
+	answered := func(status int) error {
+		return &smithy.OperationError{ServiceID: "EKS", OperationName: "ListAccessEntries", Err: &smithyhttp.ResponseError{
+			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: status}},
+			Err:      &smithy.DeserializationError{Err: errors.New("failed to decode response body")},
+		}}
+	}
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no answer", &smithy.OperationError{ServiceID: "EKS", OperationName: "ListAccessEntries", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}, true},
+		{"404 not read", answered(http.StatusNotFound), false},
+		{"400 not read", answered(http.StatusBadRequest), false},
+		{"503 not read", answered(http.StatusServiceUnavailable), true},
+		{"429 not read", answered(http.StatusTooManyRequests), true},
+	}
+	for _, c := range cases {
+		if got := errs.FromUpstream(c.err, "list access entries").Retryable; got != c.want {
+			t.Errorf("%s: retryable %v, want %v", c.name, got, c.want)
+		}
 	}
 }
