@@ -31,13 +31,22 @@ type twin struct {
 	wireState, directState map[string]string
 }
 
-func newTwin(t *testing.T) *twin {
+func newTwin(t *testing.T, faults ...string) *twin {
 	t.Helper()
 	tw := &twin{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), wireState: map[string]string{}, directState: map[string]string{}}
 	mk := func() *sim.World {
 		w, err := sim.New(sim.Options{Seed: 1, Clock: func() time.Time { return tw.now }})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, spec := range faults {
+			f, err := sim.ParseFault(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.InjectFault(f); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return w
 	}
@@ -548,3 +557,77 @@ func TestEveryPortMethodIsServed(t *testing.T) {
 }
 
 func jsonDump(v any) ([]byte, error) { return json.MarshalIndent(v, "", " ") }
+
+// pages calls one page after another until the token runs out, and
+// returns every page; it fails when there is only one.
+func pages[O any](ctx context.Context, page func(token *string) (O, *string, error)) (any, error) {
+	var all []O
+	var token *string
+	for i := 0; i < 100; i++ {
+		out, next, err := page(token)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, out)
+		if next == nil || *next == "" {
+			if len(all) < 2 {
+				return nil, errors.New("a single page: the test pages nothing")
+			}
+			for i := range all {
+				withoutMetadata(any(all[i]))
+			}
+			return all, nil
+		}
+		token = next
+	}
+	return nil, errors.New("pagination does not end")
+}
+
+// TestPagesMatchDirectCalls pages EC2, IAM and EKS lists one item at a
+// time (the smallpages fault) through the wire and directly: the next
+// tokens (EC2's NextToken, IAM's Marker) make the round trip.
+func TestPagesMatchDirectCalls(t *testing.T) {
+	tw := newTwin(t, "smallpages")
+	setup := append(ec2Steps()[:13], iamSteps()[1], iamSteps()[5], iamSteps()[7])
+	tw.run(t, setup)
+	tw.run(t, []step{
+		{"DescribeSecurityGroups pages", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return pages(ctx, func(tok *string) (*ec2.DescribeSecurityGroupsOutput, *string, error) {
+				out, err := p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{NextToken: tok})
+				if err != nil {
+					return nil, nil, err
+				}
+				return out, out.NextToken, nil
+			})
+		}},
+		{"DescribeInstanceTypeOfferings pages", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return pages(ctx, func(tok *string) (*ec2.DescribeInstanceTypeOfferingsOutput, *string, error) {
+				out, err := p.EC2.DescribeInstanceTypeOfferings(ctx, &ec2.DescribeInstanceTypeOfferingsInput{NextToken: tok, LocationType: ec2types.LocationTypeAvailabilityZone,
+					Filters: []ec2types.Filter{{Name: aws.String("instance-type"), Values: []string{"p5.48xlarge"}}}})
+				if err != nil {
+					return nil, nil, err
+				}
+				return out, out.NextToken, nil
+			})
+		}},
+		{"DescribeAvailabilityZones", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EC2.DescribeAvailabilityZones(ctx, &ec2.DescribeAvailabilityZonesInput{})
+		}},
+		{"ListRolePolicies and ListAttachedRolePolicies", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			if _, err := p.IAM.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("wire-eks"), PolicyName: aws.String("second"),
+				PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:ListBucket","Resource":"*"}]}`)}); err != nil {
+				return nil, err
+			}
+			return pages(ctx, func(tok *string) (*iam.ListRolePoliciesOutput, *string, error) {
+				out, err := p.IAM.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String("wire-eks"), Marker: tok})
+				if err != nil {
+					return nil, nil, err
+				}
+				if !out.IsTruncated {
+					return out, nil, nil
+				}
+				return out, out.Marker, nil
+			})
+		}},
+	})
+}
