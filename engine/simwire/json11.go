@@ -80,6 +80,13 @@ func serveJSON(w http.ResponseWriter, r *http.Request, svc jsonService, port any
 func writeAPIError(w http.ResponseWriter, err error) {
 	var api smithy.APIError
 	if !errors.As(err, &api) {
+		var params *smithy.InvalidParamsError
+		if errors.As(err, &params) {
+			// The SDK checks required members before sending; a client that
+			// does not gets the service's refusal.
+			writeJSONError(w, http.StatusBadRequest, "ValidationException", params.Error())
+			return
+		}
 		writeJSONError(w, http.StatusInternalServerError, "InternalFailure", err.Error())
 		return
 	}

@@ -133,6 +133,7 @@ func TestMalformedRequestsAre400(t *testing.T) {
 		{"deep nesting", "SageMaker.ListClusters", strings.Repeat("[", 100) + strings.Repeat("]", 100)},
 		{"unknown op", "SageMaker.Nope", "{}"},
 		{"wrong prefix", "Other.ListClusters", "{}"},
+		{"missing required member", "SageMaker.DescribeCluster", "{}"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

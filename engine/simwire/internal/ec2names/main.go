@@ -12,6 +12,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"os"
@@ -47,6 +48,8 @@ var (
 )
 
 func main() {
+	outPath := flag.String("o", "ec2names.go", "the file to write")
+	flag.Parse()
 	dir, err := moduleDir("github.com/aws/aws-sdk-go-v2/service/ec2")
 	if err != nil {
 		fail(err)
@@ -107,7 +110,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	if err := os.WriteFile("ec2names.go", src, 0o644); err != nil {
+	if err := os.WriteFile(*outPath, src, 0o644); err != nil {
 		fail(err)
 	}
 }
