@@ -37,6 +37,13 @@ func scope(r *http.Request) (region, service string) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A fault of the simulator itself answers as a service fault
+		// does, rather than dropping the connection.
+		if p := recover(); p != nil {
+			writeJSONError(w, http.StatusInternalServerError, "InternalFailure", fmt.Sprintf("simulator fault: %v", p))
+		}
+	}()
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	region, service := scope(r)
 	if region == "" {
