@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 )
 
 // maxDepth bounds the nesting a decoder follows, so a hostile body cannot
@@ -101,7 +103,14 @@ func encodeUnion(v reflect.Value) any {
 
 // unionMembers lists, for each union that a served operation takes as
 // input, its member types: Go cannot enumerate a union's implementations.
-var unionMembers = map[reflect.Type][]reflect.Type{}
+var unionMembers = map[reflect.Type][]reflect.Type{
+	// CreateCluster's and UpdateCluster's instance groups.
+	reflect.TypeFor[smtypes.ClusterInstanceStorageConfig](): {
+		reflect.TypeFor[smtypes.ClusterInstanceStorageConfigMemberEbsVolumeConfig](),
+		reflect.TypeFor[smtypes.ClusterInstanceStorageConfigMemberFsxLustreConfig](),
+		reflect.TypeFor[smtypes.ClusterInstanceStorageConfigMemberFsxOpenZfsConfig](),
+	},
+}
 
 // decodeJSON sets v from a JSON value decoded with UseNumber.
 func decodeJSON(doc any, v reflect.Value, depth int) error {
