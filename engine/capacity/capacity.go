@@ -49,7 +49,7 @@ func OfferedZones(ctx context.Context, p *cloud.Provider, types []string) (map[s
 		return offered, nil
 	}
 	var token *string
-	for {
+	for page := range cloud.MaxPages {
 		out, err := p.EC2.DescribeInstanceTypeOfferings(ctx, &ec2.DescribeInstanceTypeOfferingsInput{
 			LocationType: ec2types.LocationTypeAvailabilityZone,
 			Filters:      []ec2types.Filter{{Name: aws.String("instance-type"), Values: ec2Types}},
@@ -62,8 +62,11 @@ func OfferedZones(ctx context.Context, p *cloud.Provider, types []string) (map[s
 			t := "ml." + string(o.InstanceType)
 			offered[t] = append(offered[t], aws.ToString(o.Location))
 		}
-		if token = out.NextToken; token == nil {
+		if token = out.NextToken; aws.ToString(token) == "" {
 			break
+		}
+		if page == cloud.MaxPages-1 {
+			return nil, cloud.TooManyPages("DescribeInstanceTypeOfferings")
 		}
 	}
 	for t := range offered {
@@ -111,7 +114,7 @@ func QuotaName(instanceType string) string { return instanceType + quotaSuffix }
 func Quotas(ctx context.Context, p *cloud.Provider) (map[string]float64, error) {
 	quota := map[string]float64{}
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		out, err := p.ServiceQuotas.ListServiceQuotas(ctx, &servicequotas.ListServiceQuotasInput{ServiceCode: aws.String("sagemaker"), NextToken: token})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "read SageMaker service quotas")
@@ -125,6 +128,7 @@ func Quotas(ctx context.Context, p *cloud.Provider) (map[string]float64, error) 
 			return quota, nil
 		}
 	}
+	return nil, cloud.TooManyPages("ListServiceQuotas")
 }
 
 // Usage counts the instances the account's HyperPod clusters in the region
@@ -134,7 +138,7 @@ func Quotas(ctx context.Context, p *cloud.Provider) (map[string]float64, error) 
 func Usage(ctx context.Context, p *cloud.Provider, skip ...string) (map[string]int, error) {
 	used := map[string]int{}
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		out, err := p.SageMaker.ListClusters(ctx, &sagemaker.ListClustersInput{NextToken: token})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "list HyperPod clusters")
@@ -163,6 +167,7 @@ func Usage(ctx context.Context, p *cloud.Provider, skip ...string) (map[string]i
 			return used, nil
 		}
 	}
+	return nil, cloud.TooManyPages("ListClusters")
 }
 
 // CheckQuotas fails with PRECONDITION when the demands, added to inUse,

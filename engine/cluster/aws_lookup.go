@@ -56,12 +56,12 @@ type vpcRange struct {
 
 // regionVPCs lists the IPv4 ranges of every VPC in the region.
 func regionVPCs(ctx context.Context, p *cloud.Provider) ([]vpcRange, error) {
-	out, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{})
+	vpcs, err := cloud.AllVpcs(ctx, p.EC2, ec2.DescribeVpcsInput{})
 	if err != nil {
 		return nil, errs.FromUpstream(err, "list VPCs")
 	}
 	var vs []vpcRange
-	for _, v := range out.Vpcs {
+	for _, v := range vpcs {
 		if pfx, err := netip.ParsePrefix(aws.ToString(v.CidrBlock)); err == nil {
 			vs = append(vs, vpcRange{id: aws.ToString(v.VpcId), cidr: pfx})
 		}
@@ -84,13 +84,13 @@ func ownedBy(tt []ec2types.Tag, clusterID string) bool {
 
 // clusterVPC finds the VPC made for the cluster, or nil.
 func clusterVPC(ctx context.Context, p *cloud.Provider, clusterID string) (*ec2types.Vpc, error) {
-	out, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: []ec2types.Filter{byCluster(clusterID)}})
+	vpcs, err := cloud.AllVpcs(ctx, p.EC2, ec2.DescribeVpcsInput{Filters: []ec2types.Filter{byCluster(clusterID)}})
 	if err != nil {
 		return nil, err
 	}
-	for i := range out.Vpcs {
-		if ownedBy(out.Vpcs[i].Tags, clusterID) {
-			return &out.Vpcs[i], nil
+	for i := range vpcs {
+		if ownedBy(vpcs[i].Tags, clusterID) {
+			return &vpcs[i], nil
 		}
 	}
 	return nil, nil
@@ -98,12 +98,12 @@ func clusterVPC(ctx context.Context, p *cloud.Provider, clusterID string) (*ec2t
 
 // vpcSubnets lists the subnets of a VPC.
 func vpcSubnets(ctx context.Context, p *cloud.Provider, vpcID string) ([]ec2types.Subnet, error) {
-	out, err := p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{Filters: []ec2types.Filter{filter("vpc-id", vpcID)}})
+	all, err := cloud.AllSubnets(ctx, p.EC2, ec2.DescribeSubnetsInput{Filters: []ec2types.Filter{filter("vpc-id", vpcID)}})
 	if err != nil {
 		return nil, err
 	}
 	var in []ec2types.Subnet
-	for _, s := range out.Subnets {
+	for _, s := range all {
 		if aws.ToString(s.VpcId) == vpcID {
 			in = append(in, s)
 		}
@@ -113,12 +113,12 @@ func vpcSubnets(ctx context.Context, p *cloud.Provider, vpcID string) ([]ec2type
 
 // clusterRouteTable finds the route table made for the cluster with role.
 func clusterRouteTable(ctx context.Context, p *cloud.Provider, clusterID, role string) (*ec2types.RouteTable, error) {
-	out, err := p.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{byCluster(clusterID), filter("tag:"+tagRole, role)}})
+	rts, err := cloud.AllRouteTables(ctx, p.EC2, ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{byCluster(clusterID), filter("tag:"+tagRole, role)}})
 	if err != nil {
 		return nil, err
 	}
-	for i := range out.RouteTables {
-		if rt := &out.RouteTables[i]; ownedBy(rt.Tags, clusterID) && tagValue(rt.Tags, tagRole) == role {
+	for i := range rts {
+		if rt := &rts[i]; ownedBy(rt.Tags, clusterID) && tagValue(rt.Tags, tagRole) == role {
 			return rt, nil
 		}
 	}

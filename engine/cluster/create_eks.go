@@ -172,14 +172,14 @@ func (c *controlPlane) observeAccess(ctx context.Context, _ *ops.Run) (ops.Obser
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	out, err := c.p.EKS.ListAssociatedAccessPolicies(ctx, &eks.ListAssociatedAccessPoliciesInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who)})
+	policies, err := cloud.AllAssociatedAccessPolicies(ctx, c.p.EKS, eks.ListAssociatedAccessPoliciesInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who)})
 	if errs.IsNotFound(err) {
 		return ops.Observation{State: ops.Absent}, nil
 	}
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	for _, p := range out.AssociatedAccessPolicies {
+	for _, p := range policies {
 		if aws.ToString(p.PolicyArn) == clusterAdminPolicy {
 			return ops.Observation{State: ops.Done, Message: who + " is a cluster admin", Output: accessOutput{PrincipalArn: who}}, nil
 		}
@@ -238,12 +238,12 @@ func (c *controlPlane) observeAddons(ctx context.Context, _ *ops.Run) (ops.Obser
 }
 
 func (c *controlPlane) applyAddons(ctx context.Context, _ *ops.Run) (any, error) {
-	list, err := c.p.EKS.ListAddons(ctx, &eks.ListAddonsInput{ClusterName: aws.String(c.name)})
+	list, err := cloud.AllAddons(ctx, c.p.EKS, eks.ListAddonsInput{ClusterName: aws.String(c.name)})
 	if err != nil {
 		return nil, err
 	}
 	for _, name := range baseAddons {
-		if slices.Contains(list.Addons, name) {
+		if slices.Contains(list, name) {
 			continue
 		}
 		_, err := c.p.EKS.CreateAddon(ctx, &eks.CreateAddonInput{ClusterName: aws.String(c.name), AddonName: aws.String(name),

@@ -70,21 +70,21 @@ func (r *roles) check(ctx context.Context, spec roleSpec) (string, bool, error) 
 	if err != nil {
 		return "", false, err
 	}
-	attached, err := r.p.IAM.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(spec.name)})
+	attached, err := cloud.AllAttachedRolePolicies(ctx, r.p.IAM, iam.ListAttachedRolePoliciesInput{RoleName: aws.String(spec.name)})
 	if err != nil {
 		return "", false, err
 	}
 	for _, want := range spec.policies {
-		if !slices.ContainsFunc(attached.AttachedPolicies, func(p iamtypes.AttachedPolicy) bool { return aws.ToString(p.PolicyArn) == want }) {
+		if !slices.ContainsFunc(attached, func(p iamtypes.AttachedPolicy) bool { return aws.ToString(p.PolicyArn) == want }) {
 			return "", false, nil
 		}
 	}
 	if spec.inline != "" {
-		inl, err := r.p.IAM.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String(spec.name)})
+		inl, err := cloud.AllRolePolicies(ctx, r.p.IAM, iam.ListRolePoliciesInput{RoleName: aws.String(spec.name)})
 		if err != nil {
 			return "", false, err
 		}
-		if !slices.Contains(inl.PolicyNames, inlinePolicyName) {
+		if !slices.Contains(inl, inlinePolicyName) {
 			return "", false, nil
 		}
 	}
@@ -122,27 +122,25 @@ func (r *roles) apply(ctx context.Context, _ *ops.Run) (any, error) {
 func deleteRoles(ctx context.Context, p *cloud.Provider, specs []roleSpec) error {
 	for _, spec := range specs {
 		name := aws.String(spec.name)
-		attached, err := p.IAM.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: name})
+		attached, err := cloud.AllAttachedRolePolicies(ctx, p.IAM, iam.ListAttachedRolePoliciesInput{RoleName: name})
 		if errs.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		for _, a := range attached.AttachedPolicies {
+		for _, a := range attached {
 			if _, err := p.IAM.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: name, PolicyArn: a.PolicyArn}); err != nil && !errs.IsNotFound(err) {
 				return err
 			}
 		}
-		inl, err := p.IAM.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: name})
+		inl, err := cloud.AllRolePolicies(ctx, p.IAM, iam.ListRolePoliciesInput{RoleName: name})
 		if err != nil && !errs.IsNotFound(err) {
 			return err
 		}
-		if inl != nil {
-			for _, pn := range inl.PolicyNames {
-				if _, err := p.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(pn)}); err != nil && !errs.IsNotFound(err) {
-					return err
-				}
+		for _, pn := range inl {
+			if _, err := p.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: name, PolicyName: aws.String(pn)}); err != nil && !errs.IsNotFound(err) {
+				return err
 			}
 		}
 		if _, err := p.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: name}); err != nil && !errs.IsNotFound(err) {

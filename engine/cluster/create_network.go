@@ -45,11 +45,11 @@ func (n *network) observeVPC(ctx context.Context, _ *ops.Run) (ops.Observation, 
 }
 
 func (n *network) internetGateway(ctx context.Context) (string, error) {
-	out, err := n.p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(n.clusterID)}})
+	igws, err := cloud.AllInternetGateways(ctx, n.p.EC2, ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(n.clusterID)}})
 	if err != nil {
 		return "", err
 	}
-	for _, g := range out.InternetGateways {
+	for _, g := range igws {
 		if ownedBy(g.Tags, n.clusterID) && len(g.Attachments) > 0 {
 			return aws.ToString(g.InternetGatewayId), nil
 		}
@@ -78,14 +78,14 @@ func (n *network) applyVPC(ctx context.Context, _ *ops.Run) (any, error) {
 	if _, err := n.p.EC2.ModifyVpcAttribute(ctx, &ec2.ModifyVpcAttributeInput{VpcId: v.VpcId, EnableDnsHostnames: &ec2types.AttributeBooleanValue{Value: aws.Bool(true)}}); err != nil {
 		return nil, err
 	}
-	igws, err := n.p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(n.clusterID)}})
+	igws, err := cloud.AllInternetGateways(ctx, n.p.EC2, ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(n.clusterID)}})
 	if err != nil {
 		return nil, err
 	}
 	var igw *ec2types.InternetGateway
-	for i := range igws.InternetGateways {
-		if ownedBy(igws.InternetGateways[i].Tags, n.clusterID) {
-			igw = &igws.InternetGateways[i]
+	for i := range igws {
+		if ownedBy(igws[i].Tags, n.clusterID) {
+			igw = &igws[i]
 			break
 		}
 	}
@@ -208,11 +208,11 @@ func findSubnet(have []ec2types.Subnet, cidr string) *ec2types.Subnet {
 }
 
 func (n *network) securityGroup(ctx context.Context, vpcID string) (string, error) {
-	out, err := n.p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{filter("vpc-id", vpcID), byCluster(n.clusterID)}})
+	sgs, err := cloud.AllSecurityGroups(ctx, n.p.EC2, ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{filter("vpc-id", vpcID), byCluster(n.clusterID)}})
 	if err != nil {
 		return "", err
 	}
-	for _, g := range out.SecurityGroups {
+	for _, g := range sgs {
 		if ownedBy(g.Tags, n.clusterID) && aws.ToString(g.VpcId) == vpcID {
 			return aws.ToString(g.GroupId), nil
 		}
@@ -338,13 +338,13 @@ func (n *network) observeNAT(ctx context.Context, run *ops.Run) (ops.Observation
 }
 
 func (n *network) natGateway(ctx context.Context) (*ec2types.NatGateway, error) {
-	out, err := n.p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(n.clusterID)}})
+	gws, err := cloud.AllNatGateways(ctx, n.p.EC2, ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(n.clusterID)}})
 	if err != nil {
 		return nil, err
 	}
-	for i := range out.NatGateways {
-		if s := out.NatGateways[i].State; ownedBy(out.NatGateways[i].Tags, n.clusterID) && s != ec2types.NatGatewayStateDeleted && s != ec2types.NatGatewayStateDeleting {
-			return &out.NatGateways[i], nil
+	for i := range gws {
+		if s := gws[i].State; ownedBy(gws[i].Tags, n.clusterID) && s != ec2types.NatGatewayStateDeleted && s != ec2types.NatGatewayStateDeleting {
+			return &gws[i], nil
 		}
 	}
 	return nil, nil

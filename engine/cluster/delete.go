@@ -143,11 +143,11 @@ func (t *teardown) observeNAT(ctx context.Context, _ *ops.Run) (ops.Observation,
 	if !t.c.Network.Owned {
 		return notOwned("the NAT gateway"), nil
 	}
-	out, err := t.p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
+	gws, err := cloud.AllNatGateways(ctx, t.p.EC2, ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	for _, n := range out.NatGateways {
+	for _, n := range gws {
 		if !ownedBy(n.Tags, t.c.ID) {
 			continue
 		}
@@ -163,11 +163,11 @@ func (t *teardown) observeNAT(ctx context.Context, _ *ops.Run) (ops.Observation,
 }
 
 func (t *teardown) deleteNAT(ctx context.Context, _ *ops.Run) (any, error) {
-	out, err := t.p.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
+	gws, err := cloud.AllNatGateways(ctx, t.p.EC2, ec2.DescribeNatGatewaysInput{Filter: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range out.NatGateways {
+	for _, n := range gws {
 		if !ownedBy(n.Tags, t.c.ID) || n.State == ec2types.NatGatewayStateDeleted || n.State == ec2types.NatGatewayStateDeleting {
 			continue
 		}
@@ -233,11 +233,11 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 		return nil, err
 	}
 	vpcID := aws.ToString(v.VpcId)
-	rts, err := t.p.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	rts, err := cloud.AllRouteTables(ctx, t.p.EC2, ec2.DescribeRouteTablesInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return nil, err
 	}
-	for _, rt := range rts.RouteTables {
+	for _, rt := range rts {
 		if !ownedBy(rt.Tags, t.c.ID) || aws.ToString(rt.VpcId) != vpcID {
 			continue
 		}
@@ -264,11 +264,11 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 			return nil, dependency(err)
 		}
 	}
-	sgs, err := t.p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	sgs, err := cloud.AllSecurityGroups(ctx, t.p.EC2, ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range sgs.SecurityGroups {
+	for _, g := range sgs {
 		if !ownedBy(g.Tags, t.c.ID) || aws.ToString(g.VpcId) != vpcID {
 			continue
 		}
@@ -276,11 +276,11 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 			return nil, dependency(err)
 		}
 	}
-	igws, err := t.p.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
+	igws, err := cloud.AllInternetGateways(ctx, t.p.EC2, ec2.DescribeInternetGatewaysInput{Filters: []ec2types.Filter{byCluster(t.c.ID)}})
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range igws.InternetGateways {
+	for _, g := range igws {
 		if !ownedBy(g.Tags, t.c.ID) {
 			continue
 		}

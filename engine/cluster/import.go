@@ -116,11 +116,11 @@ func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Obser
 	var subnets []Subnet
 	var zones []string
 	if len(ids) > 0 {
-		out, err := d.p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: ids})
+		all, err := cloud.AllSubnets(ctx, d.p.EC2, ec2.DescribeSubnetsInput{SubnetIds: ids})
 		if err != nil {
 			return ops.Observation{}, err
 		}
-		for _, sn := range out.Subnets {
+		for _, sn := range all {
 			role := SubnetPrivate
 			if aws.ToBool(sn.MapPublicIpOnLaunch) {
 				role = SubnetPublic
@@ -149,12 +149,12 @@ func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Obser
 			o.OIDCProviderArn = arn
 		}
 	}
-	addons, err := d.p.EKS.ListAddons(ctx, &eks.ListAddonsInput{ClusterName: aws.String(d.in.EKSClusterName)})
+	addons, err := cloud.AllAddons(ctx, d.p.EKS, eks.ListAddonsInput{ClusterName: aws.String(d.in.EKSClusterName)})
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	o.Addons = addons.Addons
-	return ops.Observation{State: ops.Done, Output: o, Message: fmt.Sprintf("read %d subnets and %d add-ons", len(subnets), len(addons.Addons))}, nil
+	o.Addons = addons
+	return ops.Observation{State: ops.Done, Output: o, Message: fmt.Sprintf("read %d subnets and %d add-ons", len(subnets), len(addons))}, nil
 }
 
 // observeHyperPod finds the named HyperPod cluster, or the one whose
@@ -192,7 +192,7 @@ func (d *discovery) observeHyperPod(ctx context.Context, run *ops.Run) (ops.Obse
 func hyperPodsByEKS(ctx context.Context, p *cloud.Provider) (map[string]*sagemaker.DescribeClusterOutput, error) {
 	out := map[string]*sagemaker.DescribeClusterOutput{}
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		list, err := p.SageMaker.ListClusters(ctx, &sagemaker.ListClustersInput{NextToken: token})
 		if err != nil {
 			return nil, err
@@ -210,6 +210,7 @@ func hyperPodsByEKS(ctx context.Context, p *cloud.Provider) (map[string]*sagemak
 			return out, nil
 		}
 	}
+	return nil, cloud.TooManyPages("ListClusters")
 }
 
 // Importable is an EKS cluster of the region that no live cluster record
@@ -242,7 +243,7 @@ func (s *Service) Importable(ctx context.Context, region string) ([]Importable, 
 	}
 	var out []Importable
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		list, err := p.EKS.ListClusters(ctx, &eks.ListClustersInput{NextToken: token})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "list EKS clusters")
@@ -268,4 +269,5 @@ func (s *Service) Importable(ctx context.Context, region string) ([]Importable, 
 			return out, nil
 		}
 	}
+	return nil, cloud.TooManyPages("ListClusters")
 }

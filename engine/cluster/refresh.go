@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -147,7 +148,7 @@ func (s *Service) countNodes(ctx context.Context, c *Cluster, hpStatus string) (
 		return n, err
 	}
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		out, err := p.SageMaker.ListClusterNodes(ctx, &sagemaker.ListClusterNodesInput{ClusterName: aws.String(c.HyperPod.Name), NextToken: token})
 		if errs.IsNotFound(err) {
 			return NodeCounts{}, nil
@@ -165,6 +166,7 @@ func (s *Service) countNodes(ctx context.Context, c *Cluster, hpStatus string) (
 			return n, nil
 		}
 	}
+	return NodeCounts{}, cloud.TooManyPages("ListClusterNodes")
 }
 
 // driftMessage says what is wrong with an ACTIVE cluster whose parts changed

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 )
 
@@ -42,6 +43,9 @@ type Diagnosis struct {
 // diagnosisWindow is how far back a diagnosis reads the cluster's events.
 const diagnosisWindow = 24 * time.Hour
 
+// diagnosisEvents is how many of the newest events a diagnosis reads.
+const diagnosisEvents = 20
+
 // Diagnose gathers what is known of node id (its status, health label, deep
 // health checks and the cluster's recent events about it) and names the next
 // step in the escalation inspect, reboot, replace. It changes nothing.
@@ -60,15 +64,30 @@ func (s *Service) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
 	}
 	p, hp := t.p, t.hyperPod
 	d := &Diagnosis{Node: n, AutoRecovery: hp.NodeRecovery == smtypes.ClusterNodeRecoveryAutomatic}
-	out, err := p.SageMaker.ListClusterEvents(ctx, &sagemaker.ListClusterEventsInput{
+	// The newest diagnosisEvents events, however the service pages them.
+	in := &sagemaker.ListClusterEventsInput{
 		ClusterName: aws.String(c.HyperPodName), NodeId: aws.String(n.ID), EventTimeAfter: aws.Time(time.Now().Add(-diagnosisWindow)),
-		SortOrder: smtypes.SortOrderDescending, MaxResults: aws.Int32(20),
+		SortOrder: smtypes.SortOrderDescending, MaxResults: aws.Int32(diagnosisEvents),
+	}
+	err = cloud.Pages("ListClusterEvents", func(token *string) (*string, error) {
+		in.NextToken = token
+		out, err := p.SageMaker.ListClusterEvents(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range out.Events {
+			if len(d.Events) == diagnosisEvents {
+				return nil, cloud.StopPages
+			}
+			d.Events = append(d.Events, NodeEvent{Time: aws.ToTime(e.EventTime), Level: string(e.EventLevel), Description: aws.ToString(e.Description)})
+		}
+		if len(d.Events) == diagnosisEvents {
+			return nil, cloud.StopPages
+		}
+		return out.NextToken, nil
 	})
 	if err != nil {
 		return nil, errs.FromUpstream(err, "read the cluster's events about "+n.ID)
-	}
-	for _, e := range out.Events {
-		d.Events = append(d.Events, NodeEvent{Time: aws.ToTime(e.EventTime), Level: string(e.EventLevel), Description: aws.ToString(e.Description)})
 	}
 	if n.DeepHealthCheck == DeepCheckFailed {
 		group, _ := s.Group(n.GroupID)

@@ -236,7 +236,7 @@ func (b *nodeBatch) apply(ctx context.Context, _ *ops.Run) (any, error) {
 func listNodes(ctx context.Context, p *cloud.Provider, hyperPod string) (map[string]smtypes.ClusterNodeSummary, error) {
 	out := map[string]smtypes.ClusterNodeSummary{}
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		page, err := p.SageMaker.ListClusterNodes(ctx, &sagemaker.ListClusterNodesInput{ClusterName: aws.String(hyperPod), NextToken: token})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "list the nodes of "+hyperPod)
@@ -248,4 +248,5 @@ func listNodes(ctx context.Context, p *cloud.Provider, hyperPod string) (map[str
 			return out, nil
 		}
 	}
+	return nil, cloud.TooManyPages("ListClusterNodes")
 }

@@ -93,12 +93,12 @@ func (s *Service) placements(ctx context.Context, p *cloud.Provider, c *Cluster,
 		return nil, nil
 	}
 	slices.Sort(ask)
-	out, err := p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: slices.Compact(ask)})
+	all, err := cloud.AllSubnets(ctx, p.EC2, ec2.DescribeSubnetsInput{SubnetIds: slices.Compact(ask)})
 	if err != nil {
 		return nil, errs.FromUpstream(err, "read the zones of the cluster's subnets")
 	}
 	zoneOf := map[string]string{}
-	for _, sn := range out.Subnets {
+	for _, sn := range all {
 		zoneOf[aws.ToString(sn.SubnetId)] = aws.ToString(sn.AvailabilityZone)
 	}
 	placed := map[string]placement{}

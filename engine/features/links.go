@@ -21,6 +21,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 )
@@ -233,14 +234,13 @@ const maxPolicyVersions = 5
 // prunePolicyVersions deletes the oldest versions of policy arn other than
 // the default until at most keep versions remain in all.
 func prunePolicyVersions(ctx context.Context, e *env, arn string, keep int) (int, error) {
-	out, err := e.p.IAM.ListPolicyVersions(ctx, &iam.ListPolicyVersionsInput{PolicyArn: aws.String(arn)})
+	versions, err := cloud.AllPolicyVersions(ctx, e.p.IAM, iam.ListPolicyVersionsInput{PolicyArn: aws.String(arn)})
 	if errs.IsNotFound(err) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, errs.FromUpstream(err, "list the versions of IAM policy "+arn)
 	}
-	versions := slices.Clone(out.Versions)
 	slices.SortFunc(versions, func(a, b iamtypes.PolicyVersion) int {
 		return aws.ToTime(a.CreateDate).Compare(aws.ToTime(b.CreateDate))
 	})
@@ -272,12 +272,12 @@ func roleLink(e *env, key, title, name string, trust policyDocument, attach []st
 			if err != nil {
 				return linkState{}, errs.FromUpstream(err, "read IAM role "+name)
 			}
-			attached, err := e.p.IAM.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
+			attached, err := cloud.AllAttachedRolePolicies(ctx, e.p.IAM, iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
 			if err != nil {
 				return linkState{}, errs.FromUpstream(err, "read the policies of IAM role "+name)
 			}
 			var have []string
-			for _, a := range attached.AttachedPolicies {
+			for _, a := range attached {
 				have = append(have, aws.ToString(a.PolicyArn))
 			}
 			matches := sameDocument(aws.ToString(out.Role.AssumeRolePolicyDocument), trust) &&
@@ -298,14 +298,14 @@ func roleLink(e *env, key, title, name string, trust policyDocument, attach []st
 			return nil
 		},
 		delete: func(ctx context.Context) error {
-			attached, err := e.p.IAM.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
+			attached, err := cloud.AllAttachedRolePolicies(ctx, e.p.IAM, iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
 			if errs.IsNotFound(err) {
 				return nil
 			}
 			if err != nil {
 				return errs.FromUpstream(err, "read the policies of IAM role "+name)
 			}
-			for _, a := range attached.AttachedPolicies {
+			for _, a := range attached {
 				if _, err := e.p.IAM.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String(name), PolicyArn: a.PolicyArn}); err != nil && !errs.IsNotFound(err) {
 					return errs.FromUpstream(err, "detach "+aws.ToString(a.PolicyArn)+" from IAM role "+name)
 				}
@@ -415,15 +415,24 @@ func addonWith(e *env, name string, cfg addonConfig) link {
 // podIdentityLink lets the service account namespace/sa assume role.
 func podIdentityLink(e *env, namespace, sa, role string) link {
 	find := func(ctx context.Context) (*ekstypes.PodIdentityAssociationSummary, error) {
-		out, err := e.p.EKS.ListPodIdentityAssociations(ctx, &eks.ListPodIdentityAssociationsInput{ClusterName: aws.String(e.c.EKSName),
-			Namespace: aws.String(namespace), ServiceAccount: aws.String(sa)})
+		in := &eks.ListPodIdentityAssociationsInput{ClusterName: aws.String(e.c.EKSName), Namespace: aws.String(namespace), ServiceAccount: aws.String(sa)}
+		var found *ekstypes.PodIdentityAssociationSummary
+		err := cloud.Pages("ListPodIdentityAssociations", func(token *string) (*string, error) {
+			in.NextToken = token
+			out, err := e.p.EKS.ListPodIdentityAssociations(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			if len(out.Associations) > 0 {
+				found = &out.Associations[0]
+				return nil, cloud.StopPages
+			}
+			return out.NextToken, nil
+		})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "list the pod identity associations of "+namespace+"/"+sa)
 		}
-		if len(out.Associations) == 0 {
-			return nil, nil
-		}
-		return &out.Associations[0], nil
+		return found, nil
 	}
 	return link{key: "pod-identity", title: "pod identity association " + namespace + "/" + sa, kind: "POD_IDENTITY_ASSOCIATION", timeout: 5 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/instantstart/instantstart/engine/capacity"
+	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 )
 
@@ -62,7 +63,7 @@ func (s *Service) TrainingPlans(ctx context.Context, region string) ([]Plan, err
 	}
 	var out []Plan
 	var token *string
-	for {
+	for range cloud.MaxPages {
 		page, err := p.SageMaker.ListTrainingPlans(ctx, &sagemaker.ListTrainingPlansInput{NextToken: token})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "list training plans")
@@ -80,4 +81,5 @@ func (s *Service) TrainingPlans(ctx context.Context, region string) ([]Plan, err
 			return out, nil
 		}
 	}
+	return nil, cloud.TooManyPages("ListTrainingPlans")
 }

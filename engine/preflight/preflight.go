@@ -127,7 +127,7 @@ func (s *Service) InstanceTypes(ctx context.Context, region, zone string) ([]Off
 	}
 	var types []ec2types.InstanceType
 	var token *string
-	for {
+	for page := range cloud.MaxPages {
 		out, err := p.EC2.DescribeInstanceTypeOfferings(ctx, &ec2.DescribeInstanceTypeOfferingsInput{
 			LocationType: ec2types.LocationTypeAvailabilityZone,
 			Filters:      []ec2types.Filter{{Name: aws.String("location"), Values: []string{zone}}},
@@ -139,8 +139,11 @@ func (s *Service) InstanceTypes(ctx context.Context, region, zone string) ([]Off
 		for _, o := range out.InstanceTypeOfferings {
 			types = append(types, o.InstanceType)
 		}
-		if token = out.NextToken; token == nil {
+		if token = out.NextToken; aws.ToString(token) == "" {
 			break
+		}
+		if page == cloud.MaxPages-1 {
+			return nil, cloud.TooManyPages("DescribeInstanceTypeOfferings")
 		}
 	}
 	var offers []Offering

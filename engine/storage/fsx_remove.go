@@ -70,11 +70,11 @@ func unlinkStep(p *cloud.Provider, st *Storage) ops.Step {
 			if run.Applied {
 				// findAssociation leaves out the ones being deleted: wait
 				// for them to go before the file system is deleted.
-				out, err := p.FSx.DescribeDataRepositoryAssociations(ctx, &fsx.DescribeDataRepositoryAssociationsInput{Filters: []fsxtypes.Filter{{Name: fsxtypes.FilterNameFileSystemId, Values: []string{aws.ToString(fs.FileSystemId)}}}})
+				links, err := cloud.AllDataRepositoryAssociations(ctx, p.FSx, fsx.DescribeDataRepositoryAssociationsInput{Filters: []fsxtypes.Filter{{Name: fsxtypes.FilterNameFileSystemId, Values: []string{aws.ToString(fs.FileSystemId)}}}})
 				if err != nil {
 					return ops.Observation{}, errs.FromUpstream(err, "look up the links of file system "+aws.ToString(fs.FileSystemId))
 				}
-				if len(out.Associations) > 0 {
+				if len(links) > 0 {
 					return ops.Observation{State: ops.Pending, Message: "the link is being deleted"}, nil
 				}
 			}

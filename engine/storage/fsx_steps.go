@@ -55,13 +55,13 @@ func sgName(c *Cluster, in addInput) string { return c.Name + "-fsx-" + in.FSx.N
 // findSG returns the storage's security group, nil when there is none. A
 // group of that name the storage did not make is refused.
 func findSG(ctx context.Context, p *cloud.Provider, c *Cluster, in addInput) (*ec2types.SecurityGroup, error) {
-	out, err := p.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{
+	sgs, err := cloud.AllSecurityGroups(ctx, p.EC2, ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{
 		{Name: aws.String("vpc-id"), Values: []string{c.VpcID}}, {Name: aws.String("group-name"), Values: []string{sgName(c, in)}},
 	}})
 	if err != nil {
 		return nil, errs.FromUpstream(err, "look up security group "+sgName(c, in))
 	}
-	for _, g := range out.SecurityGroups {
+	for _, g := range sgs {
 		if aws.ToString(g.VpcId) != c.VpcID || aws.ToString(g.GroupName) != sgName(c, in) {
 			continue // the filters are a hint; what is acted on is checked here
 		}
@@ -166,25 +166,29 @@ func findFileSystem(ctx context.Context, p *cloud.Provider, id, storageID string
 	if id != "" {
 		in.FileSystemIds = []string{id}
 	}
-	for {
+	var found *fsxtypes.FileSystem
+	err := cloud.Pages("DescribeFileSystems", func(token *string) (*string, error) {
+		in.NextToken = token
 		out, err := p.FSx.DescribeFileSystems(ctx, in)
-		var nf *fsxtypes.FileSystemNotFound
-		if errors.As(err, &nf) {
-			return nil, nil
-		}
 		if err != nil {
-			return nil, errs.FromUpstream(err, "look up the file system of storage "+storageID)
+			return nil, err
 		}
 		for _, fs := range out.FileSystems {
 			if fsxTag(fs.Tags, tagStorage) == storageID && fs.Lifecycle != fsxtypes.FileSystemLifecycleDeleting {
-				return &fs, nil
+				found = &fs
+				return nil, cloud.StopPages
 			}
 		}
-		if out.NextToken == nil || id != "" {
-			return nil, nil
-		}
-		in.NextToken = out.NextToken
+		return out.NextToken, nil
+	})
+	var nf *fsxtypes.FileSystemNotFound
+	if errors.As(err, &nf) {
+		return nil, nil
 	}
+	if err != nil {
+		return nil, errs.FromUpstream(err, "look up the file system of storage "+storageID)
+	}
+	return found, nil
 }
 
 func fsxTag(tags []fsxtypes.Tag, key string) string {
@@ -316,25 +320,29 @@ func dataRepositoryStep(p *cloud.Provider, in addInput) ops.Step {
 // findAssociation returns the association at /s3 of file system id.
 func findAssociation(ctx context.Context, p *cloud.Provider, id string) (*fsxtypes.DataRepositoryAssociation, error) {
 	in := &fsx.DescribeDataRepositoryAssociationsInput{Filters: []fsxtypes.Filter{{Name: fsxtypes.FilterNameFileSystemId, Values: []string{id}}}}
-	for {
+	var found *fsxtypes.DataRepositoryAssociation
+	err := cloud.Pages("DescribeDataRepositoryAssociations", func(token *string) (*string, error) {
+		in.NextToken = token
 		out, err := p.FSx.DescribeDataRepositoryAssociations(ctx, in)
-		var nf *fsxtypes.FileSystemNotFound
-		if errors.As(err, &nf) {
-			return nil, nil
-		}
 		if err != nil {
-			return nil, errs.FromUpstream(err, "look up the links of file system "+id)
+			return nil, err
 		}
 		for _, a := range out.Associations {
 			if aws.ToString(a.FileSystemId) == id && aws.ToString(a.FileSystemPath) == fsxLinkPath && a.Lifecycle != fsxtypes.DataRepositoryLifecycleDeleting {
-				return &a, nil
+				found = &a
+				return nil, cloud.StopPages
 			}
 		}
-		if out.NextToken == nil {
-			return nil, nil
-		}
-		in.NextToken = out.NextToken
+		return out.NextToken, nil
+	})
+	var nf *fsxtypes.FileSystemNotFound
+	if errors.As(err, &nf) {
+		return nil, nil
 	}
+	if err != nil {
+		return nil, errs.FromUpstream(err, "look up the links of file system "+id)
+	}
+	return found, nil
 }
 
 // reflectFileSystem copies into fs what add operation op has made so far.
