@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -256,9 +257,11 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var foreign []string
 	for _, s := range subnets {
 		if !ownedBy(s.Tags, t.c.ID) {
-			continue // made in the VPC outside InstantStart: the VPC's delete says so
+			foreign = append(foreign, aws.ToString(s.SubnetId)) // made outside InstantStart: left alone
+			continue
 		}
 		if _, err := t.p.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: s.SubnetId}); ignoreGone(err) != nil {
 			return nil, dependency(err)
@@ -294,6 +297,13 @@ func (t *teardown) deleteNetwork(ctx context.Context, _ *ops.Run) (any, error) {
 		}
 	}
 	_, err = t.p.EC2.DeleteVpc(ctx, &ec2.DeleteVpcInput{VpcId: v.VpcId})
+	if len(foreign) > 0 && errs.IsAPICode(err, "DependencyViolation") {
+		// Waiting would not help: the subnets stay until their owner
+		// removes them.
+		return nil, errs.New(errs.Precondition,
+			"the VPC %s holds subnets this cluster did not make (%s): InstantStart leaves them alone, so the VPC cannot be deleted; delete them (and what runs in them) or move that elsewhere, then delete the cluster again",
+			vpcID, strings.Join(foreign, ", ")).WithDetail("vpcId", vpcID).WithDetail("foreignSubnets", strings.Join(foreign, ","))
+	}
 	return nil, dependency(ignoreGone(err))
 }
 

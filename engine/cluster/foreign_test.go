@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -144,5 +145,60 @@ func ignoreFilters(t *testing.T, w *sim.World) {
 		if _, err := w.InjectFault(sim.Fault{Kind: sim.FaultNoFilters, Operation: op}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestDeleteNamesASubnetItDidNotMake: a subnet made by hand in the
+// cluster's VPC is left alone, and the delete fails at once naming it
+// (waiting would not release it) rather than retrying DependencyViolation
+// until its deadline; once it is gone, the delete goes through.
+func TestDeleteNamesASubnetItDidNotMake(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	op, err := f.svc.Create(ctx, "tester", validInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
+		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
+	}
+	c, err := f.svc.Get(op.Target.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.world.Provider("us-west-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, err := p.EC2.CreateSubnet(ctx, &ec2.CreateSubnetInput{VpcId: aws.String(c.Network.VpcID), CidrBlock: aws.String("10.0.250.0/24"), AvailabilityZone: aws.String("us-west-2a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handMade := aws.ToString(made.Subnet.SubnetId)
+
+	del, err := f.svc.Delete(ctx, "tester", c.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := f.wait(t, del.ID)
+	if end.Status != ops.Failed || end.Error == nil {
+		t.Fatalf("delete ended %s: %+v, want it failed on the hand-made subnet", end.Status, end.Error)
+	}
+	if end.Error.Code != "PRECONDITION" || !strings.Contains(end.Error.Message, handMade) || !strings.Contains(end.Error.Message, c.Network.VpcID) {
+		t.Fatalf("delete error %s %q, want PRECONDITION naming %s and the VPC", end.Error.Code, end.Error.Message, handMade)
+	}
+	if _, err := p.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: []string{handMade}}); err != nil {
+		t.Fatalf("the hand-made subnet is gone: %v", err)
+	}
+
+	if _, err := p.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: aws.String(handMade)}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.svc.Delete(ctx, "tester", c.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := f.wait(t, again.ID); end.Status != ops.Succeeded {
+		t.Fatalf("delete after the subnet went ended %s: %+v", end.Status, end.Error)
 	}
 }
