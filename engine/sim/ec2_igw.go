@@ -133,6 +133,11 @@ func (a *ec2API) DescribeInternetGateways(ctx context.Context, in *ec2.DescribeI
 				out.InternetGateways = append(out.InternetGateways, *t.igwOut(g))
 			}
 		}
+		items, next, err := page(out.InternetGateways, in.NextToken, t.pageSize(svcEC2, "DescribeInternetGateways", in.MaxResults), 1000)
+		if err != nil {
+			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
+		}
+		out.InternetGateways, out.NextToken = items, next
 		return out, nil
 	})
 }

@@ -304,6 +304,11 @@ func (a *ec2API) DescribeRouteTables(ctx context.Context, in *ec2.DescribeRouteT
 				out.RouteTables = append(out.RouteTables, *t.routeTableOut(rt))
 			}
 		}
+		items, next, err := page(out.RouteTables, in.NextToken, t.pageSize(svcEC2, "DescribeRouteTables", in.MaxResults), 1000)
+		if err != nil {
+			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
+		}
+		out.RouteTables, out.NextToken = items, next
 		return out, nil
 	})
 }

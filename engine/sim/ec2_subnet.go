@@ -141,6 +141,11 @@ func (a *ec2API) DescribeSubnets(ctx context.Context, in *ec2.DescribeSubnetsInp
 				out.Subnets = append(out.Subnets, *t.subnetOut(s))
 			}
 		}
+		items, next, err := page(out.Subnets, in.NextToken, t.pageSize(svcEC2, "DescribeSubnets", in.MaxResults), 1000)
+		if err != nil {
+			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
+		}
+		out.Subnets, out.NextToken = items, next
 		return out, nil
 	})
 }

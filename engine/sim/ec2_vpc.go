@@ -109,6 +109,11 @@ func (a *ec2API) DescribeVpcs(ctx context.Context, in *ec2.DescribeVpcsInput, _ 
 				out.Vpcs = append(out.Vpcs, *t.vpcOut(v))
 			}
 		}
+		items, next, err := page(out.Vpcs, in.NextToken, t.pageSize(svcEC2, "DescribeVpcs", in.MaxResults), 1000)
+		if err != nil {
+			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
+		}
+		out.Vpcs, out.NextToken = items, next
 		return out, nil
 	})
 }

@@ -252,6 +252,11 @@ func (a *iamAPI) ListPolicyVersions(ctx context.Context, in *iam.ListPolicyVersi
 			out.Versions = append(out.Versions, iamtypes.PolicyVersion{VersionId: aws.String(v.ID), IsDefaultVersion: v.ID == p.defaultVersion().ID, CreateDate: aws.Time(v.Created)})
 		}
 		slices.SortFunc(out.Versions, func(a, b iamtypes.PolicyVersion) int { return b.CreateDate.Compare(*a.CreateDate) })
+		items, marker, err := page(out.Versions, in.Marker, t.pageSize(svcIAM, "ListPolicyVersions", in.MaxItems), 100)
+		if err != nil {
+			return nil, &iamtypes.InvalidInputException{Message: aws.String("Invalid Marker.")}
+		}
+		out.Versions, out.Marker, out.IsTruncated = items, marker, marker != nil
 		return out, nil
 	})
 }
