@@ -181,6 +181,29 @@ func (a *iamAPI) GetRole(ctx context.Context, in *iam.GetRoleInput, _ ...func(*i
 	})
 }
 
+// ListRoles lists the account's roles whose path starts with PathPrefix
+// ("/" when empty), by name, in pages of MaxItems (100 when unset).
+func (a *iamAPI) ListRoles(ctx context.Context, in *iam.ListRolesInput, _ ...func(*iam.Options)) (*iam.ListRolesOutput, error) {
+	return call(ctx, a.w, svcIAM, "", "ListRoles", func(t *txn) (*iam.ListRolesOutput, error) {
+		in := orZero(in)
+		prefix := aws.ToString(in.PathPrefix)
+		if prefix == "" {
+			prefix = "/"
+		}
+		var all []iamtypes.Role
+		for _, key := range sortedKeys(t.st.Roles) {
+			if r := t.st.Roles[key]; strings.HasPrefix(r.Path, prefix) {
+				all = append(all, *t.roleOut(r))
+			}
+		}
+		items, marker, err := page(all, in.Marker, t.pageSize(svcIAM, "ListRoles", in.MaxItems), 100)
+		if err != nil {
+			return nil, &iamtypes.InvalidInputException{Message: aws.String("Invalid Marker.")}
+		}
+		return &iam.ListRolesOutput{Roles: items, Marker: marker, IsTruncated: marker != nil}, nil
+	})
+}
+
 // DeleteRole deletes a role once no managed policy is attached and no
 // inline policy remains.
 func (a *iamAPI) DeleteRole(ctx context.Context, in *iam.DeleteRoleInput, _ ...func(*iam.Options)) (*iam.DeleteRoleOutput, error) {

@@ -118,9 +118,14 @@ func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 		}
 	}
 
-	// The IAM port has no ListRoles (the engine never lists roles), so
-	// the role is read back by name.
 	roleName := c.EksClusterRoleArn[strings.LastIndex(c.EksClusterRoleArn, "/")+1:]
+	var listed []string
+	for _, r := range cli("iam", "list-roles")["Roles"].([]any) {
+		listed = append(listed, r.(map[string]any)["Arn"].(string))
+	}
+	if !contains(toAny(listed), c.EksClusterRoleArn) {
+		t.Errorf("iam list-roles = %v, want it to hold %s", listed, c.EksClusterRoleArn)
+	}
 	role := cli("iam", "get-role", "--role-name", roleName)["Role"].(map[string]any)
 	if role["Arn"] != c.EksClusterRoleArn || role["AssumeRolePolicyDocument"] == nil {
 		t.Errorf("iam get-role = %v, want %s with its trust policy", role, c.EksClusterRoleArn)
@@ -243,4 +248,12 @@ func (s *server) waitEnd(ctx context.Context, t *testing.T, id string) {
 		}
 	}
 	t.Fatalf("createCluster did not end: %v", ctx.Err())
+}
+
+func toAny(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }
