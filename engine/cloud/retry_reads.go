@@ -281,6 +281,10 @@ func (c retryingIAM) GetRole(ctx context.Context, in *iam.GetRoleInput, opts ...
 	return read(ctx, c.retry, func(ctx context.Context) (*iam.GetRoleOutput, error) { return c.IAM.GetRole(ctx, in, opts...) })
 }
 
+func (c retryingIAM) ListRoles(ctx context.Context, in *iam.ListRolesInput, opts ...func(*iam.Options)) (*iam.ListRolesOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*iam.ListRolesOutput, error) { return c.IAM.ListRoles(ctx, in, opts...) })
+}
+
 func (c retryingIAM) ListAttachedRolePolicies(ctx context.Context, in *iam.ListAttachedRolePoliciesInput, opts ...func(*iam.Options)) (*iam.ListAttachedRolePoliciesOutput, error) {
 	return read(ctx, c.retry, func(ctx context.Context) (*iam.ListAttachedRolePoliciesOutput, error) {
 		return c.IAM.ListAttachedRolePolicies(ctx, in, opts...)

@@ -63,9 +63,15 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 	appliedHere := ph.Status == PhaseWaiting
 	run.Applied = appliedHere
 
+	// lastApplyErr is the retryable error of the last Apply, nil once one
+	// succeeds: a phase out of time with it fails with that cause.
+	var lastApplyErr error
 	for poll := 0; ; poll++ {
 		if poll > 0 {
 			if clock.elapsed() > timeout {
+				if lastApplyErr != nil {
+					return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(lastApplyErr, st.Title))
+				}
 				e := errs.New(errs.Timeout, "phase %s did not reach its goal within %s; retry the operation to keep waiting", st.Name, timeout.Round(time.Second))
 				e.Retryable = true
 				return r.failPhase(ctx, id, st.Name, clock, e)
@@ -138,6 +144,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 		applying = false
 		if err != nil {
 			if errs.IsRetryable(err) && clock.elapsed() < r.retryWithin(timeout, err) {
+				lastApplyErr = err
 				if err := r.applied(ctx, id, st.Name, clock, nil, "applying: "+errs.FromUpstream(err, "apply").Message+" (will retry)"); err != nil {
 					return err
 				}
@@ -145,6 +152,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 			}
 			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title))
 		}
+		lastApplyErr = nil
 		output, err = encodeOutput(st.Name, result)
 		if err != nil {
 			return r.failPhase(ctx, id, st.Name, clock, err)
