@@ -123,28 +123,9 @@ func decodeJSON(doc any, v reflect.Value, depth int) error {
 	t := v.Type()
 	switch {
 	case t == timeType:
-		n, ok := doc.(json.Number)
-		if !ok {
-			return fmt.Errorf("timestamp must be epoch seconds, got %T", doc)
-		}
-		f, err := n.Float64()
-		if err != nil {
-			return fmt.Errorf("timestamp: %w", err)
-		}
-		sec, frac := math.Modf(f)
-		v.Set(reflect.ValueOf(time.Unix(int64(sec), int64(frac*1e9)).UTC()))
-		return nil
+		return decodeEpochSeconds(doc, v)
 	case t == bytesType:
-		s, ok := doc.(string)
-		if !ok {
-			return fmt.Errorf("blob must be a base64 string, got %T", doc)
-		}
-		b, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			return fmt.Errorf("blob: %w", err)
-		}
-		v.SetBytes(b)
-		return nil
+		return decodeBlob(doc, v)
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -251,5 +232,34 @@ func decodeUnion(doc any, v reflect.Value, depth int) error {
 		}
 		return fmt.Errorf("union %s has no member %q the simulator knows", v.Type().Name(), name)
 	}
+	return nil
+}
+
+// decodeEpochSeconds sets the time v from a JSON number of seconds.
+func decodeEpochSeconds(doc any, v reflect.Value) error {
+	n, ok := doc.(json.Number)
+	if !ok {
+		return fmt.Errorf("timestamp must be epoch seconds, got %T", doc)
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Errorf("timestamp %s is not a number of seconds", n)
+	}
+	sec, frac := math.Modf(f)
+	v.Set(reflect.ValueOf(time.Unix(int64(sec), int64(frac*1e9)).UTC()))
+	return nil
+}
+
+// decodeBlob sets the bytes v from a base64 JSON string.
+func decodeBlob(doc any, v reflect.Value) error {
+	s, ok := doc.(string)
+	if !ok {
+		return fmt.Errorf("blob must be a base64 string, got %T", doc)
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("blob: %w", err)
+	}
+	v.SetBytes(b)
 	return nil
 }

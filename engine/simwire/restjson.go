@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -261,17 +260,7 @@ func decodeJSONValue(doc any, v reflect.Value, ts string, depth int) error {
 	switch {
 	case t == timeType:
 		if ts == "" || ts == "epoch-seconds" {
-			n, ok := doc.(json.Number)
-			if !ok {
-				return fmt.Errorf("timestamp must be epoch seconds, got %T", doc)
-			}
-			f, err := n.Float64()
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-				return fmt.Errorf("timestamp %s", n)
-			}
-			sec, frac := math.Modf(f)
-			v.Set(reflect.ValueOf(time.Unix(int64(sec), int64(frac*1e9)).UTC()))
-			return nil
+			return decodeEpochSeconds(doc, v)
 		}
 		str, ok := doc.(string)
 		if !ok {
@@ -284,16 +273,7 @@ func decodeJSONValue(doc any, v reflect.Value, ts string, depth int) error {
 		v.Set(reflect.ValueOf(tm))
 		return nil
 	case t == bytesType:
-		str, ok := doc.(string)
-		if !ok {
-			return fmt.Errorf("blob must be a base64 string, got %T", doc)
-		}
-		b, err := base64.StdEncoding.DecodeString(str)
-		if err != nil {
-			return fmt.Errorf("blob: %w", err)
-		}
-		v.SetBytes(b)
-		return nil
+		return decodeBlob(doc, v)
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
