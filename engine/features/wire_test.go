@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
+	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
@@ -116,14 +116,7 @@ func (s *flowStack) run(t *testing.T) {
 // SageMaker, FSx and Service Quotas JSON 1.1). Each world records the
 // calls it answered; the mutating ones must be the same, call for call.
 func TestWireRunMakesTheCallsOfTheEmbeddedRun(t *testing.T) {
-	dir := t.TempDir()
-	// The SDK reads nothing of the machine's AWS set-up.
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	for _, k := range []string{"AWS_PROFILE", "AWS_REGION", "AWS_ENDPOINT_URL", "AWS_CA_BUNDLE"} {
-		t.Setenv(k, "")
-	}
+	awsenv.Isolate(t) // the SDK reads nothing of the machine's AWS set-up
 
 	embedded := newFlowStack(t, func(w *sim.World) cloud.Regions { return w })
 	wire := newFlowStack(t, func(w *sim.World) cloud.Regions {
@@ -132,7 +125,7 @@ func TestWireRunMakesTheCallsOfTheEmbeddedRun(t *testing.T) {
 		a, err := awscloud.New(context.Background(), awscloud.Options{
 			DefaultRegion: "us-west-2",
 			BaseEndpoint:  srv.URL,
-			Credentials:   credentials.NewStaticCredentialsProvider("AKIDWIRETEST", "secret", ""),
+			Credentials:   credentials.NewStaticCredentialsProvider(awsenv.AccessKey, awsenv.SecretKey, ""),
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -4,8 +4,6 @@ package kumotest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
+	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -117,7 +116,7 @@ func startKumo(t *testing.T) *kumoWorld {
 	}
 	t.Cleanup(srv.Stop)
 
-	isolateAWSEnv(t)
+	awsenv.Isolate(t)
 	t.Setenv("AWS_ENDPOINT_URL", srv.URL)
 	t.Setenv("AWS_REGION", region)
 	regions, err := awscloud.New(context.Background(), awscloud.Options{})
@@ -129,32 +128,6 @@ func startKumo(t *testing.T) *kumoWorld {
 		t.Fatal(err)
 	}
 	return &kumoWorld{url: srv.URL, regions: regions, p: p, policies: policies}
-}
-
-// isolateAWSEnv keeps the machine's AWS setup out of the test: no instance
-// metadata, shared files, profile or endpoint variables; static
-// credentials (kumo checks only that requests are signed).
-func isolateAWSEnv(t *testing.T) {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDKUMOTEST")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "kumo-test-secret")
-	for _, k := range os.Environ() {
-		name, _, _ := strings.Cut(k, "=")
-		if strings.HasPrefix(name, "AWS_ENDPOINT_URL") {
-			t.Setenv(name, "")
-		}
-	}
-	for _, k := range []string{
-		"AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
-		"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "AWS_CA_BUNDLE",
-	} {
-		t.Setenv(k, "")
-	}
 }
 
 // testLog writes kumo's log lines into the test's log.

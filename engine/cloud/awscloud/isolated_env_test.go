@@ -5,33 +5,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
 )
 
-// isolateAWSEnv makes the test independent of the machine's AWS setup and
-// keeps the SDK off the network: no instance metadata, no shared config or
-// credentials files, no profile, region or endpoint from the environment,
-// and static credentials.
-func isolateAWSEnv(t *testing.T) {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTESTTESTTEST")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-	for _, k := range []string{
-		"AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
-		"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SAGEMAKER",
-		"AWS_ENDPOINT_URL_EKS", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "AWS_CA_BUNDLE",
-	} {
-		t.Setenv(k, "")
-	}
-}
+// isolateAWSEnv keeps the machine's AWS set-up out of the test.
+func isolateAWSEnv(t *testing.T) { awsenv.Isolate(t) }
 
 // seenRequest is what a fake AWS endpoint received.
 type seenRequest struct {
