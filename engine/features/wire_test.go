@@ -56,13 +56,19 @@ type flowStack struct {
 	features *features.Service
 }
 
-func newFlowStack(t *testing.T, regions func(*sim.World) cloud.Regions) *flowStack {
+// newFlowStack builds the stack on regions over a new world; tweaks change
+// the world's options first.
+func newFlowStack(t *testing.T, regions func(*sim.World) cloud.Regions, tweaks ...func(*sim.Options)) *flowStack {
 	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2", Seed: 7})
+	opts := sim.Options{Speed: speed, DefaultRegion: "us-west-2", Seed: 7}
+	for _, tweak := range tweaks {
+		tweak(&opts)
+	}
+	world, err := sim.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

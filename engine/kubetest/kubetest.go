@@ -37,6 +37,11 @@ type Options struct {
 	// file), so that a client that authenticates as the engine does, with
 	// a token of its own making, can be tested.
 	Tokens []Token
+	// TokenWebhook, when set, is the URL of a token authentication
+	// webhook (TokenReview, authentication.k8s.io/v1) the server asks
+	// about bearer tokens it does not know, as EKS's API servers ask
+	// EKS's authenticator; simwire.EKSAuthenticator is one.
+	TokenWebhook string
 	// CRDs are CustomResourceDefinition manifests (YAML) to install before
 	// Start returns; kubecrds.CRD.Manifest for the engine's.
 	CRDs [][]byte
@@ -96,6 +101,18 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 		env.ControlPlane.GetAPIServer().Configure().Append("token-auth-file", file)
 	}
+	if opts.TokenWebhook != "" {
+		file := filepath.Join(t.TempDir(), "token-webhook.kubeconfig")
+		if err := os.WriteFile(file, webhookKubeconfig(opts.TokenWebhook), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		api := env.ControlPlane.GetAPIServer().Configure()
+		api.Append("authentication-token-webhook-config-file", file)
+		api.Append("authentication-token-webhook-version", "v1")
+		// A token's answer is cached for this long (2 minutes by default),
+		// so a refused identity is seen as refused soon.
+		api.Append("authentication-token-webhook-cache-ttl", "5s")
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		t.Fatalf("start kube-apiserver and etcd from KUBEBUILDER_ASSETS=%s: %v (run .ci/kube-assets if they are missing or stale)", assets, err)
@@ -142,6 +159,26 @@ func tokenFile(tokens []Token) []byte {
 		b.WriteString("\n")
 	}
 	return []byte(b.String())
+}
+
+// webhookKubeconfig is the kubeconfig the API server reaches a token
+// webhook at url with.
+func webhookKubeconfig(url string) []byte {
+	return []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: token-webhook
+  cluster:
+    server: %q
+users:
+- name: kube-apiserver
+contexts:
+- name: token-webhook
+  context:
+    cluster: token-webhook
+    user: kube-apiserver
+current-context: token-webhook
+`, url))
 }
 
 // crdObjects parses CRD manifests.

@@ -227,6 +227,9 @@ func (t *txn) newEKSCluster(name string, in *eks.CreateClusterInput, vpcID, vers
 	}
 	pem := "-----BEGIN CERTIFICATE-----\n" + base64.StdEncoding.EncodeToString([]byte("instantstart-sim-ca/"+c.Arn+"/"+oidcID)) + "\n-----END CERTIFICATE-----\n"
 	c.CAData = base64.StdEncoding.EncodeToString([]byte(pem))
+	if k := t.w.kubeAPIServer; k != nil {
+		c.Endpoint, c.CAData = k.Endpoint, base64.StdEncoding.EncodeToString(k.CAPEM)
+	}
 	c.init()
 	sg := t.newSecurityGroup(vpcID, fmt.Sprintf("eks-cluster-sg-%s-%s", name, t.randString("0123456789", 10)),
 		"EKS created security group applied to ENI that is attached to EKS Control Plane master nodes, as well as any managed workloads.")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +53,21 @@ type Options struct {
 	// cluster takes to create: worlds with the same seed that receive the
 	// same calls draw the same values.
 	Seed uint64
+	// KubeAPIServer, when set, is the API server every EKS cluster made
+	// from then on reports as its endpoint and certificate authority,
+	// instead of a simulated address: clients that reach Kubernetes over
+	// the network (the real provider's client-go and Helm SDK, through the
+	// wire endpoint) then talk to a real kube-apiserver, as the
+	// integration tier does. The simulator's in-process Kubernetes still
+	// answers its own ports; nothing is copied between the two.
+	KubeAPIServer *KubeAPIServer
+}
+
+// KubeAPIServer is a Kubernetes API server's address and certificate
+// authority.
+type KubeAPIServer struct {
+	Endpoint string // https://host:port
+	CAPEM    []byte // the PEM certificates that sign its serving certificate
 }
 
 // World is one simulated AWS account. It is safe for concurrent use; every
@@ -66,6 +82,7 @@ type World struct {
 	catalog       catalog
 	defaultRegion string
 	seed          uint64
+	kubeAPIServer *KubeAPIServer
 
 	st    *state
 	saved []byte // the last bytes Storage accepted, to roll back to
@@ -82,6 +99,12 @@ func New(opts Options) (*World, error) {
 		clock:   opts.Clock,
 		account: opts.AccountID,
 		seed:    opts.Seed,
+	}
+	if k := opts.KubeAPIServer; k != nil {
+		if !strings.HasPrefix(k.Endpoint, "https://") || len(k.CAPEM) == 0 {
+			return nil, fmt.Errorf("sim: the Kubernetes API server needs an https:// endpoint and its CA certificates, got %q and %d bytes", k.Endpoint, len(k.CAPEM))
+		}
+		w.kubeAPIServer = &KubeAPIServer{Endpoint: k.Endpoint, CAPEM: slices.Clone(k.CAPEM)}
 	}
 	switch {
 	case w.speed == 0:
@@ -289,6 +312,8 @@ func serviceID(service string) string {
 		return "Service Quotas"
 	case svcHelm:
 		return "Helm"
+	case svcKubernetes:
+		return "Kubernetes"
 	case svcS3:
 		return "S3"
 	case svcHub:
@@ -314,7 +339,7 @@ const (
 
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
-	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcMLflow, svcQuotas, svcSTS}
+	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcMLflow, svcQuotas, svcSTS, svcKubernetes}
 }
 
 // opError wraps err as the SDK does, so callers use errors.As to reach the

@@ -27,9 +27,16 @@ type Handler struct {
 
 var scopeRE = regexp.MustCompile(`Credential=[^/,\s]+/\d{8}/([^/,\s]+)/([^/,\s]+)/aws4_request`)
 
-// scope returns the region and service of a SigV4-signed request.
+// scope returns the region and service of a SigV4-signed request: from
+// its Authorization header, or, for a presigned URL (an EKS token's STS
+// GetCallerIdentity), from its X-Amz-Credential query parameter.
 func scope(r *http.Request) (region, service string) {
 	m := scopeRE.FindStringSubmatch(r.Header.Get("Authorization"))
+	if m == nil {
+		if c := r.URL.Query().Get("X-Amz-Credential"); c != "" {
+			m = scopeRE.FindStringSubmatch("Credential=" + c)
+		}
+	}
 	if m == nil {
 		return "", ""
 	}
