@@ -87,6 +87,7 @@ type serveFlags struct {
 	logLevel  string
 	faults    []sim.Fault
 	simAWS    string
+	chartDir  string
 
 	allowedOrigins  []string
 	tlsCert, tlsKey string
@@ -115,6 +116,7 @@ func serve(args []string, stderr io.Writer) int {
 			Region:       f.region,
 			SimFaults:    f.faults,
 			SimAWSListen: f.simAWS,
+			HelmChartDir: f.chartDir,
 			AdminToken:   os.Getenv("INSTANTSTART_ADMIN_TOKEN"),
 		},
 		Listen:  f.listen,
@@ -147,6 +149,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.dataDir, "data-dir", env("INSTANTSTART_DATA_DIR", "./data"), "directory of the store and the simulator's world (env INSTANTSTART_DATA_DIR)")
 	fs.StringVar(&f.provider, "provider", env("INSTANTSTART_PROVIDER", app.ProviderSim), "sim (the embedded simulator) or aws (the standard AWS credential chain) (env INSTANTSTART_PROVIDER)")
 	fs.StringVar(&f.region, "region", env("INSTANTSTART_REGION", os.Getenv("AWS_REGION")), "default AWS region (env INSTANTSTART_REGION, else AWS_REGION; the simulator's default when empty)")
+	fs.StringVar(&f.chartDir, "helm-chart-dir", env("INSTANTSTART_HELM_CHART_DIR", ""), "directory of chart archives <chart>-<version>.tgz, as helm pull writes them, to install every Helm chart from instead of downloading it from its repository, for hosts that cannot reach the chart repositories (--provider aws only; env INSTANTSTART_HELM_CHART_DIR)")
 	fs.StringVar(&f.logFormat, "log-format", env("INSTANTSTART_LOG_FORMAT", "text"), "text or json (env INSTANTSTART_LOG_FORMAT)")
 	fs.StringVar(&f.logLevel, "log-level", env("INSTANTSTART_LOG_LEVEL", "info"), "debug, info, warn or error (env INSTANTSTART_LOG_LEVEL)")
 	speed := env("INSTANTSTART_SIM_SPEED", strconv.Itoa(sim.DefaultSpeed))
@@ -207,6 +210,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		if err := simwire.CheckAddr(f.simAWS); err != nil {
 			return nil, fmt.Errorf("--sim-aws-listen (or INSTANTSTART_SIM_AWS_LISTEN): %w", err)
 		}
+	}
+	if f.chartDir != "" && f.provider != app.ProviderAWS {
+		return nil, fmt.Errorf("--helm-chart-dir (or INSTANTSTART_HELM_CHART_DIR) holds the charts of real clusters, so it needs --provider %s, not %q", app.ProviderAWS, f.provider)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q; serve takes only flags", fs.Args())

@@ -94,6 +94,7 @@ func TestBadInvocationsExitWithUsage(t *testing.T) {
 		{args: []string{"--provider", "aws", "--sim-fault", "capacity:zone=us-east-1a"}, want: "--sim-fault"},
 		{args: []string{"--provider", "aws", "--sim-aws-listen", "127.0.0.1:4566"}, want: "--sim-aws-listen"},
 		{args: []string{"--sim-aws-listen", "0.0.0.0:4566"}, want: "not loopback"},
+		{args: []string{"--helm-chart-dir", "/tmp"}, want: "--helm-chart-dir"},
 		{args: nil, env: map[string]string{"INSTANTSTART_SIM_AWS_LISTEN": "4566"}, want: "INSTANTSTART_SIM_AWS_LISTEN"},
 		{args: []string{"--no-such-flag"}, want: "no-such-flag"},
 		{args: []string{"serve", "extra"}, want: "unexpected arguments"},

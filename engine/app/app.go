@@ -49,6 +49,12 @@ type Config struct {
 	// Region is the default region; empty means the provider's default
 	// (AWS_REGION or the shared config for AWS).
 	Region string
+	// HelmChartDir, when set, is a directory of chart archives
+	// (<chart>-<version>.tgz, as helm pull writes them) from which every
+	// Helm chart is installed instead of from its repository, for hosts
+	// that cannot reach the chart repositories. Only with ProviderAWS; see
+	// awscloud.Options.ChartDir.
+	HelmChartDir string
 	// SimFaults are injected into the simulator at start.
 	SimFaults []sim.Fault
 	// SimAWSListen, when set, is a loopback host:port on which Refresh
@@ -109,6 +115,9 @@ func New(cfg Config) (*App, error) {
 	if cfg.SimAWSListen != "" && cfg.Provider != ProviderSim {
 		return nil, fmt.Errorf("the simulator's AWS endpoint (--sim-aws-listen) needs --provider %s, not %s", ProviderSim, cfg.Provider)
 	}
+	if cfg.HelmChartDir != "" && cfg.Provider != ProviderAWS {
+		return nil, fmt.Errorf("the offline chart folder (--helm-chart-dir) is for real clusters, so it needs --provider %s, not %s; the simulator reads no chart archives", ProviderAWS, cfg.Provider)
+	}
 	if cfg.SimSpeed == 0 {
 		cfg.SimSpeed = sim.DefaultSpeed
 	}
@@ -154,7 +163,7 @@ func (a *App) build() error {
 		}
 		a.Scale = cfg.SimSpeed
 	case ProviderAWS:
-		regions, err := awscloud.New(context.Background(), awscloud.Options{DefaultRegion: cfg.Region})
+		regions, err := awscloud.New(context.Background(), awscloud.Options{DefaultRegion: cfg.Region, ChartDir: cfg.HelmChartDir})
 		if err != nil {
 			return err
 		}

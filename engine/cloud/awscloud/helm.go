@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -65,10 +66,13 @@ var _ cloud.Helm = (*helmAdapter)(nil)
 
 // newHelm builds the Helm adapter on the Kubernetes adapter's client
 // configuration (endpoint, certificate authority, EKS token), with charts
-// cached in the user's cache directory.
-func newHelm(k *kubeAdapter) *helmAdapter {
+// cached in the user's cache directory or, when chartDir is not empty,
+// read from the archives in chartDir alone (see Options.ChartDir).
+func newHelm(k *kubeAdapter, chartDir string) *helmAdapter {
+	charts := newChartSource(helmCacheDir(), nil)
+	charts.chartDir = chartDir
 	return &helmAdapter{
-		charts: newChartSource(helmCacheDir(), nil),
+		charts: charts,
 		actionConfig: func(ctx context.Context, eksCluster, namespace string) (*action.Configuration, error) {
 			cfg, err := k.restConfig(ctx, eksCluster)
 			if err != nil {
@@ -105,8 +109,8 @@ func (h *helmAdapter) Release(ctx context.Context, eksCluster, namespace, name s
 	return toHelmRelease(rel), nil
 }
 
-// Install downloads the chart, then installs it, or upgrades the release
-// when it exists.
+// Install loads the chart (from the chart folder, or downloading it), then
+// installs it, or upgrades the release when it exists.
 func (h *helmAdapter) Install(ctx context.Context, eksCluster string, chart cloud.HelmChart) (*cloud.HelmRelease, error) {
 	what := fmt.Sprintf("helm release %s/%s in EKS cluster %q", chart.Namespace, chart.Release, eksCluster)
 	if chart.Release == "" || chart.Namespace == "" {
@@ -327,8 +331,9 @@ func (g *restClientGetter) ToRESTMapper() (meta.RESTMapper, error) { return g.ma
 func (g *restClientGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig { return g.loader }
 
 // chartSource finds an exact chart version in an https chart repository
-// or an OCI registry, keeps the archive in a cache and loads it. It works
-// below the Kubernetes API. Its directory holds:
+// or an OCI registry, keeps the archive in a cache and loads it; or, with a
+// chart folder, loads the archive the folder holds and downloads nothing.
+// It works below the Kubernetes API. Its cache directory holds:
 //
 //	repository/  downloaded repository indexes
 //	content/     chart archives, by sha256
@@ -337,6 +342,10 @@ type chartSource struct {
 	dir       string
 	getters   getter.Providers
 	transport *http.Transport // nil means Helm's default
+	// chartDir, when not empty, is an existing directory of chart archives
+	// named <chart>-<version>.tgz, as helm pull writes them: every chart
+	// is loaded from there, and dir, getters and transport go unused.
+	chartDir string
 }
 
 // newChartSource returns a chart source caching under dir. transport, when
@@ -360,6 +369,9 @@ func (s *chartSource) Load(ctx context.Context, spec cloud.HelmChart) (*chartv2.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	if s.chartDir != "" {
+		return s.loadFromChartDir(spec, what)
+	}
 	var path string
 	var err error
 	switch {
@@ -378,6 +390,57 @@ func (s *chartSource) Load(ctx context.Context, spec cloud.HelmChart) (*chartv2.
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return ch, nil
+}
+
+// loadFromChartDir loads spec's chart from its archive in the chart folder.
+// A missing archive is an error naming the file and the helm pull command
+// that writes it; what begins every error.
+func (s *chartSource) loadFromChartDir(spec cloud.HelmChart, what string) (*chartv2.Chart, error) {
+	path, err := chartDirArchive(s.chartDir, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: the chart folder has no archive %s (charts are not downloaded with a chart folder); "+
+			"fetch it on a host that reaches the repository with: %s", what, path, helmPullCommand(spec, s.chartDir))
+	case err != nil:
+		return nil, fmt.Errorf("%s: read the chart archive: %w", what, err)
+	case !info.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: %s is not a file; replace it with the chart archive that \"%s\" writes",
+			what, path, helmPullCommand(spec, s.chartDir))
+	}
+	ch, err := loadChart(path, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w; replace it with the archive that \"%s\" writes",
+			what, path, err, helmPullCommand(spec, s.chartDir))
+	}
+	return ch, nil
+}
+
+// chartDirArchive is the path of spec's archive in chartDir:
+// <chart>-<version>.tgz, the name helm pull gives it. The chart name and
+// version come from the engine's pinned list, yet each is refused if it
+// could name a file outside chartDir.
+func chartDirArchive(chartDir string, spec cloud.HelmChart) (string, error) {
+	for _, part := range []struct{ field, value string }{{"chart name", spec.Chart}, {"chart version", spec.Version}} {
+		if strings.ContainsAny(part.value, `/\`+string(os.PathSeparator)) || strings.Contains(part.value, "..") {
+			return "", fmt.Errorf("the %s %q cannot name an archive in the chart folder: it must not hold '/', '\\' or '..'",
+				part.field, part.value)
+		}
+	}
+	return filepath.Join(chartDir, spec.Chart+"-"+spec.Version+".tgz"), nil
+}
+
+// helmPullCommand is the helm CLI command that writes spec's archive into
+// dir under the name the chart folder expects.
+func helmPullCommand(spec cloud.HelmChart, dir string) string {
+	if registry.IsOCI(spec.Repository) {
+		return fmt.Sprintf("helm pull %s/%s --version %s --destination %s",
+			strings.TrimSuffix(spec.Repository, "/"), spec.Chart, spec.Version, dir)
+	}
+	return fmt.Sprintf("helm pull %s --repo %s --version %s --destination %s", spec.Chart, spec.Repository, spec.Version, dir)
 }
 
 // fetchFromIndex reads the repository's index, finds the exact version and

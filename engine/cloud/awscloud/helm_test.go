@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,10 +21,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	kubefake "helm.sh/helm/v4/pkg/kube/fake"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
@@ -492,7 +495,7 @@ func TestHelmReadsReleasesThroughTheEKSAuthenticatedAPI(t *testing.T) {
 		})
 	}
 	eksAPI := &fakeEKS{clusters: map[string]*ekstypes.Cluster{"demo": eksCluster("demo", api.srv)}}
-	h := newHelm(newKubernetes(eksAPI, testSTSClient(), nil))
+	h := newHelm(newKubernetes(eksAPI, testSTSClient(), nil), "")
 	ctx := context.Background()
 
 	rel, err := h.Release(ctx, "demo", "kuberay", "kuberay-operator")
@@ -639,5 +642,268 @@ func TestRESTClientGetterKeepsWhatHelmResets(t *testing.T) {
 	cfg.Host = "https://elsewhere"
 	if again, _ := g.ToRESTConfig(); again.Host != base.Host {
 		t.Errorf("after a caller changed its copy, Host = %q; want %q", again.Host, base.Host)
+	}
+}
+
+// saveChart packages chart "demo" at version with the Helm SDK into dir,
+// under the name helm package and helm pull give it (demo-<version>.tgz),
+// and returns the archive's path. Its values (greeting "offline",
+// replicas 2) and app version ("offline") tell it from the repository's
+// charts of chartArchive.
+func saveChart(t *testing.T, dir, version string) string {
+	t.Helper()
+	ch := &chartv2.Chart{
+		Metadata:  &chartv2.Metadata{APIVersion: chartv2.APIVersionV2, Name: "demo", Version: version, AppVersion: "offline"},
+		Templates: []*common.File{{Name: "templates/configmap.yaml", Data: []byte(demoTemplate)}},
+		Raw:       []*common.File{{Name: chartutil.ValuesfileName, Data: []byte("greeting: offline\nreplicas: 2\n")}},
+	}
+	path, err := chartutil.Save(ch, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "demo-"+version+".tgz"); path != want {
+		t.Fatalf("the Helm SDK saved the chart as %s; want %s", path, want)
+	}
+	return path
+}
+
+// noNetworkRepository returns the URL of an https repository that fails
+// the test on any request: a chart source with a chart folder must not
+// download.
+func noNetworkRepository(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the chart repository got %s %s; with a chart folder nothing is downloaded", r.Method, r.URL)
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/charts"
+}
+
+func TestChartSourceLoadsFromTheChartFolderWithoutDownloading(t *testing.T) {
+	chartDir, cacheDir := t.TempDir(), t.TempDir()
+	saveChart(t, chartDir, "1.2.0")
+	saveChart(t, chartDir, "1.3.0")
+	repoURL := noNetworkRepository(t)
+	src := newChartSource(cacheDir, nil)
+	src.chartDir = chartDir
+
+	for _, repository := range []string{repoURL, "oci://" + strings.TrimPrefix(repoURL, "https://")} {
+		t.Run(repository, func(t *testing.T) {
+			ch, err := src.Load(context.Background(), cloud.HelmChart{Repository: repository, Chart: "demo", Version: "1.2.0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if md := ch.Metadata; md.Name != "demo" || md.Version != "1.2.0" || md.AppVersion != "offline" {
+				t.Errorf("loaded chart %s %s (app %s); want demo 1.2.0 (app offline) from the chart folder", md.Name, md.Version, md.AppVersion)
+			}
+			if len(ch.Templates) != 1 || ch.Values["greeting"] != "offline" {
+				t.Errorf("loaded chart has %d templates and values %v; want the folder's template and values", len(ch.Templates), ch.Values)
+			}
+		})
+	}
+	if entries, err := os.ReadDir(cacheDir); err != nil || len(entries) != 0 {
+		t.Errorf("cache directory holds %v (%v); want nothing cached with a chart folder", entries, err)
+	}
+}
+
+func TestChartSourceRefusesWhatTheChartFolderDoesNotHoldExactly(t *testing.T) {
+	parent := t.TempDir()
+	chartDir := filepath.Join(parent, "charts")
+	saveChart(t, chartDir, "1.2.0")
+	// demo-1.5.0.tgz holds version 1.2.1: a file renamed by hand.
+	if err := os.Rename(saveChart(t, t.TempDir(), "1.2.1"), filepath.Join(chartDir, "demo-1.5.0.tgz")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(chartDir, "demo-1.6.0.tgz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An archive just outside the folder, for the names that would reach it.
+	saveChart(t, parent, "1.2.0")
+	repoURL := noNetworkRepository(t)
+	ociURL := "oci://registry.example.com/charts/"
+	src := newChartSource(t.TempDir(), nil)
+	src.chartDir = chartDir
+
+	tests := []struct {
+		name string
+		spec cloud.HelmChart
+		want []string // substrings of the error
+	}{
+		{
+			name: "missing archive of an https repository",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "1.3.0"},
+			want: []string{`chart "demo" version "1.3.0"`, "no archive " + filepath.Join(chartDir, "demo-1.3.0.tgz"),
+				"helm pull demo --repo " + repoURL + " --version 1.3.0 --destination " + chartDir},
+		},
+		{
+			name: "missing archive of an OCI registry",
+			spec: cloud.HelmChart{Repository: ociURL, Chart: "demo", Version: "1.3.0"},
+			want: []string{"no archive " + filepath.Join(chartDir, "demo-1.3.0.tgz"),
+				"helm pull oci://registry.example.com/charts/demo --version 1.3.0 --destination " + chartDir},
+		},
+		{
+			name: "archive of another version",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "1.5.0"},
+			want: []string{filepath.Join(chartDir, "demo-1.5.0.tgz"), `the archive holds chart "demo" version "1.2.1"`, "helm pull demo"},
+		},
+		{
+			name: "directory in place of the archive",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "1.6.0"},
+			want: []string{filepath.Join(chartDir, "demo-1.6.0.tgz") + " is not a file"},
+		},
+		{
+			name: "chart name leaving the folder",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "../demo", Version: "1.2.0"},
+			want: []string{`chart name "../demo" cannot name an archive in the chart folder`},
+		},
+		{
+			name: "chart name with a slash",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "sub/demo", Version: "1.2.0"},
+			want: []string{`chart name "sub/demo" cannot name an archive`},
+		},
+		{
+			name: "chart version with a backslash",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: `1.2.0\x`},
+			want: []string{`chart version "1.2.0\\x" cannot name an archive`},
+		},
+		{
+			name: "chart version with dots",
+			spec: cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "1.2.0..x"},
+			want: []string{`chart version "1.2.0..x" cannot name an archive`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := src.Load(context.Background(), tt.spec)
+			if err == nil {
+				t.Fatal("Load succeeded; want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestHelmInstallsFromTheChartFolder installs and upgrades with charts from
+// the folder alone, the way tests and air-gapped hosts use it.
+func TestHelmInstallsFromTheChartFolder(t *testing.T) {
+	chartDir := t.TempDir()
+	saveChart(t, chartDir, "1.2.0")
+	saveChart(t, chartDir, "1.3.0")
+	h, _ := memoryHelm(t, newChartRepo(t))
+	h.charts.chartDir = chartDir
+	ctx := context.Background()
+	spec := cloud.HelmChart{
+		Release: "demo", Namespace: "team-a",
+		Repository: noNetworkRepository(t), Chart: "demo", Version: "1.2.0",
+		Values: map[string]any{"greeting": "hi"},
+	}
+
+	rel, err := h.Install(ctx, "eks-1", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cloud.HelmRelease{
+		Name: "demo", Namespace: "team-a", Chart: "demo", ChartVersion: "1.2.0", AppVersion: "offline",
+		Revision: 1, Status: cloud.HelmDeployed, Description: "Install complete", Values: spec.Values,
+	}
+	checkHelmRelease(t, "after install", rel, want)
+
+	spec.Version = "1.3.0"
+	rel, err = h.Install(ctx, "eks-1", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.ChartVersion, want.Revision, want.Description = "1.3.0", 2, "Upgrade complete"
+	checkHelmRelease(t, "after upgrade", rel, want)
+
+	spec.Version = "2.0.0"
+	_, err = h.Install(ctx, "eks-1", spec)
+	for _, w := range []string{"team-a/demo", `"eks-1"`, filepath.Join(chartDir, "demo-2.0.0.tgz"), "helm pull demo"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("Install of a version the folder lacks: error = %v; want it to mention %s", err, w)
+		}
+	}
+}
+
+// newRegionsWithChartDir calls New in us-west-2 with static credentials and
+// chartDir.
+func newRegionsWithChartDir(t *testing.T, chartDir string) (*Regions, error) {
+	t.Helper()
+	return New(context.Background(), Options{
+		DefaultRegion: "us-west-2",
+		Credentials:   credentials.NewStaticCredentialsProvider("AKIDTESTTESTTEST", "test-secret", ""),
+		ChartDir:      chartDir,
+	})
+}
+
+func TestNewRefusesABadChartFolder(t *testing.T) {
+	isolateAWSEnv(t)
+	parent := t.TempDir()
+	file := filepath.Join(parent, "charts.txt")
+	if err := os.WriteFile(file, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, chartDir string
+		want           []string
+	}{
+		{name: "missing", chartDir: filepath.Join(parent, "absent"), want: []string{filepath.Join(parent, "absent") + " does not exist", "helm pull"}},
+		{name: "a file", chartDir: file, want: []string{file + " is not a directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := newRegionsWithChartDir(t, tt.chartDir)
+			if err == nil {
+				t.Fatalf("New = %v; want an error", r)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestProviderLoadsChartsFromTheChartFolder checks the wiring from Options
+// to the region's Helm port, with a relative folder made absolute so that
+// errors name the exact file.
+func TestProviderLoadsChartsFromTheChartFolder(t *testing.T) {
+	isolateAWSEnv(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	saveChart(t, "charts", "1.2.0")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRegionsWithChartDir(t, "charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Provider("us-west-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok := p.Helm.(*helmAdapter)
+	if !ok {
+		t.Fatalf("Provider.Helm is %T; want *helmAdapter", p.Helm)
+	}
+	repoURL := noNetworkRepository(t)
+	ch, err := h.charts.Load(context.Background(), cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "1.2.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Metadata.AppVersion != "offline" {
+		t.Errorf("loaded chart of app version %q; want the folder's (offline)", ch.Metadata.AppVersion)
+	}
+	_, err = h.charts.Load(context.Background(), cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "9.9.9"})
+	if want := filepath.Join(wd, "charts", "demo-9.9.9.tgz"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load of a missing archive: error = %v; want it to name %s", err, want)
 	}
 }

@@ -6,7 +6,11 @@ package awscloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,6 +45,14 @@ type Options struct {
 	// Credentials, when set, signs every request; nil means the standard
 	// credential chain.
 	Credentials aws.CredentialsProvider
+	// ChartDir, when set, is an existing directory from which every Helm
+	// chart is loaded instead of from its repository, for accounts that
+	// cannot reach the public chart repositories: the archive
+	// ChartDir/<chart>-<version>.tgz, the file
+	// "helm pull <chart> --repo <repository> --version <version>" writes.
+	// Nothing is downloaded; a missing archive fails the install with the
+	// file it expects and the command that fetches it.
+	ChartDir string
 }
 
 // Regions hands out the real AWS clients for each region; it implements
@@ -49,6 +61,7 @@ type Options struct {
 type Regions struct {
 	cfg           aws.Config
 	defaultRegion string
+	chartDir      string // Options.ChartDir, absolute; empty for none
 
 	mu        sync.Mutex
 	providers map[string]*cloud.Provider
@@ -58,8 +71,16 @@ var _ cloud.Regions = (*Regions)(nil)
 
 // New loads the AWS configuration once and returns the regions it serves.
 // It makes no AWS call; bad credentials show up on the first request. It
-// fails when no region is known from opts, AWS_REGION or the shared config.
+// fails when no region is known from opts, AWS_REGION or the shared config,
+// or when opts.ChartDir is set but is not an existing directory.
 func New(ctx context.Context, opts Options) (*Regions, error) {
+	var chartDir string
+	if opts.ChartDir != "" {
+		var err error
+		if chartDir, err = checkChartDir(opts.ChartDir); err != nil {
+			return nil, err
+		}
+	}
 	var load []func(*config.LoadOptions) error
 	if opts.DefaultRegion != "" {
 		if err := checkRegion(opts.DefaultRegion); err != nil {
@@ -85,7 +106,27 @@ func New(ctx context.Context, opts Options) (*Regions, error) {
 	if err := checkRegion(cfg.Region); err != nil {
 		return nil, fmt.Errorf("region from AWS_REGION or the shared config: %w", err)
 	}
-	return &Regions{cfg: cfg, defaultRegion: cfg.Region, providers: make(map[string]*cloud.Provider)}, nil
+	return &Regions{cfg: cfg, defaultRegion: cfg.Region, chartDir: chartDir, providers: make(map[string]*cloud.Provider)}, nil
+}
+
+// checkChartDir returns dir as an absolute path, so that errors name the
+// exact archive expected, once it is sure dir is an existing directory.
+func checkChartDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("chart folder %q: %w", dir, err)
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("chart folder %s does not exist: create it and put the chart archives in it "+
+			"(helm pull <chart> --repo <repository> --version <version> --destination %s), or unset it to download charts from their repositories", abs, abs)
+	case err != nil:
+		return "", fmt.Errorf("chart folder %s: %w", abs, err)
+	case !info.IsDir():
+		return "", fmt.Errorf("chart folder %s is not a directory: name the directory that holds the chart archives", abs)
+	}
+	return abs, nil
 }
 
 // DefaultRegion is the region used when a request names none: the one given
@@ -124,7 +165,7 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		Hub:           &hfhub.Client{},
 		MLflow:        newMLflowTracking(sageMaker, cfg),
 		Kubernetes:    kube,
-		Helm:          newHelm(kube),
+		Helm:          newHelm(kube, r.chartDir),
 		SDKRetries:    true, // LoadDefaultConfig's standard retryer
 	}
 	r.providers[region] = p
