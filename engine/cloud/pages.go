@@ -226,3 +226,15 @@ func AllDataRepositoryAssociations(ctx context.Context, c FSx, in fsx.DescribeDa
 		return o.Associations, o.NextToken
 	})
 }
+
+// KubePages lists a Kubernetes collection page by page: list is called
+// with each page's continue token ("" for the first) and answers the
+// token the server gave for the next, until it gives none. The server may
+// return fewer items than a limit asks for, so a caller that sets one
+// must follow the token. It fails, naming op, past MaxPages.
+func KubePages(op string, list func(cont string) (next string, err error)) error {
+	return Pages(op, func(token *string) (*string, error) {
+		next, err := list(aws.ToString(token))
+		return &next, err
+	})
+}

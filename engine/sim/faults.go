@@ -108,7 +108,9 @@ const (
 	// FaultSmallPages caps every page of the simulator's list and describe
 	// calls (of Operation; any when empty) at Value items (1 when 0),
 	// whatever the caller asks for, until it is cleared: a caller that
-	// does not follow the next token misses items. Spec key: size.
+	// does not follow the next token misses items. Service "kubernetes"
+	// (operations "list pods", ...) caps the Kubernetes lists that set a
+	// limit, as a real API server may. Spec key: size.
 	FaultSmallPages = "smallpages"
 	// FaultIAMLag makes EKS or SageMaker (Service; either when empty)
 	// refuse an IAM role that exists, in calls of Operation (any when
@@ -283,6 +285,9 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 	}
 	if f.Service != "" && serviceID(f.Service) == f.Service {
 		return f, fmt.Errorf("sim: unknown service %q; services are %s", f.Service, strings.Join(serviceNames(), ", "))
+	}
+	if f.Service == svcKubernetes && f.Kind != FaultSmallPages {
+		return f, fmt.Errorf("sim: service %q takes only the %s fault (its lists then return pages of size items); the faults of pods and nodes name their job, pod or group instead of a service", svcKubernetes, FaultSmallPages)
 	}
 	if f.Region != "" {
 		if _, ok := w.catalog.region(f.Region); !ok {

@@ -128,6 +128,11 @@ func (s *kubeSession) serveList(r kubeReq, kind schema.GroupVersionKind, opts me
 	if err != nil {
 		return nil, err
 	}
+	// A real API server may return fewer items than a limit asks for, with
+	// a continue token; without a limit it returns them all.
+	if size := s.t.pageSize(svcKubernetes, r.op(), nil); size != nil && opts.Limit > int64(*size) {
+		opts.Limit = int64(*size)
+	}
 	page, err := paginate(items, opts)
 	if err != nil {
 		return nil, err

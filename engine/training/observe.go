@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
@@ -182,21 +183,38 @@ func observeRayJob(obj *unstructured.Unstructured) *observed {
 	return o
 }
 
+// kubePageSize is how many items a page of a pod or event list asks for:
+// a job of thousands of pods is read in a few pages, none of them large.
+const kubePageSize = 500
+
+// listPods lists every pod of pods that selector matches, page by page.
+func listPods(ctx context.Context, pods corev1client.PodInterface, selector string) ([]corev1.Pod, error) {
+	var out []corev1.Pod
+	err := cloud.KubePages("list pods", func(cont string) (string, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: kubePageSize, Continue: cont})
+		if err != nil {
+			return "", err
+		}
+		out = append(out, list.Items...)
+		return list.Continue, nil
+	})
+	return out, err
+}
+
 // jobPods lists the job's pods: those labelled with its id and, for a
 // RayJob, its submitter's.
 func jobPods(ctx context.Context, kc *cloud.KubeClients, j *Job, obj *unstructured.Unstructured) ([]Pod, error) {
 	pods := kc.Core.CoreV1().Pods(j.Namespace)
-	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{jobIDLabel: j.ID}.String(), Limit: 1000})
+	items, err := listPods(ctx, pods, labels.Set{jobIDLabel: j.ID}.String())
 	if err != nil {
 		return nil, errs.Wrap(errs.Upstream, err, "list the pods of job %s: %v", j.Name, err)
 	}
-	items := list.Items
 	if j.Kind == RayJob {
-		sub, err := pods.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{"batch.kubernetes.io/job-name": j.Name}.String(), Limit: 100})
+		sub, err := listPods(ctx, pods, labels.Set{"batch.kubernetes.io/job-name": j.Name}.String())
 		if err != nil {
 			return nil, errs.Wrap(errs.Upstream, err, "list the submitter pods of job %s: %v", j.Name, err)
 		}
-		for _, p := range sub.Items {
+		for _, p := range sub {
 			if !slices.ContainsFunc(items, func(q corev1.Pod) bool { return q.UID == p.UID }) && ownedBy(p.OwnerReferences, "Job", j.Name) {
 				items = append(items, p)
 			}
@@ -272,13 +290,21 @@ const maxRestartsKept = 200
 // jobRestarts reads the restarts the operator reported as events of the
 // job's object: a warning per restart, with its reason.
 func jobRestarts(ctx context.Context, kc *cloud.KubeClients, j *Job, obj *unstructured.Unstructured) ([]Restart, error) {
-	list, err := kc.Core.CoreV1().Events(j.Namespace).List(ctx, metav1.ListOptions{
-		FieldSelector: "involvedObject.name=" + j.Name + ",involvedObject.kind=" + j.Kind.objectKind(), Limit: 500})
+	var events []corev1.Event
+	err := cloud.KubePages("list events", func(cont string) (string, error) {
+		list, err := kc.Core.CoreV1().Events(j.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.name=" + j.Name + ",involvedObject.kind=" + j.Kind.objectKind(), Limit: kubePageSize, Continue: cont})
+		if err != nil {
+			return "", err
+		}
+		events = append(events, list.Items...)
+		return list.Continue, nil
+	})
 	if err != nil {
 		return nil, errs.Wrap(errs.Upstream, err, "list the events of job %s: %v", j.Name, err)
 	}
 	var out []Restart
-	for _, e := range list.Items {
+	for _, e := range events {
 		// The selector is checked here too: not every server honours it.
 		if e.InvolvedObject.UID != obj.GetUID() || e.Type != corev1.EventTypeWarning {
 			continue

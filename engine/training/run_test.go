@@ -401,3 +401,23 @@ func (f *fixture) enable(t *testing.T, toggles ...features.Toggle) {
 	}
 	simtest.Succeeded(t, f.runner, op)
 }
+
+// TestAJobIsReadOnePageAtATime: with the API server answering one item a
+// page, a failed job still shows both its pods and both its restarts, read
+// from every page of the pod and event lists.
+func TestAJobIsReadOnePageAtATime(t *testing.T) {
+	f := newFixture(t, true)
+	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultSmallPages, Service: "kubernetes", Value: 1}); err != nil {
+		t.Fatal(err)
+	}
+	in := f.long("sft-paged")
+	two := 2
+	in.Recovery.MaxRestarts = &two
+	j := f.submit(t, in)
+	waitJob(t, f, j.ID, "RUNNING", func(j *training.Job) bool { return j.Status == training.Running })
+	f.inject(t, sim.FaultCrash, "sft-paged", "sft-paged-pods-1", 100)
+	done := waitJob(t, f, j.ID, "ended", func(j *training.Job) bool { return j.Status.Terminal() })
+	if len(done.Pods) != 2 || len(done.Restarts) != 2 {
+		t.Fatalf("pods %+v, restarts %+v: want the 2 pods and 2 restarts across pages", done.Pods, done.Restarts)
+	}
+}
