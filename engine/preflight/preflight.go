@@ -147,13 +147,21 @@ func (s *Service) InstanceTypes(ctx context.Context, region, zone string) ([]Off
 		}
 	}
 	var offers []Offering
+	// At most 100 types are asked for at once; the answer is followed
+	// through its next tokens all the same.
 	for chunk := range slices.Chunk(types, 100) {
-		out, err := p.EC2.DescribeInstanceTypes(ctx, &ec2.DescribeInstanceTypesInput{InstanceTypes: chunk})
+		err := cloud.Pages("DescribeInstanceTypes", func(token *string) (*string, error) {
+			out, err := p.EC2.DescribeInstanceTypes(ctx, &ec2.DescribeInstanceTypesInput{InstanceTypes: chunk, NextToken: token})
+			if err != nil {
+				return nil, err
+			}
+			for _, info := range out.InstanceTypes {
+				offers = append(offers, offering(zone, info))
+			}
+			return out.NextToken, nil
+		})
 		if err != nil {
 			return nil, errs.FromUpstream(err, "describe instance types")
-		}
-		for _, info := range out.InstanceTypes {
-			offers = append(offers, offering(zone, info))
 		}
 	}
 	slices.SortFunc(offers, func(a, b Offering) int {

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/instantstart/instantstart/engine/errs"
@@ -94,5 +95,31 @@ func TestPreflightRetriesThrottledReads(t *testing.T) {
 	}
 	if got := world.Calls()["ec2"]["DescribeAvailabilityZones"] - before; got != s.opts.ReadRetry.Attempts {
 		t.Fatalf("%d tries under a lasting throttle, want the bound %d", got, s.opts.ReadRetry.Attempts)
+	}
+}
+
+// TestInstanceTypesAreReadOnePageAtATime: with EC2 answering one item a
+// page, a zone offers the same instance types as without.
+func TestInstanceTypesAreReadOnePageAtATime(t *testing.T) {
+	read := func(faults ...sim.Fault) []Offering {
+		world, err := sim.New(sim.Options{DefaultRegion: "us-west-2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range faults {
+			if _, err := world.InjectFault(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		offers, err := New(world, Options{}).InstanceTypes(context.Background(), "us-west-2", "us-west-2a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return offers
+	}
+	want := read()
+	got := read(sim.Fault{Kind: sim.FaultSmallPages, Service: "ec2", Operation: "DescribeInstanceTypes", Value: 1})
+	if len(want) < 2 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("one type a page: %d offerings, want the %d of one full page", len(got), len(want))
 	}
 }

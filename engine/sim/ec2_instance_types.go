@@ -54,7 +54,12 @@ func (a *ec2API) DescribeInstanceTypes(ctx context.Context, in *ec2.DescribeInst
 			}
 		}
 		slices.Sort(names)
-		out := &ec2.DescribeInstanceTypesOutput{}
+		// EC2 answers at most 100 types a page.
+		names, next, err := page(names, in.NextToken, t.pageSize(svcEC2, "DescribeInstanceTypes", in.MaxResults), 100)
+		if err != nil {
+			return nil, ec2Error("InvalidNextToken", "The token '%s' is invalid.", aws.ToString(in.NextToken))
+		}
+		out := &ec2.DescribeInstanceTypesOutput{NextToken: next}
 		for _, name := range names {
 			out.InstanceTypes = append(out.InstanceTypes, instanceTypeInfo(name, instanceSpecs[name]))
 		}
