@@ -108,7 +108,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 			if cause == nil {
 				cause = errs.New(errs.Upstream, "%s", obs.Message)
 			}
-			return r.failPhase(ctx, id, st.Name, clock, cause)
+			return r.failPhaseWith(ctx, id, st.Name, clock, cause, output)
 		case Pending:
 			if err := r.wait(ctx, id, st.Name, clock, obs.Message, output); err != nil {
 				return err
@@ -254,6 +254,13 @@ func (r *Runner) endPhase(ctx context.Context, id, phase string, clock *phaseClo
 }
 
 func (r *Runner) failPhase(ctx context.Context, id, phase string, clock *phaseClock, cause error) error {
+	return r.failPhaseWith(ctx, id, phase, clock, cause, nil)
+}
+
+// failPhaseWith fails the phase as failPhase does, keeping output (when
+// not nil) as the phase's output: what a Broken observation saw, such as
+// how far a download got, stays on record beside the error.
+func (r *Runner) failPhaseWith(ctx context.Context, id, phase string, clock *phaseClock, cause error, output map[string]json.RawMessage) error {
 	elapsed := clock.elapsed()
 	op, err := r.persist(ctx, id, phase, string(PhaseFailed), func(op *Operation) error {
 		p := op.Phase(phase)
@@ -261,6 +268,7 @@ func (r *Runner) failPhase(ctx context.Context, id, phase string, clock *phaseCl
 		p.Status, p.FinishedAt, p.Applying, p.Elapsed = PhaseFailed, &now, false, elapsed
 		p.Error = errorFrom(cause)
 		p.Message = p.Error.Message
+		p.mergeOutput(output)
 		return nil
 	})
 	if err != nil {

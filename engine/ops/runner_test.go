@@ -591,3 +591,22 @@ func TestRetryAddsPhasesANewerVersionDefines(t *testing.T) {
 		t.Fatalf("applies a=%d n=%d b=%d, want 1 1 2", w.count("a"), w.count("n"), w.count("b"))
 	}
 }
+
+// TestABrokenPhaseKeepsWhatItSaw: a phase whose first look finds it
+// Broken fails with the observation's error and keeps its output, as
+// one that waited first would have.
+func TestABrokenPhaseKeepsWhatItSaw(t *testing.T) {
+	r := testRunner(t, memStore(t), newWorld(), func() []Step {
+		return []Step{{Name: "a", Observe: func(context.Context, *Run) (Observation, error) {
+			return Observation{State: Broken, Output: thingOutput{Requested: "half"}, Err: errs.New(errs.Upstream, "gave up half way")}, nil
+		}}}
+	})
+	op := waitEnd(t, r, submit(t, r, "t1").ID)
+	if op.Status != Failed || op.Error == nil || !strings.Contains(op.Error.Message, "gave up half way") {
+		t.Fatalf("status %s error %+v", op.Status, op.Error)
+	}
+	got, err := OutputOf[thingOutput](op, "a")
+	if err != nil || got.Requested != "half" {
+		t.Fatalf("the phase's output is %+v, %v; want what the Broken observation saw", got, err)
+	}
+}
