@@ -3,6 +3,10 @@
 //
 //	instantstart [serve] [flags]   serve the UI, GraphQL, MCP and metrics (the default)
 //	instantstart mcp --stdio ...   bridge MCP over stdio to a running server
+//	instantstart version           print the version
+//	instantstart healthcheck       exit 0 when the local server answers /healthz
+//	instantstart backup > FILE     write a backup of the store to stdout
+//	instantstart restore < FILE    load a backup into a new data directory
 //
 // Run "instantstart serve -h" for the flags.
 package main
@@ -16,12 +20,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/sim"
@@ -41,11 +48,11 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run dispatches on the subcommand; with none (or only flags) it serves.
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -54,7 +61,16 @@ func run(args []string, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stderr)
 	case "mcp":
-		return mcpBridge(args, os.Stdin, os.Stdout, stderr)
+		return mcpBridge(args, os.Stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
+	case "healthcheck":
+		return healthcheck(args, stderr)
+	case "backup":
+		return backupCmd(args, stdout, stderr)
+	case "restore":
+		return restoreCmd(args, os.Stdin, stderr)
 	case "help":
 		usage(stderr)
 		return exitOK
@@ -71,8 +87,15 @@ func usage(w io.Writer) {
 commands:
   serve   serve the GraphQL API, MCP, health, readiness and metrics (the default)
   mcp     bridge MCP over stdio to a running server (instantstart mcp --stdio --url ... --token-env ...)
+  version print the version, the Go version and the source revision
+  healthcheck
+          exit 0 when the server at --url (http://127.0.0.1:3099) answers /healthz, 1 otherwise
+          (the container image's health check: the image has no shell or curl)
+  backup  write a backup of the store in --data-dir to stdout (instantstart backup --data-dir DIR > FILE);
+          a running server holding DIR streams it, given an admin token (--token-env, else DIR/admin-token)
+  restore load a backup from stdin into --data-dir, a new or empty directory (instantstart restore --data-dir DIR < FILE)
 
-run "instantstart serve -h" or "instantstart mcp -h" for the flags`)
+run "instantstart serve -h", "instantstart mcp -h", "instantstart backup -h" or "instantstart restore -h" for the flags`)
 }
 
 // serveFlags are the settings of serve, each from a flag or else from its
@@ -269,6 +292,70 @@ func buildVersion() string {
 		return info.Main.Version
 	}
 	return "dev"
+}
+
+// versionLine is what "instantstart version" prints: the version, the
+// toolchain, the platform, and the source revision when the build recorded
+// it.
+func versionLine() string {
+	line := fmt.Sprintf("instantstart %s %s %s/%s", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if info, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" {
+			line += " revision " + rev
+			if modified == "true" {
+				line += " (modified)"
+			}
+		}
+	}
+	return line
+}
+
+// healthcheckTimeout bounds the health check's request.
+const healthcheckTimeout = 5 * time.Second
+
+// healthcheck GETs the server's /healthz and succeeds on 200.
+func healthcheck(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("instantstart healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", env("INSTANTSTART_URL", "http://127.0.0.1:3099"), "base URL of the server (env INSTANTSTART_URL)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "instantstart healthcheck: unexpected arguments %q\n", fs.Args())
+		return exitUsage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), healthcheckTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(*url, "/")+"/healthz", nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "instantstart healthcheck: --url %q: %v\n", *url, err)
+		return exitUsage
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintf(stderr, "instantstart healthcheck: %v\n", err)
+		return exitError
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintf(stderr, "instantstart healthcheck: %s answered %s\n", req.URL, resp.Status)
+		return exitError
+	}
+	return exitOK
 }
 
 // mcpBridge serves a running server's MCP tools over stdin/stdout, for

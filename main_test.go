@@ -2,6 +2,9 @@ package main
 
 import (
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -106,7 +109,7 @@ func TestBadInvocationsExitWithUsage(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var stderr strings.Builder
-			if code := run(tt.args, &stderr); code != exitUsage {
+			if code := run(tt.args, io.Discard, &stderr); code != exitUsage {
 				t.Errorf("exit code = %d, want %d", code, exitUsage)
 			}
 			if !strings.Contains(stderr.String(), tt.want) {
@@ -120,8 +123,48 @@ func TestHelpExitsZero(t *testing.T) {
 	clearEnv(t)
 	for _, args := range [][]string{{"-h"}, {"serve", "-h"}, {"help"}} {
 		var stderr strings.Builder
-		if code := run(args, &stderr); code != exitOK || !strings.Contains(stderr.String(), "serve") {
+		if code := run(args, io.Discard, &stderr); code != exitOK || !strings.Contains(stderr.String(), "serve") {
 			t.Errorf("%v: exit %d, output %q", args, code, stderr.String())
 		}
+	}
+}
+
+func TestVersionPrintsTheStampedVersion(t *testing.T) {
+	old := version
+	version = "v1.2.3"
+	t.Cleanup(func() { version = old })
+	var out strings.Builder
+	if code := run([]string{"version"}, &out, io.Discard); code != exitOK {
+		t.Fatalf("exit code %d", code)
+	}
+	if want := "instantstart v1.2.3 " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH; !strings.HasPrefix(out.String(), want) {
+		t.Fatalf("version printed %q, want it to start with %q", out.String(), want)
+	}
+}
+
+func TestHealthcheckAsksHealthz(t *testing.T) {
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	defer srv.Close()
+	if code := run([]string{"healthcheck", "--url", srv.URL}, io.Discard, io.Discard); code != exitOK {
+		t.Errorf("a healthy server: exit code %d, want 0", code)
+	}
+	status = http.StatusServiceUnavailable
+	var stderr strings.Builder
+	if code := run([]string{"healthcheck", "--url", srv.URL + "/"}, io.Discard, &stderr); code != exitError || !strings.Contains(stderr.String(), "503") {
+		t.Errorf("an unhealthy server: exit code %d, %q; want 1 naming the 503", code, stderr.String())
+	}
+	srv.Close()
+	if code := run([]string{"healthcheck", "--url", srv.URL}, io.Discard, io.Discard); code != exitError {
+		t.Errorf("no server: exit code %d, want 1", code)
+	}
+	if code := run([]string{"healthcheck", "extra"}, io.Discard, io.Discard); code != exitUsage {
+		t.Errorf("an extra argument: exit code %d, want 2", code)
 	}
 }

@@ -75,6 +75,16 @@ type Config struct {
 	Observer ops.Observer
 }
 
+// SimWorldFile is the file, inside the data directory, that keeps the
+// simulator's world.
+const SimWorldFile = "sim-world.json"
+
+// BackupFiles are the files of the data directory that a backup holds
+// besides the store: the simulator's world, so that a simulated deployment
+// restores whole. The first admin token's file is left out: it is a secret,
+// and the store keeps the token itself (hashed).
+func BackupFiles() []string { return []string{SimWorldFile} }
+
 // App is the built engine. Its parts are shared by every surface.
 type App struct {
 	// Config is what the App was built from, with defaults filled in.
@@ -203,7 +213,7 @@ func (a *App) buildSim() error {
 	cfg, log := a.Config, a.Config.Logger
 	world, err := sim.New(sim.Options{
 		Speed:         cfg.SimSpeed,
-		Storage:       sim.FileStorage{Path: filepath.Join(cfg.DataDir, "sim-world.json")},
+		Storage:       sim.FileStorage{Path: filepath.Join(cfg.DataDir, SimWorldFile)},
 		DefaultRegion: cfg.Region,
 	})
 	if err != nil {

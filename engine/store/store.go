@@ -2,6 +2,8 @@
 // operations, unique indexes (names, idempotency keys, per-target locks) and
 // the event log. Every write goes through Update, which appends the events of
 // the change in the same transaction and then hands them to live subscribers.
+// The layout has a schema version (schema.go), and the whole store can be
+// written to a backup stream and restored from one (backup.go).
 package store
 
 import (
@@ -42,11 +44,16 @@ type Options struct {
 	// EventRetention bounds the event log by age and count; the zero value
 	// keeps 7 days and at most 1,000,000 events (see retention.go).
 	EventRetention EventRetention
+
+	// migrations replaces the schema migrations (tests inject failing
+	// steps); nil means the real ones.
+	migrations []migration
 }
 
 // Store is the Badger-backed record store. It is safe for concurrent use.
 type Store struct {
 	db    *badger.DB
+	dir   string // the data directory; "" in memory
 	clock func() time.Time
 
 	// retention prunes the event log (retention.go).
@@ -69,33 +76,34 @@ var (
 )
 
 // Open opens (creating if needed) the store in dir. A second process on the
-// same directory gets an error that says so.
+// same directory gets an error that says so. A new store is stamped with
+// SchemaVersion; an older one is migrated to it (schema.go); a newer one is
+// refused.
 func Open(dir string, opts Options) (*Store, error) {
-	// Sized for a control plane's records (megabytes, not gigabytes):
-	// Badger's defaults (a 256 MiB block cache, five 64 MiB memtables) are a
-	// database server's.
-	bo := badger.DefaultOptions(filepath.Join(dir, "badger")).
-		WithLogger(nil).
-		WithSyncWrites(opts.SyncWrites).
-		WithNumVersionsToKeep(1).
-		WithValueLogFileSize(64 << 20).
-		WithMemTableSize(16 << 20).
-		WithNumMemtables(2).
-		WithBlockCacheSize(16 << 20).
-		WithIndexCacheSize(8 << 20)
-	if opts.InMemory {
-		bo = bo.WithInMemory(true).WithDir("").WithValueDir("")
-	} else if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+	if !opts.InMemory {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+		}
 	}
-	db, err := badger.Open(bo)
+	db, err := badger.Open(badgerOptions(dir, opts))
 	if err != nil {
-		if strings.Contains(err.Error(), "Cannot acquire directory lock") || strings.Contains(err.Error(), "resource temporarily unavailable") {
-			return nil, fmt.Errorf("data directory %s is in use by another InstantStart process: stop it, or start this one with a different --data-dir", dir)
+		if isLockError(err) {
+			return nil, &inUseError{dir: dir, hint: "stop it, or start this one with a different --data-dir"}
 		}
 		return nil, fmt.Errorf("open store in %s: %w", dir, err)
 	}
-	s := &Store{db: db, clock: opts.Clock}
+	steps := opts.migrations
+	if steps == nil {
+		steps = migrations
+	}
+	if err := migrate(db, dir, steps); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &Store{db: db, dir: dir, clock: opts.Clock}
+	if opts.InMemory {
+		s.dir = ""
+	}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -113,6 +121,49 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// badgerOptions are the options of the Badger database in dir: Open's, and
+// those of the databases backup and restore open.
+func badgerOptions(dir string, opts Options) badger.Options {
+	// Sized for a control plane's records (megabytes, not gigabytes):
+	// Badger's defaults (a 256 MiB block cache, five 64 MiB memtables) are a
+	// database server's.
+	bo := badger.DefaultOptions(filepath.Join(dir, badgerDir)).
+		WithLogger(nil).
+		WithSyncWrites(opts.SyncWrites).
+		WithNumVersionsToKeep(1).
+		WithValueLogFileSize(64 << 20).
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(16 << 20).
+		WithIndexCacheSize(8 << 20)
+	if opts.InMemory {
+		bo = bo.WithInMemory(true).WithDir("").WithValueDir("")
+	}
+	return bo
+}
+
+// badgerDir is the directory, inside the data directory, of the Badger
+// database.
+const badgerDir = "badger"
+
+// ErrInUse is returned (wrapped) when another process holds the data
+// directory: Badger lets one process at a time open it.
+var ErrInUse = errors.New("the data directory is in use by another process")
+
+type inUseError struct{ dir, hint string }
+
+func (e *inUseError) Error() string {
+	return fmt.Sprintf("data directory %s is in use by another InstantStart process: %s", e.dir, e.hint)
+}
+
+func (e *inUseError) Is(target error) bool { return target == ErrInUse }
+
+// isLockError reports whether Badger failed to open because another
+// process holds its directory lock.
+func isLockError(err error) bool {
+	return strings.Contains(err.Error(), "Cannot acquire directory lock") || strings.Contains(err.Error(), "resource temporarily unavailable")
 }
 
 // Close stops subscribers and closes Badger cleanly.

@@ -63,6 +63,7 @@ func (s *Server) routes() (http.Handler, error) {
 		}
 		writeText(w, http.StatusOK, "ready")
 	})
+	mux.Handle("GET /admin/backup", s.requireCredential(auth.Admin, http.HandlerFunc(s.backup)))
 	if s.cfg.MetricsAuth {
 		mux.Handle("GET /metrics", s.requireCredential(auth.Viewer, s.metrics.handler()))
 	} else {

@@ -1,6 +1,6 @@
 // Package server serves InstantStart on one listener: GraphQL (HTTP and
-// WebSocket), MCP, the web UI, health, readiness, metrics and, for the
-// simulator, its /sim/ endpoints. The engine it serves is built by
+// WebSocket), MCP, the web UI, health, readiness, metrics, backups and,
+// for the simulator, its /sim/ endpoints. The engine it serves is built by
 // engine/app, the composition root.
 package server
 
@@ -199,6 +199,9 @@ func (s *Server) Run(ctx context.Context) error {
 		defer close(refreshed)
 		s.app.Refresh(refreshCtx)
 	}()
+	if err := s.publishURL(); err != nil {
+		s.log.Warn("could not write the server's URL into the data directory: instantstart backup will not find this server", "file", URLFile, "err", err)
+	}
 	s.log.Info("InstantStart is serving",
 		"graphql", s.URL()+"/graphql", "websocket", "ws://"+s.Addr()+"/graphql",
 		"metrics", s.URL()+"/metrics", "health", s.URL()+"/healthz",
@@ -210,6 +213,7 @@ func (s *Server) Run(ctx context.Context) error {
 	case err = <-served:
 		err = fmt.Errorf("serve HTTP: %w", err)
 	}
+	s.unpublishURL()
 	stopRefresh()
 	<-refreshed
 	return errors.Join(err, s.shutdown())

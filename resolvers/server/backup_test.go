@@ -1,0 +1,136 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/instantstart/instantstart/engine/app"
+	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/resolvers/server"
+)
+
+// getBackup GETs /admin/backup with the token secret ("" for none).
+func getBackup(t *testing.T, srv *server.Server, secret string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, srv.URL()+"/admin/backup", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, body
+}
+
+func TestBackupEndpointStreamsToAdminsOnly(t *testing.T) {
+	srv := startServer(t, server.Config{})
+	_, viewer := newToken(t, srv, "reader", "VIEWER", nil)
+	_, operator := newToken(t, srv, "ops", "OPERATOR", nil)
+	for _, tt := range []struct {
+		who, secret string
+		status      int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"a viewer", viewer, http.StatusForbidden},
+		{"an operator", operator, http.StatusForbidden},
+		{"a wrong token", "isk_" + strings.Repeat("B", 43), http.StatusUnauthorized},
+	} {
+		res, body := getBackup(t, srv, tt.secret)
+		if res.StatusCode != tt.status || bytes.Contains(body, []byte("instantstart backup")) {
+			t.Errorf("%s: %s with %d bytes, want %d and no backup", tt.who, res.Status, len(body), tt.status)
+		}
+	}
+
+	// The simulated world changes too: it is restored with the store.
+	if status, body := do(t, http.MethodPost, srv.URL()+"/sim/faults?spec=capacity:zone=us-east-1a", ""); status != http.StatusCreated {
+		t.Fatalf("inject a fault: %d %s", status, body)
+	}
+	seq := srv.Store().LastSequence()
+	res, body := getBackup(t, srv, adminSecret)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != server.BackupContentType {
+		t.Fatalf("admin: %s, Content-Type %q: %.200s", res.Status, res.Header.Get("Content-Type"), body)
+	}
+	h, err := store.CheckBackup(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("the streamed backup: %v", err)
+	}
+	if h.SchemaVersion != store.SchemaVersion || h.BinaryVersion != "dev" {
+		t.Errorf("header %+v", h)
+	}
+
+	dst := filepath.Join(t.TempDir(), "restored")
+	if _, err := store.Restore(bytes.NewReader(body), dst); err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Config{DataDir: dst, SimSpeed: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if got := a.Store.LastSequence(); got < seq {
+		t.Errorf("the restored store ends at event %d; the server was at %d before the backup", got, seq)
+	}
+	faults := a.World.Faults()
+	if len(faults) != 1 || faults[0].Zone != "us-east-1a" {
+		t.Errorf("the restored world has faults %+v, want the capacity fault in us-east-1a", faults)
+	}
+	// The tokens came with the store: the restored engine knows the viewer.
+	if _, err := a.Auth.Authenticate(viewer); err != nil {
+		t.Errorf("the viewer's token in the restored store: %v", err)
+	}
+}
+
+func TestServerPublishesItsURLWhileItServes(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := server.New(server.Config{
+		Engine: app.Config{DataDir: dir, SimSpeed: 2000, AdminToken: adminSecret},
+		Listen: "127.0.0.1:0",
+		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	path := filepath.Join(dir, server.URLFile)
+	var published []byte
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if published, err = os.ReadFile(path); err == nil || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Run ended: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if strings.TrimSpace(string(published)) != srv.URL() {
+		t.Errorf("%s holds %q, want %q", server.URLFile, published, srv.URL())
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there after a clean shutdown: %v", server.URLFile, err)
+	}
+}
