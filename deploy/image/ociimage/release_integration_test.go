@@ -1,0 +1,187 @@
+//go:build integration
+
+package ociimage
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+)
+
+// releaseBudget is the most the release binary may weigh (README.md,
+// Release build).
+const releaseBudget = 165_000_000
+
+// TestReleaseImageRuns puts the release binary (.ci/release builds it;
+// INSTANTSTART_RELEASE_BIN names it) in an image layout, takes
+// /instantstart back out of the layout's layer and runs it.
+func TestReleaseImageRuns(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the image's binary runs only on linux")
+	}
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-30*time.Second))
+		defer cancel()
+	}
+	bin := os.Getenv("INSTANTSTART_RELEASE_BIN")
+	if bin == "" {
+		t.Fatal("INSTANTSTART_RELEASE_BIN is not set: run .ci/release and export INSTANTSTART_RELEASE_BIN=\"$(.ci/release | tail -n 1)\"")
+	}
+	work := t.TempDir()
+	if err := CheckBinary(bin, "linux/"+runtime.GOARCH); err != nil {
+		t.Errorf("CheckBinary on the release build: %v", err)
+	}
+
+	img, err := Build(Options{Binary: bin, Version: "integration", Platform: "linux/" + runtime.GOARCH})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	dir := filepath.Join(work, "layout")
+	start := time.Now()
+	if err := WriteLayout(dir, img); err != nil {
+		t.Fatalf("WriteLayout: %v", err)
+	}
+	t.Logf("writing the layout took %s", time.Since(start).Round(time.Millisecond))
+
+	extracted := extractFromLayout(t, dir, strings.TrimPrefix(BinaryPath, "/"), filepath.Join(work, "rootfs"))
+	if got, want := fileSHA256(t, extracted), fileSHA256(t, bin); got != want {
+		t.Fatalf("/instantstart in the layout has sha256 %x, the built binary %x", got, want)
+	}
+
+	f, err := elf.Open(extracted)
+	if err != nil {
+		t.Fatalf("extracted binary: %v", err)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("extracted binary has a PT_INTERP program header: it is dynamically linked and cannot run from scratch")
+		}
+	}
+	f.Close()
+
+	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	help := exec.CommandContext(runCtx, extracted, "help")
+	help.Dir = work
+	out, err := help.CombinedOutput()
+	if err != nil {
+		t.Fatalf("instantstart help: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "serve") {
+		t.Errorf("instantstart help printed no mention of serve:\n%s", out)
+	}
+	version := exec.CommandContext(runCtx, extracted, "version")
+	out, err = version.Output()
+	if err != nil {
+		t.Fatalf("instantstart version: %v", err)
+	}
+	if line := string(out); !strings.HasPrefix(line, "instantstart ") || strings.HasPrefix(line, "instantstart dev ") {
+		t.Errorf("instantstart version printed %q: the release build stamps a version", line)
+	}
+	info, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the release binary is %.1f MB", float64(info.Size())/1e6)
+	if info.Size() > releaseBudget {
+		t.Errorf("the release binary is %.1f MB, over its budget of %d MB: find what grew (go tool nm -size -sort size on a build without -s -w) before raising the budget in README.md and here",
+			float64(info.Size())/1e6, releaseBudget/1_000_000)
+	}
+}
+
+// extractFromLayout reads the one image of the layout at dir and writes the
+// file name of its layer under root, with the mode the layer gives it.
+func extractFromLayout(t *testing.T, dir, name, root string) string {
+	t.Helper()
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Manifests) != 1 {
+		t.Fatalf("layout has %d manifests, want 1", len(im.Manifests))
+	}
+	img, err := idx.Image(im.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers, err := img.Layers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(layers) != 1 {
+		t.Fatalf("image has %d layers, want 1", len(layers))
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			t.Fatalf("layer has no %s", name)
+		}
+		if err != nil {
+			t.Fatalf("read layer: %v", err)
+		}
+		if hdr.Name != name {
+			continue
+		}
+		if hdr.Mode&0o111 == 0 {
+			t.Fatalf("%s has mode %#o: not executable", name, hdr.Mode)
+		}
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(root, filepath.FromSlash(name))
+		out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, os.FileMode(hdr.Mode&0o777))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			out.Close()
+			t.Fatalf("extract %s: %v", name, err)
+		}
+		if err := out.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+}
+
+func fileSHA256(t *testing.T, path string) [sha256.Size]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
+	return [sha256.Size]byte(h.Sum(nil))
+}
