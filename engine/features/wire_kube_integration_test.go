@@ -29,27 +29,6 @@ import (
 	"github.com/instantstart/instantstart/engine/simwire"
 )
 
-// allOnTheWire is the real provider whole, AWS and Kubernetes: the AWS
-// clients against a simulator's wire endpoint, and client-go and the Helm
-// SDK against the API server the simulated EKS cluster names (a real
-// kube-apiserver). Only S3, the model hub and MLflow stay on the
-// simulator's ports.
-type allOnTheWire struct{ onTheWire }
-
-func (r allOnTheWire) Provider(region string) (*cloud.Provider, error) {
-	a, err := r.aws.Provider(region)
-	if err != nil {
-		return nil, err
-	}
-	s, err := r.world.Provider(region)
-	if err != nil {
-		return nil, err
-	}
-	p := *a
-	p.S3, p.Hub, p.MLflow = s.S3, s.Hub, s.MLflow
-	return &p, nil
-}
-
 // dependencyCharts are the charts createCluster installs for a GPU group
 // (engine/cluster's hyperPodDependencies, less the Trainium one), by name
 // and pinned version. A pin that moves without this list fails the run:
@@ -160,7 +139,7 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return allOnTheWire{onTheWire{aws: a, world: w}}
+		return onTheWire{aws: a, world: w, realKube: true}
 	}, func(o *sim.Options) { o.KubeAPIServer = &sim.KubeAPIServer{Endpoint: endpoint, CAPEM: api.CAData} })
 	embedded.run(t)
 	wire.run(t)

@@ -25,11 +25,14 @@ import (
 // onTheWire gives the real provider's AWS clients (aws-sdk-go-v2, as
 // --provider aws builds them) pointed at a simulator's AWS wire endpoint,
 // and the simulator's own ports for what that endpoint does not serve: S3
-// (REST-XML), the model hub and MLflow's REST API, and Kubernetes and
-// Helm, which the simulated EKS clusters answer in-process.
+// (REST-XML), the model hub and MLflow's REST API, and, unless realKube,
+// Kubernetes and Helm, which the simulated EKS clusters answer in-process.
+// With realKube, client-go and the Helm SDK reach the API server the
+// simulated EKS cluster names as its endpoint.
 type onTheWire struct {
-	aws   *awscloud.Regions
-	world *sim.World
+	aws      *awscloud.Regions
+	world    *sim.World
+	realKube bool
 }
 
 func (r onTheWire) DefaultRegion() string { return r.aws.DefaultRegion() }
@@ -44,7 +47,10 @@ func (r onTheWire) Provider(region string) (*cloud.Provider, error) {
 		return nil, err
 	}
 	p := *a
-	p.S3, p.Hub, p.MLflow, p.Kubernetes, p.Helm = s.S3, s.Hub, s.MLflow, s.Kubernetes, s.Helm
+	p.S3, p.Hub, p.MLflow = s.S3, s.Hub, s.MLflow
+	if !r.realKube {
+		p.Kubernetes, p.Helm = s.Kubernetes, s.Helm
+	}
 	return &p, nil
 }
 

@@ -225,17 +225,7 @@ func TestChartSourceRefusesWhatItCannotLoadExactly(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := src.Load(context.Background(), tt.spec)
-			if err == nil {
-				t.Fatal("Load succeeded; want an error")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { loadFails(t, src, tt.spec, tt.want...) })
 	}
 }
 
@@ -774,17 +764,7 @@ func TestChartSourceRefusesWhatTheChartFolderDoesNotHoldExactly(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := src.Load(context.Background(), tt.spec)
-			if err == nil {
-				t.Fatal("Load succeeded; want an error")
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { loadFails(t, src, tt.spec, tt.want...) })
 	}
 }
 
@@ -905,5 +885,20 @@ func TestProviderLoadsChartsFromTheChartFolder(t *testing.T) {
 	_, err = h.charts.Load(context.Background(), cloud.HelmChart{Repository: repoURL, Chart: "demo", Version: "9.9.9"})
 	if want := filepath.Join(wd, "charts", "demo-9.9.9.tgz"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Load of a missing archive: error = %v; want it to name %s", err, want)
+	}
+}
+
+// loadFails wants src.Load(spec) to fail with an error that mentions each
+// of want.
+func loadFails(t *testing.T, src *chartSource, spec cloud.HelmChart, want ...string) {
+	t.Helper()
+	_, err := src.Load(context.Background(), spec)
+	if err == nil {
+		t.Fatal("Load succeeded; want an error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
 	}
 }
