@@ -29,6 +29,9 @@ import (
 	"github.com/instantstart/instantstart/engine/simwire"
 )
 
+// realKubeSpeed is the pace of the run whose Kubernetes half is real.
+const realKubeSpeed = 100
+
 // dependencyCharts are the charts createCluster installs for a GPU group
 // (engine/cluster's hyperPodDependencies, less the Trainium one), by name
 // and pinned version. A pin that moves without this list fails the run:
@@ -140,7 +143,12 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		return onTheWire{aws: a, world: w, realKube: true}
-	}, func(o *sim.Options) { o.KubeAPIServer = &sim.KubeAPIServer{Endpoint: endpoint, CAPEM: api.CAData} })
+	}, func(o *sim.Options) {
+		o.KubeAPIServer = &sim.KubeAPIServer{Endpoint: endpoint, CAPEM: api.CAData}
+		// Real Helm installs against a real server take real seconds: at
+		// this pace the dependencies phase has 12 s, not the 2 s floor.
+		o.Speed = realKubeSpeed
+	})
 	embedded.run(t)
 	wire.run(t)
 

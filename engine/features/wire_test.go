@@ -63,7 +63,7 @@ type flowStack struct {
 }
 
 // newFlowStack builds the stack on regions over a new world; tweaks change
-// the world's options first.
+// the world's options first (a Speed set there is the runner's too).
 func newFlowStack(t *testing.T, regions func(*sim.World) cloud.Regions, tweaks ...func(*sim.Options)) *flowStack {
 	t.Helper()
 	st, err := store.Open("", store.Options{InMemory: true})
@@ -78,7 +78,7 @@ func newFlowStack(t *testing.T, regions func(*sim.World) cloud.Regions, tweaks .
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
+	runner := ops.NewRunner(st, ops.Options{Speed: opts.Speed}) // the runner keeps the world's pace
 	r := regions(world)
 	clusters := cluster.New(st, runner, r, cluster.Options{})
 	svc := features.New(st, runner, r, cluster.FeaturesView{Service: clusters}, features.Options{})
