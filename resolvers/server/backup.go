@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -26,19 +28,27 @@ const BackupContentType = "application/vnd.instantstart.backup"
 // backup streams a backup of the store (GET /admin/backup, admin only): one
 // snapshot of it, then the simulator's world. Once bytes are sent, a
 // failure aborts the response, so that the client sees a broken stream,
-// which its end marker would also reveal, never a clean end.
+// which its end marker would also reveal, never a clean end. The token is
+// held to for as long as the stream lasts: revoked or expired midway, it
+// ends the stream as a failure.
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) {
 	started := time.Now()
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	defer s.watchCredential(ctx, cancel)()
 	out := &countingWriter{w: w}
 	h := w.Header()
 	h.Set("Content-Type", BackupContentType)
 	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="instantstart-%s.backup"`, started.UTC().Format("20060102T150405Z")))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	hdr, err := s.app.Store.Backup(r.Context(), out, store.BackupOptions{BinaryVersion: s.cfg.Version, Files: app.BackupFiles()})
+	hdr, err := s.app.Store.Backup(ctx, out, store.BackupOptions{BinaryVersion: s.cfg.Version, Files: app.BackupFiles()})
 	who := "?"
 	if id := auth.IdentityOf(r.Context()); id != nil {
 		who = id.Name
+	}
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // the credential ended
 	}
 	if err != nil {
 		s.log.Error("backup failed", "by", who, "sent", out.n, "err", err)

@@ -3,7 +3,9 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -132,5 +134,48 @@ func TestServerPublishesItsURLWhileItServes(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s is still there after a clean shutdown: %v", server.URLFile, err)
+	}
+}
+
+// TestARevokedTokenEndsItsBackupStream: a backup holds to its token for as
+// long as it streams. Revoked once the stream has begun (the client reads
+// the start, then waits), the stream breaks off instead of ending cleanly.
+func TestARevokedTokenEndsItsBackupStream(t *testing.T) {
+	srv := startServer(t, server.Config{})
+	// Far more than the connection's buffers hold, so that the server is
+	// still writing when the token is revoked.
+	blob := make([]byte, 64<<10)
+	for i := range 768 {
+		_, _ = rand.Read(blob)
+		err := srv.Store().Update(func(tx *store.Tx) error {
+			return tx.Put("backup-filler", fmt.Sprintf("%04d", i), map[string][]byte{"blob": blob})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, secret := newToken(t, srv, "backups", "ADMIN", nil)
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, srv.URL()+"/admin/backup", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("backup: %s", res.Status)
+	}
+	if _, err := io.ReadFull(res.Body, make([]byte, 4096)); err != nil {
+		t.Fatalf("read the start of the backup: %v", err)
+	}
+	if err := query(t, srv, `mutation($id: ID!) { revokeToken(id: $id) { id } }`, map[string]any{"id": id}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(res.Body)
+	if err == nil {
+		t.Fatalf("the stream of a revoked token ended cleanly after %d more bytes; want it broken off", len(rest))
 	}
 }
