@@ -62,7 +62,7 @@ type clusterDescriber interface {
 // before EKS stops accepting it, so long-lived clients keep working.
 type kubeAdapter struct {
 	eks     clusterDescriber
-	presign *sts.PresignClient
+	presign presignIdentity
 	now     func() time.Time
 
 	mu       sync.Mutex
@@ -91,7 +91,7 @@ func newKubernetes(eksAPI clusterDescriber, stsClient *sts.Client, now func() ti
 	presign := sts.NewPresignClient(stsClient, func(o *sts.PresignOptions) {
 		o.Presigner = clockedPresigner{signer: v4.NewSigner(), now: now}
 	})
-	return &kubeAdapter{eks: eksAPI, presign: presign, now: now, clusters: make(map[string]*kubeCluster)}
+	return &kubeAdapter{eks: eksAPI, presign: presign.PresignGetCallerIdentity, now: now, clusters: make(map[string]*kubeCluster)}
 }
 
 // Clients returns the clients for eksCluster. It describes the cluster on
@@ -205,11 +205,17 @@ func (k *kubeAdapter) newClients(eksCluster, endpoint, caData string) (*rest.Con
 	return cfg, &cloud.KubeClients{Core: core, Dynamic: dyn, Logs: cloud.CoreLogs{Core: core}, Proxy: cloud.CoreProxy{Core: core}}, nil
 }
 
+// presignIdentity presigns an STS GetCallerIdentity request: the method
+// value of an sts.PresignClient, held instead of the client so that no STS
+// client is kept in a struct that is stored in an interface (see
+// internal/portgen for why that matters).
+type presignIdentity func(ctx context.Context, in *sts.GetCallerIdentityInput, optFns ...func(*sts.PresignOptions)) (*v4.PresignedHTTPRequest, error)
+
 // eksTokenSource mints EKS tokens for one cluster and reuses each until it
 // is eksTokenRefresh old.
 type eksTokenSource struct {
 	cluster string
-	presign *sts.PresignClient
+	presign presignIdentity
 	now     func() time.Time
 
 	mu       sync.Mutex
@@ -235,8 +241,8 @@ func (s *eksTokenSource) Token(ctx context.Context) (string, error) {
 
 // eksToken presigns an STS GetCallerIdentity request that names cluster in
 // the signed x-k8s-aws-id header, and encodes its URL as an EKS token.
-func eksToken(ctx context.Context, presign *sts.PresignClient, cluster string) (string, error) {
-	req, err := presign.PresignGetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}, func(o *sts.PresignOptions) {
+func eksToken(ctx context.Context, presign presignIdentity, cluster string) (string, error) {
+	req, err := presign(ctx, &sts.GetCallerIdentityInput{}, func(o *sts.PresignOptions) {
 		o.ClientOptions = append(o.ClientOptions, func(so *sts.Options) {
 			so.APIOptions = append(so.APIOptions,
 				smithyhttp.SetHeaderValue(eksClusterIDHeader, cluster),

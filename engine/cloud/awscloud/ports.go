@@ -1,27 +1,9 @@
 package awscloud
 
-import (
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	"github.com/aws/aws-sdk-go-v2/service/eks"
-	"github.com/aws/aws-sdk-go-v2/service/fsx"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
-	"github.com/aws/aws-sdk-go-v2/service/servicequotas"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
+// The provider's SDK-backed ports are served by the structs in
+// ports_gen.go, which hold the SDK client's methods the port names and
+// never the client itself: see internal/portgen for why. Each struct is
+// built from its client's method values, so an SDK upgrade that changes
+// a method the engine relies on breaks the build, rather than a run.
 
-	"github.com/instantstart/instantstart/engine/cloud"
-)
-
-// The SDK clients are the ports. These assertions break the build, rather
-// than a run, when an SDK upgrade changes a method the engine relies on.
-var (
-	_ cloud.SageMaker     = (*sagemaker.Client)(nil)
-	_ cloud.EKS           = (*eks.Client)(nil)
-	_ cloud.EC2           = (*ec2.Client)(nil)
-	_ cloud.IAM           = (*iam.Client)(nil)
-	_ cloud.STS           = (*sts.Client)(nil)
-	_ cloud.ServiceQuotas = (*servicequotas.Client)(nil)
-	_ cloud.S3            = (*s3.Client)(nil)
-	_ cloud.FSx           = (*fsx.Client)(nil)
-)
+//go:generate go run ./internal/portgen

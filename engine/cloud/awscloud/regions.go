@@ -148,20 +148,21 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 	}
 	cfg := r.cfg.Copy()
 	cfg.Region = region
-	eksClient, stsClient := eks.NewFromConfig(cfg), sts.NewFromConfig(cfg)
-	kube := newKubernetes(eksClient, stsClient, nil)
-	sageMaker := sagemaker.NewFromConfig(cfg)
+	stsClient := sts.NewFromConfig(cfg)
+	eksPort := newEKSPort(eks.NewFromConfig(cfg))
+	kube := newKubernetes(eksPort, stsClient, nil)
+	sageMaker := newSageMakerPort(sagemaker.NewFromConfig(cfg))
 	p := &cloud.Provider{
 		Name:          providerName,
 		Region:        region,
 		SageMaker:     sageMaker,
-		EKS:           eksClient,
-		EC2:           ec2.NewFromConfig(cfg),
-		IAM:           iam.NewFromConfig(cfg),
-		STS:           stsClient,
-		ServiceQuotas: servicequotas.NewFromConfig(cfg),
-		S3:            s3.NewFromConfig(cfg),
-		FSx:           fsx.NewFromConfig(cfg),
+		EKS:           eksPort,
+		EC2:           newEC2Port(ec2.NewFromConfig(cfg)),
+		IAM:           newIAMPort(iam.NewFromConfig(cfg)),
+		STS:           newSTSPort(stsClient),
+		ServiceQuotas: newServiceQuotasPort(servicequotas.NewFromConfig(cfg)),
+		S3:            newS3Port(s3.NewFromConfig(cfg)),
+		FSx:           newFSxPort(fsx.NewFromConfig(cfg)),
 		Hub:           &hfhub.Client{},
 		MLflow:        newMLflowTracking(sageMaker, cfg),
 		Kubernetes:    kube,

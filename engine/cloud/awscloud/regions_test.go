@@ -2,10 +2,12 @@ package awscloud
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/instantstart/instantstart/engine/cloud"
@@ -50,7 +52,9 @@ func TestNewDefaultRegion(t *testing.T) {
 
 func TestProviderIsCachedPerRegion(t *testing.T) {
 	isolateAWSEnv(t)
-	r := newTestRegions(t, "http://127.0.0.1:1")
+	srv, seen := fakeAWS(t, http.StatusBadRequest, "application/x-amz-json-1.1",
+		`{"__type":"ValidationException","message":"no such cluster"}`)
+	r := newTestRegions(t, srv.URL)
 
 	west, err := r.Provider("us-west-2")
 	if err != nil {
@@ -81,12 +85,13 @@ func TestProviderIsCachedPerRegion(t *testing.T) {
 		if tt.p.SageMaker == nil || tt.p.EKS == nil || tt.p.EC2 == nil || tt.p.IAM == nil || tt.p.STS == nil || tt.p.ServiceQuotas == nil {
 			t.Errorf("provider for %s has a nil port: %+v", tt.region, tt.p)
 		}
-		sm, ok := tt.p.SageMaker.(*sagemaker.Client)
-		if !ok {
-			t.Fatalf("SageMaker port is %T; want *sagemaker.Client", tt.p.SageMaker)
+		// The region a port's calls are signed for is its client's.
+		if _, err := tt.p.SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String("c")}); err == nil {
+			t.Fatal("DescribeCluster against a server that refuses it succeeded")
 		}
-		if got := sm.Options().Region; got != tt.region {
-			t.Errorf("SageMaker client region = %q; want %q", got, tt.region)
+		req := <-seen
+		if scope := "/" + tt.region + "/sagemaker/aws4_request"; !strings.Contains(req.authorization, scope) {
+			t.Errorf("SageMaker call of the %s provider signed as %q; want the scope %s", tt.region, req.authorization, scope)
 		}
 	}
 }
