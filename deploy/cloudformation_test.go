@@ -78,7 +78,7 @@ var unpermissionedOps = map[string]string{
 // extraActions are the actions of the engine's policy that no port method
 // is named after: permissions AWS checks besides the operation itself.
 var extraActions = map[string]string{
-	"iam:PassRole":                "EKS CreateCluster, SageMaker CreateCluster and CreateMlflowTrackingServer, UpdateCluster's ClusterRole, CreateAddon's service account role and CreatePodIdentityAssociation hand the engine's roles to a service",
+	"iam:PassRole":                "EKS CreateCluster, SageMaker CreateCluster and CreateMlflowTrackingServer, UpdateCluster's ClusterRole, CreateAddon's and UpdateAddon's service account role and CreatePodIdentityAssociation hand the engine's roles to a service",
 	"iam:CreateServiceLinkedRole": "EKS, HyperPod and FSx (and FSx's S3 data repository role) make their service-linked roles on first use in an account",
 	"iam:TagRole":                 "CreateRole sends tags",
 	"sagemaker:AddTags":           "CreateCluster and CreateMlflowTrackingServer send tags",
@@ -293,7 +293,7 @@ func TestHostPolicyStaysSmall(t *testing.T) {
 func TestRolePoliciesFitIAMLimit(t *testing.T) {
 	tpl := loadTemplate(t)
 	total := 0
-	for _, name := range []string{"EnginePolicy", "HostPolicy"} {
+	for _, name := range []string{"EnginePolicy", "HostPolicy", "ImportedRolesPolicy"} {
 		doc, err := json.Marshal(render(get(get(resource(t, tpl, name), "Properties"), "PolicyDocument")))
 		if err != nil {
 			t.Fatal(err)
@@ -394,6 +394,72 @@ func TestImageUriPattern(t *testing.T) {
 			t.Errorf("ImageUri %q accepted = %v, want %v", uri, got, ok)
 		}
 	}
+}
+
+func TestImportedExecutionRolesPattern(t *testing.T) {
+	re := regexp.MustCompile(str(get(get(get(loadTemplate(t), "Parameters"), "ImportedExecutionRoles"), "AllowedPattern")))
+	for roles, ok := range map[string]bool{
+		"":                                 true, // none: the policy is not made
+		"AmazonSageMaker-HyperPod-Exec":    true,
+		"AmazonSageMaker-HyperPod-*":       true,
+		"ml-platform/hyperpod/*":           true,
+		"ml-platform/hyperpod/exec-role":   true,
+		"role+=,.@_-name":                  true,
+		"*":                                false, // every role in the account
+		"/leading-slash":                   false,
+		"two*stars*":                       false,
+		"a role":                           false,
+		"arn:aws:iam::123456789012:role/x": false, // a name, not an ARN
+		"exec\nrole":                       false,
+		strings.Repeat("a", 512):           true, // the longest it takes
+		strings.Repeat("a", 513):           false,
+	} {
+		if got := re.MatchString(roles); got != ok {
+			t.Errorf("ImportedExecutionRoles %q accepted = %v, want %v", roles, got, ok)
+		}
+	}
+}
+
+// The imported clusters' roles may only be passed, only to SageMaker, and
+// only when the parameter names some.
+func TestImportedRolesArePassedOnlyToSageMaker(t *testing.T) {
+	tpl := loadTemplate(t)
+	policy := resource(t, tpl, "ImportedRolesPolicy")
+	cond := str(get(policy, "Condition"))
+	if cond != "PassImportedRoles" {
+		t.Fatalf("ImportedRolesPolicy has the condition %q, want PassImportedRoles", cond)
+	}
+	name, arg, _ := intrinsic(get(get(tpl, "Conditions"), cond))
+	inner := contentOf(arg)
+	if eq, eqArg, _ := intrinsic(firstNode(inner)); name != "Fn::Not" || eq != "Fn::Equals" || !isRef(firstNode(contentOf(eqArg)), "ImportedExecutionRoles") || len(contentOf(eqArg)) != 2 || str(contentOf(eqArg)[1]) != "" {
+		t.Errorf("the condition %s is not: ImportedExecutionRoles is not empty", cond)
+	}
+	if roles := contentOf(get(get(policy, "Properties"), "Roles")); len(roles) != 1 || !isRef(roles[0], "InstanceRole") {
+		t.Error("ImportedRolesPolicy is not attached to the InstanceRole alone")
+	}
+	sts := statements(t, policy)
+	if len(sts) != 1 {
+		t.Fatalf("ImportedRolesPolicy has %d statements, want 1", len(sts))
+	}
+	st := sts[0]
+	if actions := scalars(get(st, "Action")); str(get(st, "Effect")) != "Allow" || !slices.Equal(actions, []string{"iam:PassRole"}) {
+		t.Errorf("ImportedRolesPolicy: %s %v, want Allow iam:PassRole only", str(get(st, "Effect")), actions)
+	}
+	_, res, _ := intrinsic(get(st, "Resource"))
+	if got, want := str(res), "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${ImportedExecutionRoles}"; got != want {
+		t.Errorf("ImportedRolesPolicy passes %q, want %q", got, want)
+	}
+	if to := scalars(get(get(get(st, "Condition"), "StringEquals"), "iam:PassedToService")); !slices.Equal(to, []string{"sagemaker.amazonaws.com"}) {
+		t.Errorf("ImportedRolesPolicy passes the roles to %v, want sagemaker.amazonaws.com alone", to)
+	}
+}
+
+// firstNode is the first of nodes, or nil.
+func firstNode(nodes []*yaml.Node) *yaml.Node {
+	if len(nodes) == 0 {
+		return nil
+	}
+	return nodes[0]
 }
 
 func TestReferencesResolve(t *testing.T) {
