@@ -56,7 +56,7 @@ const (
 // SDK. Charts come from chartSource, below the Kubernetes API; each call
 // gets a Helm configuration for the release's namespace from actionConfig.
 type helmAdapter struct {
-	charts *chartSource
+	charts chartLoader
 	// actionConfig returns a Helm configuration whose Kubernetes client and
 	// release storage work in namespace of eksCluster's Kubernetes API.
 	actionConfig func(ctx context.Context, eksCluster, namespace string) (*action.Configuration, error)
@@ -69,8 +69,10 @@ var _ cloud.Helm = (*helmAdapter)(nil)
 // cached in the user's cache directory or, when chartDir is not empty,
 // read from the archives in chartDir alone (see Options.ChartDir).
 func newHelm(k *kubeAdapter, chartDir string) *helmAdapter {
-	charts := newChartSource(helmCacheDir(), nil)
-	charts.chartDir = chartDir
+	var charts chartLoader = newChartSource(helmCacheDir(), nil)
+	if chartDir != "" {
+		charts = chartFolder(chartDir)
+	}
 	return &helmAdapter{
 		charts: charts,
 		actionConfig: func(ctx context.Context, eksCluster, namespace string) (*action.Configuration, error) {
@@ -330,10 +332,15 @@ func (g *restClientGetter) ToRESTMapper() (meta.RESTMapper, error) { return g.ma
 
 func (g *restClientGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig { return g.loader }
 
+// chartLoader loads the chart a spec names, at exactly its version; every
+// error begins with the chart, the version and the repository.
+type chartLoader interface {
+	Load(ctx context.Context, spec cloud.HelmChart) (*chartv2.Chart, error)
+}
+
 // chartSource finds an exact chart version in an https chart repository
-// or an OCI registry, keeps the archive in a cache and loads it; or, with a
-// chart folder, loads the archive the folder holds and downloads nothing.
-// It works below the Kubernetes API. Its cache directory holds:
+// or an OCI registry, keeps the archive in a cache and loads it. It works
+// below the Kubernetes API. Its cache directory holds:
 //
 //	repository/  downloaded repository indexes
 //	content/     chart archives, by sha256
@@ -342,10 +349,6 @@ type chartSource struct {
 	dir       string
 	getters   getter.Providers
 	transport *http.Transport // nil means Helm's default
-	// chartDir, when not empty, is an existing directory of chart archives
-	// named <chart>-<version>.tgz, as helm pull writes them: every chart
-	// is loaded from there, and dir, getters and transport go unused.
-	chartDir string
 }
 
 // newChartSource returns a chart source caching under dir. transport, when
@@ -362,18 +365,11 @@ func newChartSource(dir string, transport *http.Transport) *chartSource {
 // downloads do not take a context: ctx is checked before each step, and
 // each download is bounded by Helm's HTTP timeout.
 func (s *chartSource) Load(ctx context.Context, spec cloud.HelmChart) (*chartv2.Chart, error) {
-	what := fmt.Sprintf("chart %q version %q from %s", spec.Chart, spec.Version, spec.Repository)
-	if spec.Chart == "" || spec.Version == "" {
-		return nil, fmt.Errorf("%s: the chart name and an exact version are required", what)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if s.chartDir != "" {
-		return s.loadFromChartDir(spec, what)
+	what, err := checkChartSpec(ctx, spec)
+	if err != nil {
+		return nil, err
 	}
 	var path string
-	var err error
 	switch {
 	case registry.IsOCI(spec.Repository):
 		path, err = s.pullOCI(spec)
@@ -392,11 +388,33 @@ func (s *chartSource) Load(ctx context.Context, spec cloud.HelmChart) (*chartv2.
 	return ch, nil
 }
 
-// loadFromChartDir loads spec's chart from its archive in the chart folder.
-// A missing archive is an error naming the file and the helm pull command
-// that writes it; what begins every error.
-func (s *chartSource) loadFromChartDir(spec cloud.HelmChart, what string) (*chartv2.Chart, error) {
-	path, err := chartDirArchive(s.chartDir, spec)
+// checkChartSpec returns how errors name spec's chart, and fails when spec
+// lacks the chart or its exact version, or ctx is done.
+func checkChartSpec(ctx context.Context, spec cloud.HelmChart) (what string, err error) {
+	what = fmt.Sprintf("chart %q version %q from %s", spec.Chart, spec.Version, spec.Repository)
+	if spec.Chart == "" || spec.Version == "" {
+		return "", fmt.Errorf("%s: the chart name and an exact version are required", what)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	return what, nil
+}
+
+// chartFolder is a directory of chart archives named
+// <chart>-<version>.tgz, as helm pull writes them (Options.ChartDir):
+// every chart is loaded from there, and nothing is downloaded. A missing
+// archive is an error naming the file and the helm pull command that
+// writes it.
+type chartFolder string
+
+func (f chartFolder) Load(ctx context.Context, spec cloud.HelmChart) (*chartv2.Chart, error) {
+	what, err := checkChartSpec(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	dir := string(f)
+	path, err := chartDirArchive(dir, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -404,17 +422,17 @@ func (s *chartSource) loadFromChartDir(spec cloud.HelmChart, what string) (*char
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: the chart folder has no archive %s (charts are not downloaded with a chart folder); "+
-			"fetch it on a host that reaches the repository with: %s", what, path, helmPullCommand(spec, s.chartDir))
+			"fetch it on a host that reaches the repository with: %s", what, path, helmPullCommand(spec, dir))
 	case err != nil:
 		return nil, fmt.Errorf("%s: read the chart archive: %w", what, err)
 	case !info.Mode().IsRegular():
 		return nil, fmt.Errorf("%s: %s is not a file; replace it with the chart archive that \"%s\" writes",
-			what, path, helmPullCommand(spec, s.chartDir))
+			what, path, helmPullCommand(spec, dir))
 	}
 	ch, err := loadChart(path, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w; replace it with the archive that \"%s\" writes",
-			what, path, err, helmPullCommand(spec, s.chartDir))
+			what, path, err, helmPullCommand(spec, dir))
 	}
 	return ch, nil
 }
@@ -425,7 +443,7 @@ func (s *chartSource) loadFromChartDir(spec cloud.HelmChart, what string) (*char
 // could name a file outside chartDir.
 func chartDirArchive(chartDir string, spec cloud.HelmChart) (string, error) {
 	for _, part := range []struct{ field, value string }{{"chart name", spec.Chart}, {"chart version", spec.Version}} {
-		if strings.ContainsAny(part.value, `/\`+string(os.PathSeparator)) || strings.Contains(part.value, "..") {
+		if strings.ContainsAny(part.value, `/\`) || strings.Contains(part.value, "..") {
 			return "", fmt.Errorf("the %s %q cannot name an archive in the chart folder: it must not hold '/', '\\' or '..'",
 				part.field, part.value)
 		}

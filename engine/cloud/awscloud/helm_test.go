@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -361,11 +360,7 @@ func TestHelmInstallNamesTheChartThatCannotBeFound(t *testing.T) {
 	_, err := h.Install(context.Background(), "eks-1", cloud.HelmChart{
 		Release: "demo", Namespace: "team-a", Repository: repo.url, Chart: "demo", Version: "2.0.0",
 	})
-	for _, w := range []string{`team-a/demo`, `"eks-1"`, `chart "demo" version "2.0.0"`, "1.2.0"} {
-		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Errorf("Install error = %v; want it to mention %s", err, w)
-		}
-	}
+	errMentions(t, err, `team-a/demo`, `"eks-1"`, `chart "demo" version "2.0.0"`, "1.2.0")
 }
 
 func checkHelmRelease(t *testing.T, when string, got *cloud.HelmRelease, want cloud.HelmRelease) {
@@ -675,8 +670,10 @@ func TestChartSourceLoadsFromTheChartFolderWithoutDownloading(t *testing.T) {
 	saveChart(t, chartDir, "1.2.0")
 	saveChart(t, chartDir, "1.3.0")
 	repoURL := noNetworkRepository(t)
-	src := newChartSource(cacheDir, nil)
-	src.chartDir = chartDir
+	// The loader the engine builds for a chart folder, with the user cache
+	// directory (where charts are otherwise kept) in cacheDir.
+	t.Setenv("XDG_CACHE_HOME", cacheDir)
+	src := newHelm(nil, chartDir).charts
 
 	for _, repository := range []string{repoURL, "oci://" + strings.TrimPrefix(repoURL, "https://")} {
 		t.Run(repository, func(t *testing.T) {
@@ -712,8 +709,7 @@ func TestChartSourceRefusesWhatTheChartFolderDoesNotHoldExactly(t *testing.T) {
 	saveChart(t, parent, "1.2.0")
 	repoURL := noNetworkRepository(t)
 	ociURL := "oci://registry.example.com/charts/"
-	src := newChartSource(t.TempDir(), nil)
-	src.chartDir = chartDir
+	src := chartFolder(chartDir)
 
 	tests := []struct {
 		name string
@@ -775,7 +771,7 @@ func TestHelmInstallsFromTheChartFolder(t *testing.T) {
 	saveChart(t, chartDir, "1.2.0")
 	saveChart(t, chartDir, "1.3.0")
 	h, _ := memoryHelm(t, newChartRepo(t))
-	h.charts.chartDir = chartDir
+	h.charts = chartFolder(chartDir)
 	ctx := context.Background()
 	spec := cloud.HelmChart{
 		Release: "demo", Namespace: "team-a",
@@ -803,22 +799,16 @@ func TestHelmInstallsFromTheChartFolder(t *testing.T) {
 
 	spec.Version = "2.0.0"
 	_, err = h.Install(ctx, "eks-1", spec)
-	for _, w := range []string{"team-a/demo", `"eks-1"`, filepath.Join(chartDir, "demo-2.0.0.tgz"), "helm pull demo"} {
-		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Errorf("Install of a version the folder lacks: error = %v; want it to mention %s", err, w)
-		}
-	}
+	errMentions(t, err, "team-a/demo", `"eks-1"`, filepath.Join(chartDir, "demo-2.0.0.tgz"), "helm pull demo")
 }
 
-// newRegionsWithChartDir calls New in us-west-2 with static credentials and
+// newRegionsWithChartDir calls New with newTestRegions' options and
 // chartDir.
 func newRegionsWithChartDir(t *testing.T, chartDir string) (*Regions, error) {
 	t.Helper()
-	return New(context.Background(), Options{
-		DefaultRegion: "us-west-2",
-		Credentials:   credentials.NewStaticCredentialsProvider("AKIDTESTTESTTEST", "test-secret", ""),
-		ChartDir:      chartDir,
-	})
+	opts := testOptions("")
+	opts.ChartDir = chartDir
+	return New(context.Background(), opts)
 }
 
 func TestNewRefusesABadChartFolder(t *testing.T) {
@@ -837,15 +827,8 @@ func TestNewRefusesABadChartFolder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := newRegionsWithChartDir(t, tt.chartDir)
-			if err == nil {
-				t.Fatalf("New = %v; want an error", r)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			_, err := newRegionsWithChartDir(t, tt.chartDir)
+			errMentions(t, err, tt.want...)
 		})
 	}
 }
@@ -890,11 +873,19 @@ func TestProviderLoadsChartsFromTheChartFolder(t *testing.T) {
 
 // loadFails wants src.Load(spec) to fail with an error that mentions each
 // of want.
-func loadFails(t *testing.T, src *chartSource, spec cloud.HelmChart, want ...string) {
+func loadFails(t *testing.T, src chartLoader, spec cloud.HelmChart, want ...string) {
 	t.Helper()
 	_, err := src.Load(context.Background(), spec)
+	errMentions(t, err, want...)
+}
+
+// errMentions fails the test unless err is an error that mentions each of
+// want.
+func errMentions(t *testing.T, err error, want ...string) {
+	t.Helper()
 	if err == nil {
-		t.Fatal("Load succeeded; want an error")
+		t.Errorf("no error; want one that mentions %q", want)
+		return
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), w) {

@@ -54,15 +54,21 @@ func fakeAWS(t *testing.T, status int, contentType, body string) (*httptest.Serv
 // endpoint with static credentials.
 func newTestRegions(t *testing.T, endpoint string) *Regions {
 	t.Helper()
-	r, err := New(context.Background(), Options{
-		DefaultRegion: "us-west-2",
-		BaseEndpoint:  endpoint,
-		Credentials:   credentials.NewStaticCredentialsProvider("AKIDTESTTESTTEST", "test-secret", ""),
-	})
+	r, err := New(context.Background(), testOptions(endpoint))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	return r
+}
+
+// testOptions are the options of newTestRegions: us-west-2, static
+// credentials and endpoint ("" for AWS's own).
+func testOptions(endpoint string) Options {
+	return Options{
+		DefaultRegion: "us-west-2",
+		BaseEndpoint:  endpoint,
+		Credentials:   credentials.NewStaticCredentialsProvider("AKIDTESTTESTTEST", "test-secret", ""),
+	}
 }
 
 // lastRequest returns the request the fake endpoint has already received;

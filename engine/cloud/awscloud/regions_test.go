@@ -2,6 +2,7 @@ package awscloud
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
+	"github.com/aws/smithy-go"
 
 	"github.com/instantstart/instantstart/engine/cloud"
 )
@@ -86,10 +88,11 @@ func TestProviderIsCachedPerRegion(t *testing.T) {
 			t.Errorf("provider for %s has a nil port: %+v", tt.region, tt.p)
 		}
 		// The region a port's calls are signed for is its client's.
-		if _, err := tt.p.SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String("c")}); err == nil {
-			t.Fatal("DescribeCluster against a server that refuses it succeeded")
+		_, err := tt.p.SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String("c")})
+		if apiErr, ok := errors.AsType[smithy.APIError](err); !ok || apiErr.ErrorCode() != "ValidationException" {
+			t.Fatalf("DescribeCluster = %v; want the fake endpoint's ValidationException", err)
 		}
-		req := <-seen
+		req := lastRequest(t, seen)
 		if scope := "/" + tt.region + "/sagemaker/aws4_request"; !strings.Contains(req.authorization, scope) {
 			t.Errorf("SageMaker call of the %s provider signed as %q; want the scope %s", tt.region, req.authorization, scope)
 		}

@@ -31,22 +31,18 @@ import (
 	"github.com/instantstart/instantstart/engine/cloud"
 )
 
-// port is one port an SDK client serves.
-type port struct {
-	name   string       // the port's name in package cloud, e.g. EC2
-	iface  reflect.Type // the port's interface type
-	client string       // the import path of the SDK client's package
-}
-
-var ports = []port{
-	{"SageMaker", reflect.TypeFor[cloud.SageMaker](), "github.com/aws/aws-sdk-go-v2/service/sagemaker"},
-	{"EKS", reflect.TypeFor[cloud.EKS](), "github.com/aws/aws-sdk-go-v2/service/eks"},
-	{"EC2", reflect.TypeFor[cloud.EC2](), "github.com/aws/aws-sdk-go-v2/service/ec2"},
-	{"IAM", reflect.TypeFor[cloud.IAM](), "github.com/aws/aws-sdk-go-v2/service/iam"},
-	{"STS", reflect.TypeFor[cloud.STS](), "github.com/aws/aws-sdk-go-v2/service/sts"},
-	{"ServiceQuotas", reflect.TypeFor[cloud.ServiceQuotas](), "github.com/aws/aws-sdk-go-v2/service/servicequotas"},
-	{"S3", reflect.TypeFor[cloud.S3](), "github.com/aws/aws-sdk-go-v2/service/s3"},
-	{"FSx", reflect.TypeFor[cloud.FSx](), "github.com/aws/aws-sdk-go-v2/service/fsx"},
+// ports are the provider ports an SDK client serves. Each port's name is
+// its interface's, and its client's package is the one its operations'
+// inputs come from.
+var ports = []reflect.Type{
+	reflect.TypeFor[cloud.SageMaker](),
+	reflect.TypeFor[cloud.EKS](),
+	reflect.TypeFor[cloud.EC2](),
+	reflect.TypeFor[cloud.IAM](),
+	reflect.TypeFor[cloud.STS](),
+	reflect.TypeFor[cloud.ServiceQuotas](),
+	reflect.TypeFor[cloud.S3](),
+	reflect.TypeFor[cloud.FSx](),
 }
 
 func main() {
@@ -64,8 +60,8 @@ func main() {
 }
 
 // generate returns the formatted source of ports_gen.go.
-func generate(ports []port) ([]byte, error) {
-	imports := map[string]string{} // package name → import path
+func generate(ports []reflect.Type) ([]byte, error) {
+	imports := map[string]string{"cloud": reflect.TypeFor[cloud.Provider]().PkgPath()} // package name → import path
 	var body bytes.Buffer
 	for _, p := range ports {
 		if err := writePort(&body, p, imports); err != nil {
@@ -92,40 +88,46 @@ func generate(ports []port) ([]byte, error) {
 	return format.Source(src.Bytes())
 }
 
-// writePort writes the struct serving p, its constructor and its methods,
-// and adds the packages their signatures name to imports.
-func writePort(w *bytes.Buffer, p port, imports map[string]string) error {
-	pkg := p.client[strings.LastIndex(p.client, "/")+1:]
-	if err := addImport(imports, pkg, p.client); err != nil {
-		return err
-	}
-	if err := addImport(imports, "cloud", reflect.TypeFor[cloud.Provider]().PkgPath()); err != nil {
-		return err
-	}
-	typ := pkg + "Port"
+// writePort writes the struct serving port, its constructor and its
+// methods, and adds the packages their signatures name to imports.
+func writePort(w *bytes.Buffer, port reflect.Type, imports map[string]string) error {
 	type method struct {
 		name, field, sig string
 		fn               reflect.Type
 	}
 	var methods []method
-	for i := range p.iface.NumMethod() {
-		m := p.iface.Method(i)
-		if err := checkShape(p, m, imports); err != nil {
+	client := ""
+	for i := range port.NumMethod() {
+		m := port.Method(i)
+		pkgPath, err := checkShape(port, m, imports)
+		if err != nil {
 			return err
+		}
+		if client == "" {
+			client = pkgPath
+		} else if pkgPath != client {
+			return fmt.Errorf("cloud.%s.%s takes a %s input; the port's other operations take %s's: one port is served by one SDK client",
+				port.Name(), m.Name, pkgPath, client)
 		}
 		methods = append(methods, method{name: m.Name, field: lowerFirst(m.Name), sig: m.Type.String(), fn: m.Type})
 	}
+	if client == "" {
+		return fmt.Errorf("cloud.%s has no methods to serve", port.Name())
+	}
+	pkg := client[strings.LastIndex(client, "/")+1:]
+	typ := pkg + "Port"
+	name := port.Name()
 
-	fmt.Fprintf(w, "\n// %s serves cloud.%s with the methods of a *%s.Client it was made from,\n", typ, p.name, pkg)
+	fmt.Fprintf(w, "\n// %s serves cloud.%s with the methods of a *%s.Client it was made from,\n", typ, name, pkg)
 	fmt.Fprintf(w, "// held as method values so that the client is never stored in an interface.\n")
 	fmt.Fprintf(w, "type %s struct {\n", typ)
 	for _, m := range methods {
 		fmt.Fprintf(w, "\t%s %s\n", m.field, m.sig)
 	}
 	fmt.Fprintf(w, "}\n\n")
-	fmt.Fprintf(w, "var _ cloud.%s = (*%s)(nil)\n\n", p.name, typ)
-	fmt.Fprintf(w, "// new%sPort returns the port served by c.\n", p.name)
-	fmt.Fprintf(w, "func new%sPort(c *%s.Client) *%s {\n\treturn &%s{\n", p.name, pkg, typ, typ)
+	fmt.Fprintf(w, "var _ cloud.%s = (*%s)(nil)\n\n", name, typ)
+	fmt.Fprintf(w, "// new%sPort returns the port served by c.\n", name)
+	fmt.Fprintf(w, "func new%sPort(c *%s.Client) *%s {\n\treturn &%s{\n", name, pkg, typ, typ)
 	for _, m := range methods {
 		fmt.Fprintf(w, "\t\t%s: c.%s,\n", m.field, m.name)
 	}
@@ -140,33 +142,47 @@ func writePort(w *bytes.Buffer, p port, imports map[string]string) error {
 
 // checkShape fails unless m has the SDK operations' shape:
 // (context.Context, *Input, ...func(*Options)) (*Output, error), with
-// every named type from a package imports can name.
-func checkShape(p port, m reflect.Method, imports map[string]string) error {
+// Input, Options and Output named types of one package, which it returns
+// and adds to imports.
+func checkShape(port reflect.Type, m reflect.Method, imports map[string]string) (string, error) {
 	t := m.Type
 	bad := func(why string) error {
 		return fmt.Errorf("cloud.%s.%s %s: %s; portgen serves only SDK operations of the shape "+
-			"(context.Context, *Input, ...func(*Options)) (*Output, error)", p.name, m.Name, t, why)
+			"(context.Context, *Input, ...func(*Options)) (*Output, error)", port.Name(), m.Name, t, why)
 	}
+	isPointer := func(t reflect.Type) bool { return t.Kind() == reflect.Pointer }
 	switch {
 	case t.NumIn() != 3 || t.NumOut() != 2:
-		return bad("it takes or returns a different number of values")
-	case !t.IsVariadic() || t.In(2).Elem().Kind() != reflect.Func:
-		return bad("its last parameter is not ...func(*Options)")
+		return "", bad("it takes or returns a different number of values")
 	case t.In(0) != reflect.TypeFor[context.Context]():
-		return bad("its first parameter is not a context.Context")
+		return "", bad("its first parameter is not a context.Context")
+	case !isPointer(t.In(1)):
+		return "", bad("its input is not a pointer")
+	case !t.IsVariadic() || t.In(2).Elem().Kind() != reflect.Func || t.In(2).Elem().NumIn() != 1 ||
+		t.In(2).Elem().NumOut() != 0 || !isPointer(t.In(2).Elem().In(0)):
+		return "", bad("its last parameter is not ...func(*Options)")
+	case !isPointer(t.Out(0)):
+		return "", bad("its first result is not a pointer")
 	case t.Out(1) != reflect.TypeFor[error]():
-		return bad("its last result is not an error")
+		return "", bad("its last result is not an error")
 	}
-	for _, named := range []reflect.Type{t.In(0), t.In(1).Elem(), t.In(2).Elem().In(0).Elem(), t.Out(0).Elem()} {
-		if named.PkgPath() == "" {
-			return bad(fmt.Sprintf("%s is not a named type", named))
-		}
-		name := named.String()[:strings.Index(named.String(), ".")]
-		if err := addImport(imports, name, named.PkgPath()); err != nil {
-			return err
+	client := t.In(1).Elem().PkgPath()
+	for _, named := range []reflect.Type{t.In(1).Elem(), t.In(2).Elem().In(0).Elem(), t.Out(0).Elem()} {
+		if named.PkgPath() == "" || named.PkgPath() != client {
+			return "", bad(fmt.Sprintf("%s is not a named type of the input's package", named))
 		}
 	}
-	return nil
+	if err := addImport(imports, "context", t.In(0).PkgPath()); err != nil {
+		return "", err
+	}
+	name := client[strings.LastIndex(client, "/")+1:]
+	if prefix, _, _ := strings.Cut(t.In(1).Elem().String(), "."); prefix != name {
+		return "", bad(fmt.Sprintf("its package %s is named %s, not after its path", client, prefix))
+	}
+	if err := addImport(imports, name, client); err != nil {
+		return "", err
+	}
+	return client, nil
 }
 
 // addImport records that name refers to the package at path, and fails
