@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/store"
@@ -41,15 +43,8 @@ func backupCmd(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", env("INSTANTSTART_DATA_DIR", "./data"), "the data directory of the store (env INSTANTSTART_DATA_DIR)")
 	tokenEnv := fs.String("token-env", "INSTANTSTART_TOKEN", "the environment variable that holds an admin token, for a running server; when it is empty, <data-dir>/"+auth.AdminTokenFile+" is used")
 	serverURL := fs.String("url", "", "base URL of the server that holds --data-dir; empty means the one it wrote to <data-dir>/"+server.URLFile)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "instantstart backup: unexpected arguments %q; the backup goes to stdout: %s\n", fs.Args(), backupRedirectAdvice)
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr, "; the backup goes to stdout: "+backupRedirectAdvice); !ok {
+		return code
 	}
 	if *dataDir == "" {
 		fmt.Fprintln(stderr, "instantstart backup: --data-dir (or INSTANTSTART_DATA_DIR) must name a directory")
@@ -206,15 +201,8 @@ func restoreCmd(args []string, stdin io.Reader, stderr io.Writer) int {
 	fs := flag.NewFlagSet("instantstart restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data-dir", env("INSTANTSTART_DATA_DIR", "./data"), "the new or empty directory to restore the store into (env INSTANTSTART_DATA_DIR)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "instantstart restore: unexpected arguments %q; the backup comes from stdin: instantstart restore --data-dir DIR < instantstart.backup\n", fs.Args())
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr, "; the backup comes from stdin: instantstart restore --data-dir DIR < instantstart.backup"); !ok {
+		return code
 	}
 	if *dataDir == "" {
 		fmt.Fprintln(stderr, "instantstart restore: --data-dir (or INSTANTSTART_DATA_DIR) must name a directory")
@@ -237,17 +225,8 @@ func restoreCmd(args []string, stdin io.Reader, stderr io.Writer) int {
 	return exitOK
 }
 
-// isTerminal reports whether f is an interactive terminal (a character
-// device other than the null device).
+// isTerminal reports whether f is an interactive terminal.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := file.Stat()
-	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	null, err := os.Stat(os.DevNull)
-	return err != nil || !os.SameFile(fi, null)
+	return ok && term.IsTerminal(int(file.Fd()))
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,31 +15,22 @@ import (
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/resolvers/server"
+	"github.com/instantstart/instantstart/resolvers/server/gqltest"
 )
 
-// withStdin makes data the process's stdin until the test ends.
-func withStdin(t *testing.T, data []byte) {
+// runCmd runs the command line args with an empty stdin and returns its
+// exit code, stdout and stderr.
+func runCmd(t *testing.T, args ...string) (int, []byte, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "stdin")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdin
-	os.Stdin = f
-	t.Cleanup(func() { os.Stdin = old; f.Close() })
+	return runCmdIn(t, nil, args...)
 }
 
-// runCmd runs the command line args and returns its exit code, stdout and
-// stderr.
-func runCmd(t *testing.T, args ...string) (int, []byte, string) {
+// runCmdIn is runCmd with stdin.
+func runCmdIn(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
 	t.Helper()
 	var stdout bytes.Buffer
 	var stderr strings.Builder
-	code := run(args, &stdout, &stderr)
+	code := run(args, bytes.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.Bytes(), stderr.String()
 }
 
@@ -91,9 +80,8 @@ func TestBackupAndRestoreAStoppedDeployment(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "backed up") {
 		t.Fatalf("backup: exit %d, %s", code, stderr)
 	}
-	withStdin(t, backup)
 	dst := filepath.Join(root, "restored")
-	if code, _, stderr := runCmd(t, "restore", "--data-dir", dst); code != exitOK || !strings.Contains(stderr, "--data-dir "+dst) {
+	if code, _, stderr := runCmdIn(t, backup, "restore", "--data-dir", dst); code != exitOK || !strings.Contains(stderr, "--data-dir "+dst) {
 		t.Fatalf("restore: exit %d, %s", code, stderr)
 	}
 	gotEvents, gotFaults := engineState(t, dst)
@@ -132,31 +120,19 @@ func startServing(t *testing.T, dir string) *server.Server {
 // secret is admin.
 func createToken(t *testing.T, srv *server.Server, admin, role string) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{
-		"query":     `mutation($in: CreateTokenInput!) { createToken(input: $in) { secret } }`,
-		"variables": map[string]any{"in": map[string]any{"name": "a " + role, "role": role}},
-	})
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL()+"/graphql", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+admin)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	res, err := gqltest.Post(t.Context(), srv.URL()+"/graphql", http.Header{"Authorization": {"Bearer " + admin}},
+		`mutation($in: CreateTokenInput!) { createToken(input: $in) { secret } }`,
+		map[string]any{"in": map[string]any{"name": "a " + role, "role": role}})
 	var out struct {
-		Data struct {
-			CreateToken struct{ Secret string }
-		}
+		CreateToken struct{ Secret string }
 	}
-	raw, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(raw, &out); err != nil || out.Data.CreateToken.Secret == "" {
-		t.Fatalf("createToken: %s (%v)", raw, err)
+	if err == nil {
+		err = res.Decode(&out) // fails on the response's errors too
 	}
-	return out.Data.CreateToken.Secret
+	if err != nil || out.CreateToken.Secret == "" {
+		t.Fatalf("createToken: %+v (%v)", res, err)
+	}
+	return out.CreateToken.Secret
 }
 
 func TestBackupOfARunningServerComesFromTheServer(t *testing.T) {
@@ -187,9 +163,8 @@ func TestBackupOfARunningServerComesFromTheServer(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, srv.URL()) {
 		t.Fatalf("backup of a running server: exit %d, %s", code, stderr)
 	}
-	withStdin(t, backup)
 	dst := filepath.Join(root, "restored")
-	if code, _, stderr := runCmd(t, "restore", "--data-dir", dst); code != exitOK {
+	if code, _, stderr := runCmdIn(t, backup, "restore", "--data-dir", dst); code != exitOK {
 		t.Fatalf("restore: exit %d, %s", code, stderr)
 	}
 	a, err := app.New(app.Config{DataDir: dst, SimSpeed: 2000})
@@ -249,8 +224,7 @@ func TestRestoreRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			withStdin(t, tt.input)
-			code, _, stderr := runCmd(t, append([]string{"restore", "--data-dir"}, strings.Fields(tt.dir)...)...)
+			code, _, stderr := runCmdIn(t, tt.input, append([]string{"restore", "--data-dir"}, strings.Fields(tt.dir)...)...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("exit %d, %q; want %d saying %q", code, stderr, tt.code, tt.want)
 			}

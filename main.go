@@ -48,11 +48,11 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run dispatches on the subcommand; with none (or only flags) it serves.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stderr)
 	case "mcp":
-		return mcpBridge(args, os.Stdin, stdout, stderr)
+		return mcpBridge(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionLine())
 		return exitOK
@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "backup":
 		return backupCmd(args, stdout, stderr)
 	case "restore":
-		return restoreCmd(args, os.Stdin, stderr)
+		return restoreCmd(args, stdin, stderr)
 	case "help":
 		usage(stderr)
 		return exitOK
@@ -319,6 +319,24 @@ func versionLine() string {
 	return line
 }
 
+// parseFlags parses a command's args into fs. It returns ok false, with the
+// exit code to end with, when -h asked for help (exitOK) or a flag or an
+// argument is wrong (exitUsage; fs has said which flag, and an argument
+// is refused on stderr, followed by hint).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, hint string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected arguments %q%s\n", fs.Name(), fs.Args(), hint)
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
 // healthcheckTimeout bounds the health check's request.
 const healthcheckTimeout = 5 * time.Second
 
@@ -327,15 +345,8 @@ func healthcheck(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("instantstart healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	url := fs.String("url", env("INSTANTSTART_URL", "http://127.0.0.1:3099"), "base URL of the server (env INSTANTSTART_URL)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "instantstart healthcheck: unexpected arguments %q\n", fs.Args())
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr, ""); !ok {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), healthcheckTimeout)
 	defer cancel()
@@ -366,11 +377,8 @@ func mcpBridge(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout (the only transport of this command)")
 	url := fs.String("url", env("INSTANTSTART_URL", "http://127.0.0.1:3099"), "base URL of the running server (env INSTANTSTART_URL)")
 	tokenEnv := fs.String("token-env", "INSTANTSTART_TOKEN", "the environment variable that holds the token")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr, "; mcp takes only flags"); !ok {
+		return code
 	}
 	if !*stdio {
 		fmt.Fprintln(stderr, "instantstart mcp: pass --stdio (the server itself serves MCP over HTTP at /mcp)")

@@ -4,17 +4,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
 )
 
-// clearEnv unsets every variable serve reads, so the machine's own settings
-// do not leak into a test.
+// clearEnv unsets every variable serve reads (every INSTANTSTART_ one, and
+// AWS_REGION), so the machine's own settings do not leak into a test.
 func clearEnv(t *testing.T) {
-	for _, k := range []string{"INSTANTSTART_LISTEN", "INSTANTSTART_DATA_DIR", "INSTANTSTART_PROVIDER", "INSTANTSTART_SIM_SPEED",
-		"INSTANTSTART_REGION", "AWS_REGION", "INSTANTSTART_LOG_FORMAT", "INSTANTSTART_LOG_LEVEL", "INSTANTSTART_SIM_FAULT", "INSTANTSTART_SIM_AWS_LISTEN"} {
-		t.Setenv(k, "")
+	t.Setenv("AWS_REGION", "")
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "INSTANTSTART_") {
+			t.Setenv(k, "")
+		}
 	}
 }
 
@@ -109,7 +112,7 @@ func TestBadInvocationsExitWithUsage(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var stderr strings.Builder
-			if code := run(tt.args, io.Discard, &stderr); code != exitUsage {
+			if code := run(tt.args, strings.NewReader(""), io.Discard, &stderr); code != exitUsage {
 				t.Errorf("exit code = %d, want %d", code, exitUsage)
 			}
 			if !strings.Contains(stderr.String(), tt.want) {
@@ -123,7 +126,7 @@ func TestHelpExitsZero(t *testing.T) {
 	clearEnv(t)
 	for _, args := range [][]string{{"-h"}, {"serve", "-h"}, {"help"}} {
 		var stderr strings.Builder
-		if code := run(args, io.Discard, &stderr); code != exitOK || !strings.Contains(stderr.String(), "serve") {
+		if code := run(args, strings.NewReader(""), io.Discard, &stderr); code != exitOK || !strings.Contains(stderr.String(), "serve") {
 			t.Errorf("%v: exit %d, output %q", args, code, stderr.String())
 		}
 	}
@@ -134,7 +137,7 @@ func TestVersionPrintsTheStampedVersion(t *testing.T) {
 	version = "v1.2.3"
 	t.Cleanup(func() { version = old })
 	var out strings.Builder
-	if code := run([]string{"version"}, &out, io.Discard); code != exitOK {
+	if code := run([]string{"version"}, strings.NewReader(""), &out, io.Discard); code != exitOK {
 		t.Fatalf("exit code %d", code)
 	}
 	if want := "instantstart v1.2.3 " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH; !strings.HasPrefix(out.String(), want) {
@@ -152,19 +155,19 @@ func TestHealthcheckAsksHealthz(t *testing.T) {
 		w.WriteHeader(status)
 	}))
 	defer srv.Close()
-	if code := run([]string{"healthcheck", "--url", srv.URL}, io.Discard, io.Discard); code != exitOK {
+	if code := run([]string{"healthcheck", "--url", srv.URL}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
 		t.Errorf("a healthy server: exit code %d, want 0", code)
 	}
 	status = http.StatusServiceUnavailable
 	var stderr strings.Builder
-	if code := run([]string{"healthcheck", "--url", srv.URL + "/"}, io.Discard, &stderr); code != exitError || !strings.Contains(stderr.String(), "503") {
+	if code := run([]string{"healthcheck", "--url", srv.URL + "/"}, strings.NewReader(""), io.Discard, &stderr); code != exitError || !strings.Contains(stderr.String(), "503") {
 		t.Errorf("an unhealthy server: exit code %d, %q; want 1 naming the 503", code, stderr.String())
 	}
 	srv.Close()
-	if code := run([]string{"healthcheck", "--url", srv.URL}, io.Discard, io.Discard); code != exitError {
+	if code := run([]string{"healthcheck", "--url", srv.URL}, strings.NewReader(""), io.Discard, io.Discard); code != exitError {
 		t.Errorf("no server: exit code %d, want 1", code)
 	}
-	if code := run([]string{"healthcheck", "extra"}, io.Discard, io.Discard); code != exitUsage {
+	if code := run([]string{"healthcheck", "extra"}, strings.NewReader(""), io.Discard, io.Discard); code != exitUsage {
 		t.Errorf("an extra argument: exit code %d, want 2", code)
 	}
 }

@@ -317,13 +317,12 @@ func CheckBackup(r io.Reader) (BackupHeader, error) {
 	if _, err := io.Copy(io.Discard, &frameGuard{r: br.section(chunkStore)}); err != nil {
 		return br.header, br.fail(err)
 	}
-	for n := 0; br.kind == chunkFileName; n++ {
-		if _, err := br.fileName(n); err != nil {
-			return br.header, err
-		}
-		if _, err := io.Copy(io.Discard, br.section(chunkFileData)); err != nil {
-			return br.header, err
-		}
+	err = readFiles(br, func(_ string, data io.Reader) error {
+		_, err := io.Copy(io.Discard, data)
+		return err
+	})
+	if err != nil {
+		return br.header, err
 	}
 	if br.kind != chunkEnd {
 		return br.header, br.fail(corrupt("a %q chunk where the end marker belongs", br.kind))
@@ -380,6 +379,30 @@ func loadStore(br *backupReader, dir string) error {
 
 // restoreFiles writes the backup's file sections into dir.
 func restoreFiles(br *backupReader, dir string) error {
+	return readFiles(br, func(name string, data io.Reader) error {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", name, err)
+		}
+		_, err = io.Copy(f, data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("restore %s: %w", name, err)
+		}
+		return nil
+	})
+}
+
+// readFiles reads the backup's file sections, handing each file's name and
+// data to use, and refuses a name given twice and a file over maxFileBytes,
+// so that what CheckBackup passes Restore takes. A broken backup is the
+// error before any of use's.
+func readFiles(br *backupReader, use func(name string, data io.Reader) error) error {
 	seen := map[string]bool{}
 	for n := 0; br.kind == chunkFileName; n++ {
 		name, err := br.fileName(n)
@@ -390,29 +413,30 @@ func restoreFiles(br *backupReader, dir string) error {
 			return br.fail(corrupt("the file %s twice", name))
 		}
 		seen[name] = true
-		path := filepath.Join(dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return fmt.Errorf("restore %s: %w", name, err)
-		}
-		size, err := io.Copy(f, io.LimitReader(br.section(chunkFileData), maxFileBytes+1))
-		if err == nil && size > maxFileBytes {
-			err = br.fail(corrupt("the file %s over %d bytes", name, maxFileBytes))
-		}
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		data := &countingReader{r: io.LimitReader(br.section(chunkFileData), maxFileBytes+1)}
+		err = use(name, data)
 		switch {
 		case br.err != nil:
 			return br.err
 		case err != nil:
-			return fmt.Errorf("restore %s: %w", name, err)
+			return err
+		case data.n > maxFileBytes:
+			return br.fail(corrupt("the file %s over %d bytes", name, maxFileBytes))
 		}
 	}
 	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func syncDir(dir string) error {

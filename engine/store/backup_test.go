@@ -332,6 +332,7 @@ func TestRestoreRefusesWhatIsNotAWholeBackup(t *testing.T) {
 	flipped := bytes.Clone(backup)
 	flipped[len(flipped)/2] ^= 0x40
 	hugeHeader := append([]byte(backupMagic), 0xff, 0xff, 0xff, 0xff)
+	fileName, fileData := append([]byte{chunkFileName}, "world.json"...), append([]byte{chunkFileData}, "{}"...)
 
 	tests := []struct {
 		name  string
@@ -351,13 +352,22 @@ func TestRestoreRefusesWhatIsNotAWholeBackup(t *testing.T) {
 		{"a header too large", hugeHeader, "header of"},
 		{"a frame too large", craft(good, hugeFrame), "store frame"},
 		{"a file name with a slash", craft(good, append([]byte{chunkFileName}, "../x"...)), "file name"},
+		{"a file twice", craft(good, fileName, fileData, fileName, fileData), "the file world.json twice"},
 		{"a newer schema", craft(newerSchema), fmt.Sprintf("schema version %d", SchemaVersion+1)},
 		{"a newer format", craft(newerFormat), "newer instantstart"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := filepath.Join(root, fmt.Sprint("dst", i))
-			_, err := Restore(bytes.NewReader(tt.input), dst)
+			// CheckBackup refuses what Restore refuses, but for a whole
+			// backup of a newer schema, which only this binary cannot load.
+			_, err := CheckBackup(bytes.NewReader(tt.input))
+			if whole := tt.name == "a newer schema"; whole && err != nil {
+				t.Errorf("CheckBackup of a whole backup: %v", err)
+			} else if !whole && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("CheckBackup: %v, want an error saying %q", err, tt.want)
+			}
+			_, err = Restore(bytes.NewReader(tt.input), dst)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Restore: %v, want an error saying %q", err, tt.want)
 			}

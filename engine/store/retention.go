@@ -225,9 +225,7 @@ func (s *Store) pruneBatch(now time.Time) (int, error) {
 				return err
 			}
 		}
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], next)
-		return txn.Set(keyOldestEvent, b[:])
+		return setCounter(txn, keyOldestEvent, next)
 	})
 	if err != nil {
 		r.oldest.Store(from)

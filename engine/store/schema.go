@@ -50,10 +50,8 @@ func migrate(db *badger.DB, dir string, steps []migration) error {
 		if err != nil {
 			return fmt.Errorf("read the schema version of %s: %w", storeName(dir), err)
 		}
-		if !found {
-			if isEmpty(txn) {
-				return setCounter(txn, keySchemaVersion, target)
-			}
+		if !found && isEmpty(txn) {
+			return setCounter(txn, keySchemaVersion, target)
 		}
 		if v > target {
 			return fmt.Errorf("%s has schema version %d, newer than this instantstart knows (up to %d): run a newer instantstart, or restore a backup made by this version into an empty directory", storeName(dir), v, target)

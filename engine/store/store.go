@@ -100,9 +100,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, dir: dir, clock: opts.Clock}
-	if opts.InMemory {
-		s.dir = ""
+	s := &Store{db: db, clock: opts.Clock}
+	if !opts.InMemory {
+		s.dir = dir
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -216,9 +216,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		if len(tx.events) == 0 {
 			return nil
 		}
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], s.seq)
-		return txn.Set(keySeq, b[:])
+		return setCounter(txn, keySeq, s.seq)
 	})
 	if err != nil {
 		s.seq = startSeq

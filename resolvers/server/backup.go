@@ -47,14 +47,26 @@ func (s *Server) backup(w http.ResponseWriter, r *http.Request) {
 	if id := auth.IdentityOf(r.Context()); id != nil {
 		who = id.Name
 	}
-	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
-		err = cause // the credential ended
-	}
-	if err != nil {
-		s.log.Error("backup failed", "by", who, "sent", out.n, "err", err)
-		if out.n > 0 {
-			panic(http.ErrAbortHandler)
+	cause := context.Cause(ctx)
+	switch {
+	case err == nil:
+	case errors.Is(cause, context.Canceled):
+		s.log.Info("backup ended by the client", "by", who, "sent", out.n)
+		return
+	case out.n > 0:
+		if cause != nil {
+			err = cause // the credential ended
 		}
+		s.log.Error("backup failed", "by", who, "sent", out.n, "err", err)
+		panic(http.ErrAbortHandler)
+	case cause != nil:
+		// The credential ended before a byte was sent: refuse it as any
+		// request with that credential is refused.
+		h.Del("Content-Disposition")
+		writeGraphQLError(w, cause)
+		return
+	default:
+		s.log.Error("backup failed", "by", who, "sent", out.n, "err", err)
 		h.Del("Content-Disposition")
 		writeGraphQLError(w, errs.New(errs.Internal, "the backup failed before it began (%v); try again", err))
 		return

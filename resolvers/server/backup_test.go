@@ -7,13 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/store"
@@ -23,23 +21,11 @@ import (
 // getBackup GETs /admin/backup with the token secret ("" for none).
 func getBackup(t *testing.T, srv *server.Server, secret string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, srv.URL()+"/admin/backup", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var header http.Header
 	if secret != "" {
-		req.Header.Set("Authorization", "Bearer "+secret)
+		header = bearer(secret)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, body
+	return send(t, header, http.MethodGet, srv.URL()+"/admin/backup", "")
 }
 
 func TestBackupEndpointStreamsToAdminsOnly(t *testing.T) {
@@ -102,38 +88,26 @@ func TestBackupEndpointStreamsToAdminsOnly(t *testing.T) {
 
 func TestServerPublishesItsURLWhileItServes(t *testing.T) {
 	dir := t.TempDir()
-	srv, err := server.New(server.Config{
-		Engine: app.Config{DataDir: dir, SimSpeed: 2000, AdminToken: adminSecret},
-		Listen: "127.0.0.1:0",
-		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
+	path := filepath.Join(dir, server.URLFile)
+	// Cleanups run last first: this one runs after the server's has shut
+	// it down.
+	t.Cleanup(func() {
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there after a clean shutdown: %v", server.URLFile, err)
+		}
 	})
+	srv := startServer(t, server.Config{Engine: app.Config{DataDir: dir}})
+	// A request answered means the server serves, and it publishes its
+	// URL before it serves.
+	if status, body := get(t, srv.URL()+"/healthz"); status != http.StatusOK {
+		t.Fatalf("/healthz: %d %s", status, body)
+	}
+	published, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	path := filepath.Join(dir, server.URLFile)
-	var published []byte
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if published, err = os.ReadFile(path); err == nil || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("Run ended: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 	if strings.TrimSpace(string(published)) != srv.URL() {
 		t.Errorf("%s holds %q, want %q", server.URLFile, published, srv.URL())
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s is still there after a clean shutdown: %v", server.URLFile, err)
 	}
 }
 

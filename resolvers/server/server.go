@@ -185,6 +185,11 @@ func (s *Server) Sim() *sim.World { return s.app.World }
 // taking HTTP requests and ends subscriptions, lets running phases reach a
 // stored point, and closes the store.
 func (s *Server) Run(ctx context.Context) error {
+	// The URL is published before the first request is served (the
+	// listener is bound already), so a client that was answered finds it.
+	if err := s.publishURL(); err != nil {
+		s.log.Warn("could not write the server's URL into the data directory: instantstart backup will not find this server", "file", URLFile, "err", err)
+	}
 	served := make(chan error, 1)
 	go func() {
 		if s.tls() {
@@ -199,9 +204,6 @@ func (s *Server) Run(ctx context.Context) error {
 		defer close(refreshed)
 		s.app.Refresh(refreshCtx)
 	}()
-	if err := s.publishURL(); err != nil {
-		s.log.Warn("could not write the server's URL into the data directory: instantstart backup will not find this server", "file", URLFile, "err", err)
-	}
 	s.log.Info("InstantStart is serving",
 		"graphql", s.URL()+"/graphql", "websocket", "ws://"+s.Addr()+"/graphql",
 		"metrics", s.URL()+"/metrics", "health", s.URL()+"/healthz",

@@ -75,6 +75,14 @@ func do(t *testing.T, method, url, body string) (int, string) {
 // doWith sends a request with header.
 func doWith(t *testing.T, header http.Header, method, url, body string) (int, string) {
 	t.Helper()
+	res, b := send(t, header, method, url, body)
+	return res.StatusCode, string(b)
+}
+
+// send sends a request with header and returns the response, its body
+// read and closed.
+func send(t *testing.T, header http.Header, method, url, body string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(testContext(t), method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +102,7 @@ func doWith(t *testing.T, header http.Header, method, url, body string) (int, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.StatusCode, string(b)
+	return res, b
 }
 
 // query posts a GraphQL request as the admin and returns the response.
