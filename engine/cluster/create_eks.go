@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -20,8 +19,6 @@ import (
 // baseAddons are installed on every cluster, in this order. HyperPod needs
 // VPC CNI and pod identity; cert-manager comes before anything with webhooks.
 var baseAddons = []string{"vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent", "cert-manager"}
-
-const clusterAdminPolicy = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 
 type controlPlane struct {
 	p       *cloud.Provider
@@ -152,19 +149,7 @@ func (c *controlPlane) principal(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return principalARN(aws.ToString(id.Arn)), nil
-}
-
-// principalARN turns an assumed-role session ARN into its role's ARN, the
-// form EKS access entries take.
-func principalARN(arn string) string {
-	// arn:aws:sts::123456789012:assumed-role/Role/session
-	parts := strings.Split(arn, ":")
-	if len(parts) == 6 && parts[2] == "sts" && strings.HasPrefix(parts[5], "assumed-role/") {
-		seg := strings.Split(parts[5], "/")
-		return fmt.Sprintf("arn:%s:iam::%s:role/%s", parts[1], parts[4], seg[1])
-	}
-	return arn
+	return cloud.PrincipalARN(aws.ToString(id.Arn)), nil
 }
 
 func (c *controlPlane) observeAccess(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
@@ -180,7 +165,7 @@ func (c *controlPlane) observeAccess(ctx context.Context, _ *ops.Run) (ops.Obser
 		return ops.Observation{}, err
 	}
 	for _, p := range policies {
-		if aws.ToString(p.PolicyArn) == clusterAdminPolicy {
+		if aws.ToString(p.PolicyArn) == cloud.EKSClusterAdminPolicy {
 			return ops.Observation{State: ops.Done, Message: who + " is a cluster admin", Output: accessOutput{PrincipalArn: who}}, nil
 		}
 	}
@@ -197,7 +182,7 @@ func (c *controlPlane) applyAccess(ctx context.Context, _ *ops.Run) (any, error)
 		return nil, err
 	}
 	_, err = c.p.EKS.AssociateAccessPolicy(ctx, &eks.AssociateAccessPolicyInput{ClusterName: aws.String(c.name), PrincipalArn: aws.String(who),
-		PolicyArn: aws.String(clusterAdminPolicy), AccessScope: &ekstypes.AccessScope{Type: ekstypes.AccessScopeTypeCluster}})
+		PolicyArn: aws.String(cloud.EKSClusterAdminPolicy), AccessScope: &ekstypes.AccessScope{Type: ekstypes.AccessScopeTypeCluster}})
 	return accessOutput{PrincipalArn: who}, err
 }
 

@@ -70,11 +70,11 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 		if poll > 0 {
 			if clock.elapsed() > timeout {
 				if lastApplyErr != nil {
-					return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(lastApplyErr, st.Title))
+					return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(lastApplyErr, st.Title), nil)
 				}
 				e := errs.New(errs.Timeout, "phase %s did not reach its goal within %s; retry the operation to keep waiting", st.Name, timeout.Round(time.Second))
 				e.Retryable = true
-				return r.failPhase(ctx, id, st.Name, clock, e)
+				return r.failPhase(ctx, id, st.Name, clock, e, nil)
 			}
 			if !sleep(ctx, r.opts.Backoff.wait(poll-1)) {
 				return nil
@@ -92,11 +92,11 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 				}
 				continue
 			}
-			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title))
+			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title), nil)
 		}
 		output, err := encodeOutput(st.Name, obs.Output)
 		if err != nil {
-			return r.failPhase(ctx, id, st.Name, clock, err)
+			return r.failPhase(ctx, id, st.Name, clock, err, nil)
 		}
 		switch obs.State {
 		case Done:
@@ -108,7 +108,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 			if cause == nil {
 				cause = errs.New(errs.Upstream, "%s", obs.Message)
 			}
-			return r.failPhaseWith(ctx, id, st.Name, clock, cause, output)
+			return r.failPhase(ctx, id, st.Name, clock, cause, output)
 		case Pending:
 			if err := r.wait(ctx, id, st.Name, clock, obs.Message, output); err != nil {
 				return err
@@ -150,12 +150,12 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 				}
 				continue
 			}
-			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title))
+			return r.failPhase(ctx, id, st.Name, clock, errs.FromUpstream(err, st.Title), nil)
 		}
 		lastApplyErr = nil
 		output, err = encodeOutput(st.Name, result)
 		if err != nil {
-			return r.failPhase(ctx, id, st.Name, clock, err)
+			return r.failPhase(ctx, id, st.Name, clock, err, nil)
 		}
 		appliedHere, run.Applied = true, true
 		if err := r.applied(ctx, id, st.Name, clock, output, "waiting for the change to take effect"); err != nil {
@@ -253,14 +253,10 @@ func (r *Runner) endPhase(ctx context.Context, id, phase string, clock *phaseClo
 	return nil
 }
 
-func (r *Runner) failPhase(ctx context.Context, id, phase string, clock *phaseClock, cause error) error {
-	return r.failPhaseWith(ctx, id, phase, clock, cause, nil)
-}
-
-// failPhaseWith fails the phase as failPhase does, keeping output (when
-// not nil) as the phase's output: what a Broken observation saw, such as
-// how far a download got, stays on record beside the error.
-func (r *Runner) failPhaseWith(ctx context.Context, id, phase string, clock *phaseClock, cause error, output map[string]json.RawMessage) error {
+// failPhase fails the phase with cause. output, when not nil, is kept as
+// the phase's output: what a Broken observation saw, such as how far a
+// download got, stays on record beside the error.
+func (r *Runner) failPhase(ctx context.Context, id, phase string, clock *phaseClock, cause error, output map[string]json.RawMessage) error {
 	elapsed := clock.elapsed()
 	op, err := r.persist(ctx, id, phase, string(PhaseFailed), func(op *Operation) error {
 		p := op.Phase(phase)

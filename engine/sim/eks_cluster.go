@@ -243,7 +243,7 @@ func (t *txn) newEKSCluster(name string, in *eks.CreateClusterInput, vpcID, vers
 	if admin && mode != ekstypes.AuthenticationModeConfigMap {
 		e := t.newAccessEntry(c, t.callerArn(), "STANDARD", "", nil, nil)
 		e.Policies = []accessPolicyRec{{
-			PolicyArn: "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy", ScopeType: string(ekstypes.AccessScopeTypeCluster),
+			PolicyArn: cloud.EKSClusterAdminPolicy, ScopeType: string(ekstypes.AccessScopeTypeCluster),
 			AssociatedAt: t.now, ModifiedAt: t.now,
 		}}
 	}

@@ -1,6 +1,7 @@
 package simwire
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,10 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,23 +25,19 @@ import (
 )
 
 // Bounds and rules of EKS tokens, as EKS's authenticator
-// (aws-iam-authenticator) applies them.
+// (aws-iam-authenticator) applies them, beside those in package cloud
+// (cloud.EKSTokenPrefix, cloud.EKSClusterIDHeader, cloud.EKSTokenLifetime).
 const (
-	eksTokenPrefix = "k8s-aws-v1."
 	// maxTokenBytes bounds a token before it is decoded; a presigned URL
 	// is well under 2 KiB.
 	maxTokenBytes = 8 << 10
 	// maxReviewBytes bounds a TokenReview request body.
 	maxReviewBytes = 64 << 10
-	// tokenLifetime is how long after signing a token is accepted.
-	tokenLifetime = 15 * time.Minute
 	// tokenSkew is how far in the future a token's signing time may be.
 	tokenSkew = 5 * time.Minute
-	// clusterIDHeader is the signed header that names the cluster.
-	clusterIDHeader = "x-k8s-aws-id"
-	// clusterAdminPolicy is the EKS access policy that makes a principal
-	// a cluster administrator.
-	clusterAdminPolicy = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+	// maxCallerBytes bounds what Wire may answer a presigned
+	// GetCallerIdentity; its answer is well under 1 KiB.
+	maxCallerBytes = 64 << 10
 )
 
 // EKSAuthenticator answers a kube-apiserver's webhook token authentication
@@ -65,7 +62,9 @@ type EKSAuthenticator struct {
 	// Wire serves the presigned STS requests: the simulator's Handler.
 	Wire http.Handler
 	// STSEndpoint is the URL the SDK presigns against (the wire
-	// endpoint's, http://ADDR); only tokens naming its host are taken.
+	// endpoint's, http://ADDR); only tokens naming its host are taken. It
+	// is read on the first review: one that is not an http(s) URL with a
+	// host refuses every token, saying so.
 	STSEndpoint string
 	// Providers gives the EKS port the access entries are read from.
 	Providers Providers
@@ -73,6 +72,26 @@ type EKSAuthenticator struct {
 	Region, Cluster string
 	// Now is the clock tokens are dated against; nil means time.Now.
 	Now func() time.Time
+
+	endpointOnce sync.Once
+	endpoint     *url.URL // STSEndpoint, parsed
+	endpointErr  error    // why STSEndpoint is not usable
+}
+
+// stsEndpoint returns STSEndpoint parsed, reading it once.
+func (a *EKSAuthenticator) stsEndpoint() (*url.URL, error) {
+	a.endpointOnce.Do(func() {
+		u, err := url.Parse(a.STSEndpoint)
+		switch {
+		case err != nil:
+			a.endpointErr = fmt.Errorf("the authenticator's STS endpoint %q is not a URL: %v", a.STSEndpoint, err)
+		case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+			a.endpointErr = fmt.Errorf("the authenticator's STS endpoint %q is not an http(s) URL with a host, such as http://127.0.0.1:8080", a.STSEndpoint)
+		default:
+			a.endpoint = u
+		}
+	})
+	return a.endpoint, a.endpointErr
 }
 
 func (a *EKSAuthenticator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +132,7 @@ func (a *EKSAuthenticator) Authenticate(ctx context.Context, token string) (auth
 	if err != nil {
 		return none, err
 	}
-	caller, err := a.callerIdentity(signed)
+	caller, err := a.callerIdentity(ctx, signed)
 	if err != nil {
 		return none, err
 	}
@@ -121,7 +140,7 @@ func (a *EKSAuthenticator) Authenticate(ctx context.Context, token string) (auth
 	if err != nil {
 		return none, fmt.Errorf("EKS cluster %q: %w", a.Cluster, err)
 	}
-	principal := principalOf(caller.Arn)
+	principal := cloud.PrincipalARN(caller.Arn)
 	entry, err := p.EKS.DescribeAccessEntry(ctx, &eks.DescribeAccessEntryInput{ClusterName: aws.String(a.Cluster), PrincipalArn: aws.String(principal)})
 	if err != nil {
 		var nf *ekstypes.ResourceNotFoundException
@@ -136,7 +155,7 @@ func (a *EKSAuthenticator) Authenticate(ctx context.Context, token string) (auth
 		return none, fmt.Errorf("read the access policies of %s in EKS cluster %q: %w", principal, a.Cluster, err)
 	}
 	for _, pol := range policies {
-		if aws.ToString(pol.PolicyArn) == clusterAdminPolicy && pol.AccessScope != nil && pol.AccessScope.Type == ekstypes.AccessScopeTypeCluster {
+		if aws.ToString(pol.PolicyArn) == cloud.EKSClusterAdminPolicy && pol.AccessScope != nil && pol.AccessScope.Type == ekstypes.AccessScopeTypeCluster {
 			groups = append(groups, "system:masters")
 		}
 	}
@@ -161,9 +180,9 @@ func (a *EKSAuthenticator) presignedURL(token string) (*url.URL, error) {
 	if len(token) > maxTokenBytes {
 		return nil, fmt.Errorf("the token is %d bytes, more than the %d an EKS token may have", len(token), maxTokenBytes)
 	}
-	enc, ok := strings.CutPrefix(token, eksTokenPrefix)
+	enc, ok := strings.CutPrefix(token, cloud.EKSTokenPrefix)
 	if !ok {
-		return nil, fmt.Errorf("not an EKS token: it does not start with %q", eksTokenPrefix)
+		return nil, fmt.Errorf("not an EKS token: it does not start with %q", cloud.EKSTokenPrefix)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "="))
 	if err != nil {
@@ -173,22 +192,27 @@ func (a *EKSAuthenticator) presignedURL(token string) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the EKS token holds no URL: %v", err)
 	}
-	want, err := url.Parse(a.STSEndpoint)
+	want, err := a.stsEndpoint()
 	if err != nil {
-		return nil, fmt.Errorf("the authenticator's STS endpoint %q: %v", a.STSEndpoint, err)
+		return nil, err
 	}
 	if u.Scheme != want.Scheme || u.Host != want.Host || (u.Path != "" && u.Path != "/") {
 		return nil, fmt.Errorf("the EKS token is presigned for %s://%s%s, not for this cluster's STS endpoint %s", u.Scheme, u.Host, u.Path, a.STSEndpoint)
+	}
+	// A request line cannot carry a space: STS would refuse the request
+	// as malformed.
+	if strings.Contains(u.RawQuery, " ") {
+		return nil, errors.New("the EKS token's URL holds a space in its query, which no HTTP request can carry")
 	}
 	q := u.Query()
 	if q.Get("Action") != "GetCallerIdentity" {
 		return nil, fmt.Errorf("the EKS token presigns action %q, not GetCallerIdentity", q.Get("Action"))
 	}
-	if _, svc := scope(&http.Request{Header: http.Header{}, URL: u}); svc != "sts" {
+	if _, svc := credentialScope(q.Get("X-Amz-Credential")); svc != "sts" {
 		return nil, errors.New("the EKS token's X-Amz-Credential has no sts scope")
 	}
-	if !slices.Contains(strings.Split(q.Get("X-Amz-SignedHeaders"), ";"), clusterIDHeader) {
-		return nil, fmt.Errorf("the EKS token's signature does not cover the %s header naming the cluster", clusterIDHeader)
+	if !slices.Contains(strings.Split(q.Get("X-Amz-SignedHeaders"), ";"), cloud.EKSClusterIDHeader) {
+		return nil, fmt.Errorf("the EKS token's signature does not cover the %s header naming the cluster", cloud.EKSClusterIDHeader)
 	}
 	signedAt, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
 	if err != nil {
@@ -199,8 +223,8 @@ func (a *EKSAuthenticator) presignedURL(token string) (*url.URL, error) {
 		now = a.Now
 	}
 	switch age := now().Sub(signedAt); {
-	case age > tokenLifetime:
-		return nil, fmt.Errorf("the EKS token was signed %s ago; tokens are accepted for %s: make a new one", age.Round(time.Second), tokenLifetime)
+	case age > cloud.EKSTokenLifetime:
+		return nil, fmt.Errorf("the EKS token was signed %s ago; tokens are accepted for %s: make a new one", age.Round(time.Second), cloud.EKSTokenLifetime)
 	case age < -tokenSkew:
 		return nil, fmt.Errorf("the EKS token is signed %s in the future: check the signer's clock", (-age).Round(time.Second))
 	}
@@ -216,15 +240,21 @@ type caller struct {
 
 // callerIdentity sends the presigned request to Wire, with the cluster
 // header it was signed over, and reads who it names.
-func (a *EKSAuthenticator) callerIdentity(signed *url.URL) (caller, error) {
-	req := httptest.NewRequest(http.MethodGet, signed.RequestURI(), nil)
+func (a *EKSAuthenticator) callerIdentity(ctx context.Context, signed *url.URL) (caller, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, signed.String(), http.NoBody)
+	if err != nil {
+		return caller{}, fmt.Errorf("the EKS token's URL is not a request STS takes: %v", err)
+	}
 	req.Host = signed.Host
-	req.Header.Set(clusterIDHeader, a.Cluster)
-	rec := httptest.NewRecorder()
+	req.Header.Set(cloud.EKSClusterIDHeader, a.Cluster)
+	rec := &stsAnswer{header: http.Header{}}
 	a.Wire.ServeHTTP(rec, req)
-	body := rec.Body.Bytes()
-	if rec.Code != http.StatusOK {
-		return caller{}, fmt.Errorf("STS refused the EKS token: HTTP %d: %.300s", rec.Code, body)
+	body := rec.body.Bytes()
+	if rec.overflow {
+		return caller{}, fmt.Errorf("STS answered the EKS token with more than %d bytes: %.300s", maxCallerBytes, body)
+	}
+	if code := rec.status(); code != http.StatusOK {
+		return caller{}, fmt.Errorf("STS refused the EKS token: HTTP %d: %.300s", code, body)
 	}
 	var c caller
 	if err := xml.Unmarshal(body, &c); err != nil || c.Arn == "" {
@@ -233,18 +263,39 @@ func (a *EKSAuthenticator) callerIdentity(signed *url.URL) (caller, error) {
 	return c, nil
 }
 
-// principalOf is the IAM principal an access entry names for arn: an
-// assumed role's session is its role.
-func principalOf(arn string) string {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) != 6 || parts[2] != "sts" {
-		return arn
+// stsAnswer keeps what Wire answers a presigned request, at most
+// maxCallerBytes of its body.
+type stsAnswer struct {
+	header   http.Header
+	code     int
+	body     bytes.Buffer
+	overflow bool
+}
+
+func (r *stsAnswer) Header() http.Header { return r.header }
+
+func (r *stsAnswer) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
 	}
-	res := strings.Split(parts[5], "/")
-	if len(res) < 3 || res[0] != "assumed-role" {
-		return arn
+}
+
+func (r *stsAnswer) Write(p []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	if room := maxCallerBytes - r.body.Len(); len(p) > room {
+		r.body.Write(p[:room])
+		r.overflow = true
+		return room, errors.New("the STS answer is too large")
 	}
-	return fmt.Sprintf("arn:%s:iam::%s:role/%s", parts[1], parts[4], res[1])
+	return r.body.Write(p)
+}
+
+// status is the answer's HTTP status: 200 when Wire set none.
+func (r *stsAnswer) status() int {
+	if r.code == 0 {
+		return http.StatusOK
+	}
+	return r.code
 }
 
 // expandUsername fills in the templates EKS allows in an access entry's
@@ -261,5 +312,9 @@ func expandUsername(name string, c caller) string {
 	if session == "" {
 		_, session, _ = strings.Cut(c.UserID, ":")
 	}
-	return strings.NewReplacer("{{AccountID}}", c.Account, "{{SessionName}}", session, "{{SessionNameRaw}}", session).Replace(name)
+	// As in aws-iam-authenticator, {{SessionName}} has each "@" of the
+	// session name made "-"; {{SessionNameRaw}} is the name as it is.
+	return strings.NewReplacer("{{AccountID}}", c.Account,
+		"{{SessionName}}", strings.ReplaceAll(session, "@", "-"),
+		"{{SessionNameRaw}}", session).Replace(name)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -186,9 +187,73 @@ func TestPrincipalOfAnAssumedRole(t *testing.T) {
 		"arn:aws:iam::123456789012:role/Admin":               "arn:aws:iam::123456789012:role/Admin",
 		"arn:aws:iam::123456789012:user/bob":                 "arn:aws:iam::123456789012:user/bob",
 		"arn:aws-cn:sts::123456789012:assumed-role/R/s":      "arn:aws-cn:iam::123456789012:role/R",
+		// Every segment before the session name is the role's.
+		"arn:aws:sts::123456789012:assumed-role/teams/R/s": "arn:aws:iam::123456789012:role/teams/R",
+		// A session name may hold "@", "=", "," and ".".
+		"arn:aws:sts::123456789012:assumed-role/R/a@b.c=d,e": "arn:aws:iam::123456789012:role/R",
+		// No session, no role: not an assumed role's session.
+		"arn:aws:sts::123456789012:assumed-role/R":     "arn:aws:sts::123456789012:assumed-role/R",
+		"arn:aws:sts::123456789012:assumed-role//s":    "arn:aws:sts::123456789012:assumed-role//s",
+		"arn:aws:sts::123456789012:federated-user/bob": "arn:aws:sts::123456789012:federated-user/bob",
+		"not an arn": "not an arn",
 	} {
-		if got := principalOf(in); got != want {
-			t.Errorf("principalOf(%s) = %s, want %s", in, got, want)
+		if got := cloud.PrincipalARN(in); got != want {
+			t.Errorf("PrincipalARN(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestEKSAuthenticatorRefusesASpaceInTheTokensURL(t *testing.T) {
+	f := newAuthFixture(t)
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(f.token(t, f.server.URL), cloud.EKSTokenPrefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := url.Parse(string(raw) + "&z=a b")
+	if err != nil {
+		t.Fatalf("a space in a query value should parse as a URL, as it does in a token: %v", err)
+	}
+	got := f.review(t, cloud.EKSTokenPrefix+base64.RawURLEncoding.EncodeToString([]byte(signed.String())))
+	if got.Authenticated || !strings.Contains(got.Error, "space") {
+		t.Errorf("authenticated %v, error %q; want the token refused for the space in its URL", got.Authenticated, got.Error)
+	}
+}
+
+func TestEKSAuthenticatorRefusesAMisconfiguredSTSEndpoint(t *testing.T) {
+	f := newAuthFixture(t)
+	token := f.token(t, f.server.URL)
+	for endpoint, want := range map[string]string{
+		"127.0.0.1:1":    `STS endpoint "127.0.0.1:1" is not a URL`,
+		"localhost:8080": `STS endpoint "localhost:8080" is not an http(s) URL with a host`,
+		"http://":        `STS endpoint "http://" is not an http(s) URL with a host`,
+	} {
+		auth := &EKSAuthenticator{Wire: f.auth.Wire, STSEndpoint: endpoint, Providers: f.auth.Providers, Region: f.auth.Region, Cluster: f.auth.Cluster}
+		for range 2 {
+			_, err := auth.Authenticate(context.Background(), token)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("STS endpoint %q: error %v; want every token refused with %q", endpoint, err, want)
+			}
+		}
+	}
+}
+
+func TestExpandUsername(t *testing.T) {
+	role := caller{Arn: "arn:aws:sts::123456789012:assumed-role/Dev/alice@example.com", Account: "123456789012", UserID: "AROAEXAMPLE:alice@example.com"}
+	viaUserID := caller{Arn: "arn:aws:iam::123456789012:user/bob", Account: "123456789012", UserID: "AROAEXAMPLE:bob@example.com"}
+	for _, c := range []struct {
+		template string
+		caller   caller
+		want     string
+	}{
+		{"{{SessionName}}", role, "alice-example.com"},
+		{"{{SessionNameRaw}}", role, "alice@example.com"},
+		{"u:{{AccountID}}:{{SessionName}}:{{SessionNameRaw}}", role, "u:123456789012:alice-example.com:alice@example.com"},
+		{"{{SessionName}}", viaUserID, "bob-example.com"},
+		{"{{SessionNameRaw}}", viaUserID, "bob@example.com"},
+		{"fixed", role, "fixed"},
+	} {
+		if got := expandUsername(c.template, c.caller); got != c.want {
+			t.Errorf("expandUsername(%q, %s) = %q, want %q", c.template, c.caller.Arn, got, c.want)
 		}
 	}
 }

@@ -31,12 +31,20 @@ var scopeRE = regexp.MustCompile(`Credential=[^/,\s]+/\d{8}/([^/,\s]+)/([^/,\s]+
 // its Authorization header, or, for a presigned URL (an EKS token's STS
 // GetCallerIdentity), from its X-Amz-Credential query parameter.
 func scope(r *http.Request) (region, service string) {
-	m := scopeRE.FindStringSubmatch(r.Header.Get("Authorization"))
-	if m == nil {
-		if c := r.URL.Query().Get("X-Amz-Credential"); c != "" {
-			m = scopeRE.FindStringSubmatch("Credential=" + c)
-		}
+	if m := scopeRE.FindStringSubmatch(r.Header.Get("Authorization")); m != nil {
+		return m[1], m[2]
 	}
+	if c := r.URL.Query().Get("X-Amz-Credential"); c != "" {
+		return credentialScope(c)
+	}
+	return "", ""
+}
+
+// credentialScope returns the region and service of a SigV4 credential,
+// AKID/DATE/REGION/SERVICE/aws4_request, as a presigned URL's
+// X-Amz-Credential holds it; both are "" when cred is not one.
+func credentialScope(cred string) (region, service string) {
+	m := scopeRE.FindStringSubmatch("Credential=" + cred)
 	if m == nil {
 		return "", ""
 	}

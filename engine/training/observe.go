@@ -187,18 +187,29 @@ func observeRayJob(obj *unstructured.Unstructured) *observed {
 // a job of thousands of pods is read in a few pages, none of them large.
 const kubePageSize = 500
 
-// listPods lists every pod of pods that selector matches, page by page.
-func listPods(ctx context.Context, pods corev1client.PodInterface, selector string) ([]corev1.Pod, error) {
-	var out []corev1.Pod
-	err := cloud.KubePages("list pods", func(cont string) (string, error) {
-		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: kubePageSize, Continue: cont})
+// listAll lists every item of a Kubernetes collection that opts selects,
+// kubePageSize a page: list is a typed client's List, items the items of
+// one of its pages. op names the listing when it runs past cloud.MaxPages.
+func listAll[T any, L interface{ GetContinue() string }](ctx context.Context, op string, opts metav1.ListOptions,
+	list func(context.Context, metav1.ListOptions) (L, error), items func(L) []T) ([]T, error) {
+	var out []T
+	opts.Limit = kubePageSize
+	err := cloud.KubePages(op, func(cont string) (string, error) {
+		opts.Continue = cont
+		page, err := list(ctx, opts)
 		if err != nil {
 			return "", err
 		}
-		out = append(out, list.Items...)
-		return list.Continue, nil
+		out = append(out, items(page)...)
+		return page.GetContinue(), nil
 	})
 	return out, err
+}
+
+// listPods lists every pod of pods that selector matches, page by page.
+func listPods(ctx context.Context, pods corev1client.PodInterface, selector string) ([]corev1.Pod, error) {
+	return listAll(ctx, "list pods", metav1.ListOptions{LabelSelector: selector}, pods.List,
+		func(l *corev1.PodList) []corev1.Pod { return l.Items })
 }
 
 // jobPods lists the job's pods: those labelled with its id and, for a
@@ -290,16 +301,9 @@ const maxRestartsKept = 200
 // jobRestarts reads the restarts the operator reported as events of the
 // job's object: a warning per restart, with its reason.
 func jobRestarts(ctx context.Context, kc *cloud.KubeClients, j *Job, obj *unstructured.Unstructured) ([]Restart, error) {
-	var events []corev1.Event
-	err := cloud.KubePages("list events", func(cont string) (string, error) {
-		list, err := kc.Core.CoreV1().Events(j.Namespace).List(ctx, metav1.ListOptions{
-			FieldSelector: "involvedObject.name=" + j.Name + ",involvedObject.kind=" + j.Kind.objectKind(), Limit: kubePageSize, Continue: cont})
-		if err != nil {
-			return "", err
-		}
-		events = append(events, list.Items...)
-		return list.Continue, nil
-	})
+	events, err := listAll(ctx, "list events",
+		metav1.ListOptions{FieldSelector: "involvedObject.name=" + j.Name + ",involvedObject.kind=" + j.Kind.objectKind()},
+		kc.Core.CoreV1().Events(j.Namespace).List, func(l *corev1.EventList) []corev1.Event { return l.Items })
 	if err != nil {
 		return nil, errs.Wrap(errs.Upstream, err, "list the events of job %s: %v", j.Name, err)
 	}

@@ -179,29 +179,46 @@ func TestEachFaultSpendsBudget(t *testing.T) {
 
 // TestAnExhaustedBudgetFailsTheJob: with two restarts allowed, a crash
 // fault that strikes every attempt fails the job on the third, naming the
-// crash and the spent budget.
+// crash and the spent budget. With the API server answering one item a
+// page, the failed job still shows both its pods and both its restarts,
+// read from every page of the pod and event lists.
 func TestAnExhaustedBudgetFailsTheJob(t *testing.T) {
-	f := newFixture(t, true)
-	in := f.long("sft-doomed")
-	two := 2
-	in.Recovery.MaxRestarts = &two
-	j := f.submit(t, in)
-	waitJob(t, f, j.ID, "RUNNING", func(j *training.Job) bool { return j.Status == training.Running })
-	f.inject(t, sim.FaultCrash, "sft-doomed", "sft-doomed-pods-1", 100)
-	done := waitJob(t, f, j.ID, "ended", func(j *training.Job) bool { return j.Status.Terminal() })
-	if done.Status != training.Failed || done.Budget.RestartsUsed != 2 || !done.Budget.Exhausted {
-		t.Fatalf("job = %s, budget %+v; want FAILED with 2 of 2 restarts used", done.Status, done.Budget)
-	}
-	if !strings.Contains(done.StatusMessage, "ProcessCrash") || !strings.Contains(done.StatusMessage, "jobMaxRetryCount") {
-		t.Fatalf("message = %q, want the crash and the spent jobMaxRetryCount", done.StatusMessage)
-	}
-	if len(done.Restarts) != 2 {
-		t.Fatalf("restarts = %+v, want 2", done.Restarts)
-	}
-	for _, p := range done.Pods {
-		if p.Phase != "Failed" {
-			t.Fatalf("pod %s is %s, want Failed", p.Name, p.Phase)
-		}
+	for _, c := range []struct {
+		name, job  string
+		smallPages bool
+	}{
+		{name: "whole pages", job: "sft-doomed"},
+		{name: "one item a page", job: "sft-paged", smallPages: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, true)
+			if c.smallPages {
+				if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultSmallPages, Service: "kubernetes", Value: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := f.long(c.job)
+			two := 2
+			in.Recovery.MaxRestarts = &two
+			j := f.submit(t, in)
+			waitJob(t, f, j.ID, "RUNNING", func(j *training.Job) bool { return j.Status == training.Running })
+			f.inject(t, sim.FaultCrash, c.job, c.job+"-pods-1", 100)
+			done := waitJob(t, f, j.ID, "ended", func(j *training.Job) bool { return j.Status.Terminal() })
+			if done.Status != training.Failed || done.Budget.RestartsUsed != 2 || !done.Budget.Exhausted {
+				t.Fatalf("job = %s, budget %+v; want FAILED with 2 of 2 restarts used", done.Status, done.Budget)
+			}
+			if !strings.Contains(done.StatusMessage, "ProcessCrash") || !strings.Contains(done.StatusMessage, "jobMaxRetryCount") {
+				t.Fatalf("message = %q, want the crash and the spent jobMaxRetryCount", done.StatusMessage)
+			}
+			if len(done.Pods) != 2 || len(done.Restarts) != 2 {
+				t.Fatalf("pods %+v, restarts %+v: want the 2 pods and 2 restarts across pages", done.Pods, done.Restarts)
+			}
+			for _, p := range done.Pods {
+				if p.Phase != "Failed" {
+					t.Fatalf("pod %s is %s, want Failed", p.Name, p.Phase)
+				}
+			}
+		})
 	}
 }
 
@@ -400,24 +417,4 @@ func (f *fixture) enable(t *testing.T, toggles ...features.Toggle) {
 		t.Fatal(err)
 	}
 	simtest.Succeeded(t, f.runner, op)
-}
-
-// TestAJobIsReadOnePageAtATime: with the API server answering one item a
-// page, a failed job still shows both its pods and both its restarts, read
-// from every page of the pod and event lists.
-func TestAJobIsReadOnePageAtATime(t *testing.T) {
-	f := newFixture(t, true)
-	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultSmallPages, Service: "kubernetes", Value: 1}); err != nil {
-		t.Fatal(err)
-	}
-	in := f.long("sft-paged")
-	two := 2
-	in.Recovery.MaxRestarts = &two
-	j := f.submit(t, in)
-	waitJob(t, f, j.ID, "RUNNING", func(j *training.Job) bool { return j.Status == training.Running })
-	f.inject(t, sim.FaultCrash, "sft-paged", "sft-paged-pods-1", 100)
-	done := waitJob(t, f, j.ID, "ended", func(j *training.Job) bool { return j.Status.Terminal() })
-	if len(done.Pods) != 2 || len(done.Restarts) != 2 {
-		t.Fatalf("pods %+v, restarts %+v: want the 2 pods and 2 restarts across pages", done.Pods, done.Restarts)
-	}
 }

@@ -22,21 +22,18 @@ import (
 )
 
 // The EKS authentication token, as aws-iam-authenticator makes and checks
-// it: "k8s-aws-v1." followed by the unpadded base64url encoding of a
-// presigned STS GetCallerIdentity URL whose signature covers the
-// x-k8s-aws-id header naming the cluster.
+// it: cloud.EKSTokenPrefix followed by the unpadded base64url encoding of
+// a presigned STS GetCallerIdentity URL whose signature covers the
+// cloud.EKSClusterIDHeader header naming the cluster.
 const (
-	eksTokenPrefix     = "k8s-aws-v1."
-	eksClusterIDHeader = "x-k8s-aws-id"
 	// eksPresignExpiry is the X-Amz-Expires of the presigned URL. The EKS
-	// authenticator ignores it and accepts a token for 15 minutes after
-	// it was signed; 60 is the value aws-iam-authenticator sends.
+	// authenticator ignores it and accepts a token for
+	// cloud.EKSTokenLifetime after it was signed; 60 is the value
+	// aws-iam-authenticator sends.
 	eksPresignExpiry = "60"
-	// eksTokenLifetime is how long EKS accepts a token after signing.
-	eksTokenLifetime = 15 * time.Minute
 	// eksTokenRefresh is the age at which a token is replaced, a minute
 	// before EKS stops accepting it.
-	eksTokenRefresh = eksTokenLifetime - time.Minute
+	eksTokenRefresh = cloud.EKSTokenLifetime - time.Minute
 	// eksEndpointRecheck is how often Clients describes the cluster again
 	// to notice a new endpoint or certificate (a cluster deleted and
 	// created again under the same name).
@@ -245,7 +242,7 @@ func eksToken(ctx context.Context, presign presignIdentity, cluster string) (str
 	req, err := presign(ctx, &sts.GetCallerIdentityInput{}, func(o *sts.PresignOptions) {
 		o.ClientOptions = append(o.ClientOptions, func(so *sts.Options) {
 			so.APIOptions = append(so.APIOptions,
-				smithyhttp.SetHeaderValue(eksClusterIDHeader, cluster),
+				smithyhttp.SetHeaderValue(cloud.EKSClusterIDHeader, cluster),
 				// An X-Amz-* header is hoisted into the presigned query.
 				smithyhttp.SetHeaderValue("X-Amz-Expires", eksPresignExpiry),
 			)
@@ -254,7 +251,7 @@ func eksToken(ctx context.Context, presign presignIdentity, cluster string) (str
 	if err != nil {
 		return "", fmt.Errorf("EKS token for cluster %q: presign sts:GetCallerIdentity: %w", cluster, err)
 	}
-	return eksTokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(req.URL)), nil
+	return cloud.EKSTokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(req.URL)), nil
 }
 
 // clockedPresigner signs with the adapter's clock, so that a token's
