@@ -221,21 +221,33 @@ func TestANewPortMethodIsMissingFromThePolicy(t *testing.T) {
 // The role patterns of EnginePolicy follow the names the engine gives its
 // roles and policies.
 func TestEnginePolicyCoversTheEnginesIAMNames(t *testing.T) {
+	var allowed []string // the resources EnginePolicy's Allow statements name
+	for _, st := range statements(t, resource(t, loadTemplate(t), "EnginePolicy")) {
+		if str(get(st, "Effect")) == "Allow" {
+			allowed = append(allowed, resourceStrings(get(st, "Resource"))...)
+		}
+	}
+	sources := map[string]string{}
 	for _, c := range []struct{ file, code, pattern string }{
 		{"../engine/cluster/create_iam.go", `name: "InstantStart-" + name + "-EKS"`, "role/InstantStart-*"},
 		{"../engine/cluster/create_iam.go", `name: "InstantStart-" + name + "-Exec"`, "role/InstantStart-*"},
 		{"../engine/features/links.go", `const iamPath = "/instantstart/"`, "role/instantstart/*"},
 		{"../engine/features/links.go", `const iamPath = "/instantstart/"`, "policy/instantstart/*"},
 	} {
-		src, err := os.ReadFile(c.file)
-		if err != nil {
-			t.Fatal(err)
+		src, ok := sources[c.file]
+		if !ok {
+			b, err := os.ReadFile(c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src = string(b)
+			sources[c.file] = src
 		}
-		if !strings.Contains(string(src), c.code) {
+		if !strings.Contains(src, c.code) {
 			t.Errorf("%s no longer has %s: make EnginePolicy's resource %s match the engine's IAM names again", c.file, c.code, c.pattern)
 		}
-		if !strings.Contains(templateText(t), ":"+c.pattern) {
-			t.Errorf("EnginePolicy has no resource ending in %s", c.pattern)
+		if !slices.ContainsFunc(allowed, func(r string) bool { return strings.HasSuffix(r, ":"+c.pattern) }) {
+			t.Errorf("EnginePolicy allows no resource ending in :%s; its resources are %q", c.pattern, allowed)
 		}
 	}
 }
@@ -272,18 +284,37 @@ func TestHostPolicyStaysSmall(t *testing.T) {
 			t.Errorf("HostPolicy allows %s: the host only attaches its data volume and pulls its image; engine actions belong in EnginePolicy", a)
 		}
 	}
+	attach := 0
 	for _, st := range statements(t, resource(t, tpl, "HostPolicy")) {
 		if !slices.Contains(scalars(get(st, "Action")), "ec2:AttachVolume") {
 			continue
 		}
-		var refs []string
-		for _, r := range get(st, "Resource").Content {
-			_, arg, _ := intrinsic(r)
-			refs = append(refs, subRefs(str(arg))...)
+		attach++
+		// Each resource is a !Sub ARN of one of the stack's resources, and
+		// together they are the DataVolume and the Instance, nothing else.
+		want := map[string]string{"DataVolume": ":volume/${DataVolume}", "Instance": ":instance/${Instance}"}
+		named := map[string]int{}
+		resources := get(st, "Resource")
+		for _, r := range contentOf(resources) {
+			name, arg, _ := intrinsic(r)
+			var own []string // the names it refers to, less AWS's pseudo parameters
+			for _, ref := range subRefs(str(arg)) {
+				if !strings.HasPrefix(ref, "AWS::") {
+					own = append(own, ref)
+				}
+			}
+			if name != "Fn::Sub" || len(own) != 1 || want[own[0]] == "" || !strings.HasSuffix(str(arg), want[own[0]]) {
+				t.Errorf("ec2:AttachVolume is allowed on %q: want only !Sub ARNs ending in %s and %s", resourceStrings(r), want["DataVolume"], want["Instance"])
+				continue
+			}
+			named[own[0]]++
 		}
-		if !slices.Contains(refs, "DataVolume") || !slices.Contains(refs, "Instance") {
-			t.Errorf("ec2:AttachVolume is allowed on %q, not on the DataVolume and the Instance alone", refs)
+		if len(contentOf(resources)) != len(want) || named["DataVolume"] != 1 || named["Instance"] != 1 {
+			t.Errorf("ec2:AttachVolume is allowed on %q, not on the DataVolume and the Instance alone, each once", resourceStrings(resources))
 		}
+	}
+	if attach != 1 {
+		t.Errorf("HostPolicy has %d statements with ec2:AttachVolume, want 1", attach)
 	}
 }
 
@@ -429,9 +460,17 @@ func TestImportedRolesArePassedOnlyToSageMaker(t *testing.T) {
 	if cond != "PassImportedRoles" {
 		t.Fatalf("ImportedRolesPolicy has the condition %q, want PassImportedRoles", cond)
 	}
-	name, arg, _ := intrinsic(get(get(tpl, "Conditions"), cond))
-	inner := contentOf(arg)
-	if eq, eqArg, _ := intrinsic(firstNode(inner)); name != "Fn::Not" || eq != "Fn::Equals" || !isRef(firstNode(contentOf(eqArg)), "ImportedExecutionRoles") || len(contentOf(eqArg)) != 2 || str(contentOf(eqArg)[1]) != "" {
+	// The condition is !Not [!Equals [!Ref ImportedExecutionRoles, ""]].
+	not, notArg, _ := intrinsic(get(get(tpl, "Conditions"), cond))
+	eq, eqArg, _ := intrinsic(firstNode(contentOf(notArg)))
+	operands := contentOf(eqArg)
+	notEmpty := not == "Fn::Not" &&
+		len(contentOf(notArg)) == 1 &&
+		eq == "Fn::Equals" &&
+		len(operands) == 2 &&
+		isRef(operands[0], "ImportedExecutionRoles") &&
+		operands[1].Kind == yaml.ScalarNode && operands[1].Value == ""
+	if !notEmpty {
 		t.Errorf("the condition %s is not: ImportedExecutionRoles is not empty", cond)
 	}
 	if roles := contentOf(get(get(policy, "Properties"), "Roles")); len(roles) != 1 || !isRef(roles[0], "InstanceRole") {
@@ -924,11 +963,11 @@ func referenceProblems(tpl *yaml.Node) []string {
 					problems = append(problems, fmt.Sprintf("%s: condition %q is not defined", where, c))
 				}
 			case "Fn::FindInMap":
-				if m := first(arg); !slices.Contains(mappings, m) {
+				if m := str(firstNode(contentOf(arg))); !slices.Contains(mappings, m) {
 					problems = append(problems, fmt.Sprintf("%s: mapping %q is not defined", where, m))
 				}
 			case "Fn::ValueOf":
-				if p := first(arg); !slices.Contains(params, p) {
+				if p := str(firstNode(contentOf(arg))); !slices.Contains(params, p) {
 					problems = append(problems, fmt.Sprintf("%s: Fn::ValueOf of %q, which is no parameter", where, p))
 				}
 			}
@@ -965,12 +1004,30 @@ func referenceProblems(tpl *yaml.Node) []string {
 	return problems
 }
 
-// first is the first element of a sequence of scalars, "" if none.
-func first(n *yaml.Node) string {
-	if c := contentOf(n); len(c) > 0 {
-		return str(c[0])
+// resourceStrings are the resources of a statement's Resource, a scalar or
+// a sequence, as written: a !Sub by its string (the first element of its
+// [string, variables] form), another function by its name and argument
+// (Fn::GetAtt InstanceRole.Arn), a plain scalar by its value.
+func resourceStrings(n *yaml.Node) []string {
+	nodes := []*yaml.Node{n}
+	if _, _, isFn := intrinsic(n); !isFn && n != nil && n.Kind == yaml.SequenceNode {
+		nodes = n.Content
 	}
-	return ""
+	var out []string
+	for _, r := range nodes {
+		name, arg, ok := intrinsic(r)
+		switch {
+		case !ok:
+			out = append(out, str(r))
+		case name == "Fn::Sub" && arg.Kind == yaml.SequenceNode:
+			out = append(out, str(firstNode(arg.Content)))
+		case name == "Fn::Sub":
+			out = append(out, str(arg))
+		default:
+			out = append(out, fmt.Sprint(name, " ", render(arg)))
+		}
+	}
+	return out
 }
 
 // statements are the statements of an IAM policy resource.

@@ -18,10 +18,10 @@ var elfMachines = map[string]elf.Machine{
 }
 
 // CheckBinary says whether the file at path can run in the image for
-// platform (empty means DefaultPlatform): a Linux ELF executable for its
-// architecture, statically linked, since the image has no dynamic loader or
-// C library. A binary built with cgo would fail there with a bare "no such
-// file or directory".
+// platform (empty means DefaultPlatform): an existing regular file, a Linux
+// ELF executable for its architecture, statically linked, since the image
+// has no dynamic loader or C library. A binary built with cgo would fail
+// there with a bare "no such file or directory".
 func CheckBinary(path, platform string) error {
 	if platform == "" {
 		platform = DefaultPlatform
@@ -33,6 +33,11 @@ func CheckBinary(path, platform string) error {
 	want, ok := elfMachines[p.Architecture]
 	if !ok {
 		return fmt.Errorf("ociimage: platform %s: no known ELF machine for %s", platform, p.Architecture)
+	}
+	// A path that names nothing, or a directory, is a mistyped path, not a
+	// binary built for another OS.
+	if err := checkRegularFile("binary", path); err != nil {
+		return err
 	}
 	f, err := elf.Open(path)
 	if err != nil {

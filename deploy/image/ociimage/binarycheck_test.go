@@ -52,6 +52,8 @@ func TestCheckBinary(t *testing.T) {
 	if err := os.WriteFile(notELF, []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	missing := filepath.Join(t.TempDir(), "absent")
+	dir := t.TempDir()
 	cases := []struct {
 		name     string
 		path     string
@@ -64,7 +66,8 @@ func TestCheckBinary(t *testing.T) {
 		{"dynamic", writeELF(t, elf.EM_X86_64, elf.PT_PHDR, elf.PT_INTERP, elf.PT_LOAD), "linux/amd64", "CGO_ENABLED=0"},
 		{"other architecture", writeELF(t, elf.EM_AARCH64, elf.PT_LOAD), "linux/amd64", "GOARCH=amd64"},
 		{"not ELF", notELF, "linux/amd64", "GOOS=linux"},
-		{"missing", filepath.Join(t.TempDir(), "absent"), "linux/amd64", "not an ELF"},
+		{"missing", missing, "linux/amd64", "binary " + missing + " does not exist"},
+		{"directory", dir, "linux/amd64", "binary " + dir + " is not a regular file"},
 		{"unknown architecture", writeELF(t, elf.EM_X86_64), "linux/mips", "no known ELF machine"},
 		{"not linux", writeELF(t, elf.EM_X86_64), "darwin/amd64", "want linux"},
 	}

@@ -1,8 +1,14 @@
 package ociimage
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -185,5 +191,226 @@ func TestDockerfileGoVersion(t *testing.T) {
 	}
 	if from := build[1]; from.cmd != "FROM" || !strings.Contains(from.args, "golang:${GO_VERSION} AS build") {
 		t.Errorf("build stage %s %s, want FROM golang:${GO_VERSION} AS build", from.cmd, from.args)
+	}
+}
+
+// ignorePattern is one pattern of a .dockerignore file.
+type ignorePattern struct {
+	re     *regexp.Regexp
+	except bool // a ! pattern, which puts back what earlier ones left out
+}
+
+// readDockerignore reads deploy/Dockerfile.dockerignore, the ignore file
+// BuildKit takes for deploy/Dockerfile, as BuildKit reads one: lines
+// starting with # are comments, each pattern is trimmed and cleaned and
+// loses a leading slash (patterns are relative to the context's root), and
+// ! marks an exception.
+func readDockerignore(t *testing.T) []ignorePattern {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile.dockerignore"))
+	if err != nil {
+		t.Fatalf("deploy/Dockerfile builds from the repository root, so it needs its ignore file: %v", err)
+	}
+	return parseDockerignore(t, string(b))
+}
+
+// parseDockerignore reads the patterns of an ignore file's text.
+func parseDockerignore(t *testing.T, text string) []ignorePattern {
+	t.Helper()
+	var out []ignorePattern
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.TrimSpace(line)
+		if p == "" {
+			continue
+		}
+		except := strings.HasPrefix(p, "!")
+		if except {
+			p = strings.TrimSpace(p[1:])
+		}
+		p = filepath.ToSlash(filepath.Clean(p))
+		if len(p) > 1 && p[0] == '/' {
+			p = p[1:]
+		}
+		out = append(out, ignorePattern{re: ignoreRegexp(t, p), except: except})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ignoreRegexp turns a cleaned pattern into the regular expression BuildKit
+// matches paths with: * is any run of characters but /, ? one of them, ** any
+// number of directories (a trailing ** anything at all).
+func ignoreRegexp(t *testing.T, p string) *regexp.Regexp {
+	t.Helper()
+	var re strings.Builder
+	re.WriteString("^")
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '*':
+			if i+1 < len(p) && p[i+1] == '*' {
+				i++
+				if i+1 < len(p) && p[i+1] == '/' {
+					i++
+				}
+				if i+1 == len(p) {
+					re.WriteString(".*")
+				} else {
+					re.WriteString("(.*/)?")
+				}
+			} else {
+				re.WriteString("[^/]*")
+			}
+		case '?':
+			re.WriteString("[^/]")
+		case '[', '\\':
+			t.Fatalf("ignore pattern %q: this test does not read %q; extend ignoreRegexp", p, c)
+		default:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	re.WriteString("$")
+	return regexp.MustCompile(re.String())
+}
+
+// ignored says whether the build context leaves out name (slash-separated,
+// relative to the repository root): the last pattern that matches it, or a
+// directory it is in, decides.
+func ignored(patterns []ignorePattern, name string) bool {
+	out := false
+	for _, p := range patterns {
+		match := p.re.MatchString(name)
+		for dir := path.Dir(name); !match && dir != "."; dir = path.Dir(dir) {
+			match = p.re.MatchString(dir)
+		}
+		if match {
+			out = !p.except
+		}
+	}
+	return out
+}
+
+// buildInputs are the files of the repository that the Dockerfile's go build
+// reads (for linux, without cgo): go.mod, go.sum, and the Go and embedded
+// files of the module's packages the binary is built from.
+func buildInputs(t *testing.T) []string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "-json=Dir,GoFiles,EmbedFiles,Module", ".")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=linux", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v\n%s", err, stderr.Bytes())
+	}
+	inputs := []string{"go.mod", "go.sum"}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var pkg struct {
+			Dir                 string
+			GoFiles, EmbedFiles []string
+			Module              *struct{ Main bool }
+		}
+		if err := dec.Decode(&pkg); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list -deps .: %v", err)
+		}
+		if pkg.Module == nil || !pkg.Module.Main {
+			continue
+		}
+		rel, err := filepath.Rel(root, pkg.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range append(pkg.GoFiles, pkg.EmbedFiles...) {
+			inputs = append(inputs, path.Join(filepath.ToSlash(rel), f))
+		}
+	}
+	return inputs
+}
+
+// TestDockerignoreKeepsSecretsOutAndTheBuildIn: the build context is the
+// repository root, where a developer's store (with the admin token), build
+// output and node_modules sit; the ignore file leaves them out and keeps
+// every file go build reads.
+func TestDockerignoreKeepsSecretsOutAndTheBuildIn(t *testing.T) {
+	patterns := readDockerignore(t)
+	for _, name := range []string{
+		".git", ".git/config",
+		"data", "data/admin-token", "data/records/x.json",
+		"admin-token", "somewhere/else/admin-token",
+		"dist", "dist/instantstart",
+		"instantstart",
+		"frontend/node_modules", "frontend/node_modules/vite/package.json",
+		"test-results", "test-results/ui/home.png",
+		"serve.log", "frontend/e2e/run.log",
+	} {
+		if !ignored(patterns, name) {
+			t.Errorf("the build context keeps %s: leave it out in deploy/Dockerfile.dockerignore", name)
+		}
+	}
+
+	inputs := buildInputs(t)
+	var ui, generated int
+	for _, name := range inputs {
+		if ignored(patterns, name) {
+			t.Errorf("deploy/Dockerfile.dockerignore leaves out %s, which go build reads", name)
+		}
+		if strings.HasPrefix(name, "frontend/dist/") {
+			ui++
+		}
+		if strings.HasPrefix(name, "graph/") {
+			generated++
+		}
+	}
+	// The check above covers the embedded UI and the generated code only if
+	// go list named them.
+	if ui == 0 || generated == 0 {
+		t.Errorf("go list named %d files of frontend/dist and %d of graph/ among the build's %d: the check does not see the embedded UI and the generated code", ui, generated, len(inputs))
+	}
+	for _, dir := range []string{"frontend/dist", "graph"} {
+		if ignored(patterns, dir) {
+			t.Errorf("deploy/Dockerfile.dockerignore leaves out %s, which the build embeds", dir)
+		}
+	}
+}
+
+// The reading of ignore patterns above is BuildKit's in the ways the ignore
+// file relies on.
+func TestIgnoredFollowsBuildKit(t *testing.T) {
+	for _, c := range []struct {
+		patterns []string
+		name     string
+		want     bool
+	}{
+		{[]string{"dist/"}, "dist/a", true},
+		{[]string{"dist/"}, "frontend/dist/index.html", false}, // patterns start at the root
+		{[]string{"/instantstart"}, "instantstart", true},
+		{[]string{"/instantstart"}, "cmd/instantstart", false},
+		{[]string{"**/admin-token"}, "admin-token", true},
+		{[]string{"**/admin-token"}, "a/b/admin-token", true},
+		{[]string{"**/*.log"}, "x.log", true},
+		{[]string{"**/*.log"}, "a/x.log", true},
+		{[]string{"*.log"}, "a/x.log", false},
+		{[]string{"data/", "!data/keep"}, "data/keep", false},
+		{[]string{"data/", "!data/keep"}, "data/other", true},
+		{[]string{"# data/", " data/ "}, "data/x", true}, // a comment, then a padded pattern
+		{[]string{"# data/"}, "data/x", false},
+	} {
+		if got := ignored(parseDockerignore(t, strings.Join(c.patterns, "\n")), c.name); got != c.want {
+			t.Errorf("patterns %q: %s ignored = %v, want %v", c.patterns, c.name, got, c.want)
+		}
 	}
 }

@@ -72,8 +72,13 @@ type Options struct {
 	CACertificates string
 }
 
-// Build assembles the image from opts. Nothing is read until the image's
-// layer is, except to check that the files exist.
+// Build assembles the image from opts. It reads the layer in full:
+// tarball.LayerFromOpener opens the layer's tar stream once to see whether
+// it is compressed, then reads it through twice, once gzipped for the
+// layer's digest and size and once as it is for its diffID, so the binary
+// and the CA bundle are read twice here, and a file that cannot be read
+// fails Build. Writing the image (WriteLayout) reads and gzips the layer
+// once more.
 func Build(opts Options) (v1.Image, error) {
 	opts = withDefaults(opts)
 	platform, err := parsePlatform(opts.Platform)

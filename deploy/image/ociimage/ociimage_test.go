@@ -48,6 +48,13 @@ func buildAndReadBack(t *testing.T, opts Options) (*v1.IndexManifest, v1.Image) 
 	if err := WriteLayout(dir, img); err != nil {
 		t.Fatalf("WriteLayout: %v", err)
 	}
+	return readLayout(t, dir)
+}
+
+// readLayout opens the OCI image layout at dir, which must hold one image,
+// and returns its index manifest and that image.
+func readLayout(t *testing.T, dir string) (*v1.IndexManifest, v1.Image) {
+	t.Helper()
 	p, err := layout.FromPath(dir)
 	if err != nil {
 		t.Fatalf("layout.FromPath: %v", err)
@@ -63,20 +70,15 @@ func buildAndReadBack(t *testing.T, opts Options) (*v1.IndexManifest, v1.Image) 
 	if len(im.Manifests) != 1 {
 		t.Fatalf("index has %d manifests, want 1", len(im.Manifests))
 	}
-	got, err := idx.Image(im.Manifests[0].Digest)
+	img, err := idx.Image(im.Manifests[0].Digest)
 	if err != nil {
 		t.Fatalf("Image(%s): %v", im.Manifests[0].Digest, err)
 	}
-	return im, got
+	return im, img
 }
 
-// layerFile is one entry of the image's layer, with its content.
-type layerFile struct {
-	hdr     *tar.Header
-	content string
-}
-
-func readLayer(t *testing.T, img v1.Image) (types.MediaType, map[string]layerFile) {
+// onlyLayer is the one layer of img.
+func onlyLayer(t *testing.T, img v1.Image) v1.Layer {
 	t.Helper()
 	layers, err := img.Layers()
 	if err != nil {
@@ -85,11 +87,25 @@ func readLayer(t *testing.T, img v1.Image) (types.MediaType, map[string]layerFil
 	if len(layers) != 1 {
 		t.Fatalf("image has %d layers, want 1", len(layers))
 	}
-	mt, err := layers[0].MediaType()
+	return layers[0]
+}
+
+// layerFile is one entry of the image's layer, with its content.
+type layerFile struct {
+	hdr     *tar.Header
+	content string
+}
+
+// readLayer reads the one layer of img: its media type and its entries by
+// name.
+func readLayer(t *testing.T, img v1.Image) (types.MediaType, map[string]layerFile) {
+	t.Helper()
+	layer := onlyLayer(t, img)
+	mt, err := layer.MediaType()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := layers[0].Uncompressed()
+	rc, err := layer.Uncompressed()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package ociimage
 
 import (
 	"archive/tar"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -69,11 +71,16 @@ func newRootFS(opts Options) (*rootFS, error) {
 	return &rootFS{entries: entries, created: opts.Created}, nil
 }
 
+// checkRegularFile says whether path, the file called what in messages, is
+// an existing regular file (or a link to one).
 func checkRegularFile(what, path string) error {
 	if path == "" {
 		return fmt.Errorf("ociimage: no %s file given", what)
 	}
 	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("ociimage: %s %s does not exist", what, path)
+	}
 	if err != nil {
 		return fmt.Errorf("ociimage: %s: %w", what, err)
 	}
