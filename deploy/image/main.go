@@ -1,7 +1,7 @@
 // Command image builds the instantstart container image as an OCI image
 // layout, without a container engine:
 //
-//	CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags "-s -w -X main.version=$V" -o bin/instantstart .
+//	GOOS=linux VERSION=$V .ci/release bin/instantstart
 //	go run ./deploy/image --binary bin/instantstart --out image --version $V
 //
 // It prints the image's digest. SOURCE_DATE_EPOCH, when set, stamps the

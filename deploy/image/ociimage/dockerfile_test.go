@@ -160,15 +160,25 @@ func TestDockerfileMatchesBuild(t *testing.T) {
 		t.Errorf("final stage does not COPY %s owned by 65532:65532", DataDir)
 	}
 
-	var goBuild string
+	// The build stage builds as .ci/release does, by running it.
+	var release string
 	for _, in := range build {
-		if in.cmd == "RUN" && strings.Contains(in.args, "go build") {
-			goBuild = in.args
+		if in.cmd == "RUN" && strings.Contains(in.args, ".ci/release") {
+			release = in.args
 		}
 	}
-	for _, part := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=${VERSION}"`, "install -d -m 0750 /out/data"} {
-		if !strings.Contains(goBuild, part) {
-			t.Errorf("build stage's go build %q lacks %s", goBuild, part)
+	for _, part := range []string{"GOOS=${TARGETOS}", "GOARCH=${TARGETARCH}", "VERSION=${VERSION}", ".ci/release /out/instantstart", "install -d -m 0750 /out/data"} {
+		if !strings.Contains(release, part) {
+			t.Errorf("build stage's release build %q lacks %s", release, part)
+		}
+	}
+	script, err := os.ReadFile(filepath.Join("..", "..", "..", ".ci", "release"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{"CGO_ENABLED=0", "-trimpath", `-ldflags "-s -w -X main.version=$version"`, "version=${VERSION:-"} {
+		if !strings.Contains(string(script), part) {
+			t.Errorf(".ci/release lacks %s", part)
 		}
 	}
 }
