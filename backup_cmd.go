@@ -118,7 +118,8 @@ func backupFromServer(ctx context.Context, base, dataDir, tokenEnv string, out i
 	defer transport.CloseIdleConnections()
 	res, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
-		return store.BackupHeader{}, fmt.Errorf("ask the server at %s for a backup: %w; is it running? (a server killed without a clean shutdown leaves its URL behind: start it again, or stop whatever holds the directory)", base, err)
+		return store.BackupHeader{}, fmt.Errorf("ask the server at %s for a backup: %w; is it running? (a server killed without a clean shutdown leaves its URL behind: start it again, or stop whatever holds the directory; "+
+			"a server with TLS is reached by the name its certificate carries: pass it with --url)", base, err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {

@@ -3,6 +3,7 @@ package deploy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"reflect"
@@ -202,10 +203,7 @@ type fakeEKS interface {
 func TestANewPortMethodIsMissingFromThePolicy(t *testing.T) {
 	mlflow := reflect.TypeFor[cloud.MLflowTracking]()
 	policy, _ := derivedActions(awsPorts, mlflow) // a policy true to today's ports
-	ports := map[reflect.Type]string{}
-	for typ, prefix := range awsPorts {
-		ports[typ] = prefix
-	}
+	ports := maps.Clone(awsPorts)
 	delete(ports, reflect.TypeFor[cloud.EKS]())
 	ports[reflect.TypeFor[fakeEKS]()] = "eks"
 	want, _ := derivedActions(ports, mlflow)
@@ -695,7 +693,7 @@ func TestContainerIsPublishedOnLoopbackOnly(t *testing.T) {
 		t.Errorf("the container publishes %q; want exactly 127.0.0.1:3099:3099", v)
 	}
 	for _, arg := range run {
-		if arg == "-P" || arg == "--publish-all" || strings.HasPrefix(arg, "--network") || strings.HasPrefix(arg, "--net") || arg == "--privileged" {
+		if arg == "-P" || arg == "--publish-all" || strings.HasPrefix(arg, "--net") || arg == "--privileged" {
 			t.Errorf("docker run has %s", arg)
 		}
 	}

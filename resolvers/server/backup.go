@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/app"
@@ -99,10 +100,7 @@ func (s *Server) publishURL() error {
 			host = "::1"
 		}
 	}
-	scheme := "http"
-	if s.tls() {
-		scheme = "https"
-	}
+	scheme, _, _ := strings.Cut(s.URL(), "://")
 	dir := s.app.Config.DataDir
 	tmp, err := os.CreateTemp(dir, "."+URLFile+"-*")
 	if err != nil {
