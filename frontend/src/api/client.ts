@@ -58,7 +58,7 @@ export function createApi(onUnauthenticated: () => void): Api {
     url: graphqlWsUrl(window.location),
     // The server restarts, the laptop sleeps, the port-forward drops: keep
     // trying. Subscriptions are sent again on the new connection (events
-    // subscriptions with their latest cursor; see events.ts).
+    // subscriptions with their latest cursor; see reconnectingStream.ts).
     retryAttempts: Number.POSITIVE_INFINITY,
     retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, reconnectDelayMs(retries))),
     shouldRetry: () => true,

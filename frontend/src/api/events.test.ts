@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ResumableEvents, step, type Sink, type SubscribePayload } from "./events";
+import { ResumableEvents, step } from "./events";
+import type { Sink, SubscribePayload } from "./reconnectingStream";
 
 interface Ev {
   cursor: string;

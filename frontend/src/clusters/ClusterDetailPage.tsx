@@ -2,7 +2,8 @@ import { useCallback, useMemo, useState, type ReactNode } from "react";
 import { useQuery } from "urql";
 import { applyChanges, eventChanges, isNewer, mergeRecords } from "../api/liveRecords";
 import { useEvents } from "../api/useEvents";
-import { Link } from "../app/router";
+import { useLiveList } from "../api/useLiveList";
+import { Link, navigate } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
 import type {
@@ -13,6 +14,7 @@ import type {
 } from "../gql/graphql";
 import { OperationsTable } from "../operations/OperationsTable";
 import { EmptyState, ErrorBanner, Loading, errorMessages } from "../ui/feedback";
+import { DeleteDialog } from "../ui/DeleteDialog";
 import { GuardedButton } from "../ui/GuardedButton";
 import { LiveIndicator, describeStreamError } from "../ui/LiveIndicator";
 import { StatusBadge } from "../ui/StatusBadge";
@@ -22,16 +24,15 @@ import { NodesTab } from "../nodes/NodesTab";
 import { FeaturesTab } from "../features/FeaturesTab";
 import { useClusterFeatures } from "../features/useClusterFeatures";
 import { JobsTab } from "../jobs/JobsTab";
-import { useClusterJobs } from "../jobs/useClusterJobs";
+import { jobList } from "../jobs/jobList";
 import { EndpointsTab } from "../endpoints/EndpointsTab";
-import { useClusterEndpoints } from "../endpoints/useClusterEndpoints";
+import { endpointList } from "../endpoints/endpointList";
 import { ModelsTab } from "../models/ModelsTab";
 import { useClusterModels } from "../models/useClusterModels";
 import { prefixQuery } from "../storage/bucketPaths";
 import { StorageTab } from "../storage/StorageTab";
 import { useClusterStorage } from "../storage/useClusterStorage";
-import { DeleteClusterDialog } from "./DeleteClusterDialog";
-import { ClusterDetailEventsSubscription, ClusterQuery } from "./documents";
+import { ClusterDetailEventsSubscription, ClusterQuery, DeleteClusterMutation } from "./documents";
 import { DependenciesCard } from "./DependenciesCard";
 import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
@@ -85,8 +86,8 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
   // models from the storages' event cursor.
   const storage = useClusterStorage(id, tab === "storage" || tab === "models");
   const models = useClusterModels(id, storage.eventCursor, storage.shared?.status === "AVAILABLE", tab === "models");
-  const jobs = useClusterJobs(id, tab === "jobs");
-  const endpoints = useClusterEndpoints(id, tab === "endpoints");
+  const jobs = useLiveList(jobList, id, tab === "jobs");
+  const endpoints = useLiveList(endpointList, id, tab === "endpoints");
   const operations = useMemo(() => {
     const ops = mergeRecords(loaded?.operations.edges.map((e) => e.node) ?? [], liveOps);
     return ops.sort((a, b) => compareTimes(b.createdAt, a.createdAt));
@@ -135,7 +136,34 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
         </div>
       </div>
 
-      {deleting && <DeleteClusterDialog cluster={cluster} onClose={() => setDeleting(false)} />}
+      {deleting && (
+        <DeleteDialog
+          title={`Delete ${cluster.name}?`}
+          action="Delete cluster"
+          mutation={DeleteClusterMutation}
+          id={cluster.id}
+          started={(result) => result.deleteCluster}
+          confirmName={cluster.name}
+          cancel="Keep it"
+          onClose={() => setDeleting(false)}
+          onStarted={(op) => {
+            setDeleting(false);
+            navigate(`/operations/${encodeURIComponent(op.id)}`);
+          }}
+        >
+          {cluster.imported ? (
+            <p>
+              This deletes the HyperPod cluster and the EKS control plane. The network and IAM roles were imported, so they are left in
+              place.
+            </p>
+          ) : (
+            <p>
+              This deletes the HyperPod cluster and its instances, the EKS control plane, the OIDC provider, the VPC with its subnets and NAT
+              gateway, and the IAM roles. Jobs and data on the cluster's instances are lost.
+            </p>
+          )}
+        </DeleteDialog>
+      )}
 
       <nav className="tabs" aria-label="Cluster">
         <Link to={clusterTabPath(cluster.id, "overview")} aria-current={tab === "overview" ? "page" : undefined}>

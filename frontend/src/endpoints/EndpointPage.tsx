@@ -1,11 +1,18 @@
 import { useEffect, useState, type ReactNode } from "react";
 import { useQuery } from "urql";
+import { useLiveRecord, type LiveRecordSpec } from "../api/useLiveRecord";
 import { Link, navigate } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import type { EndpointDetailFragment, OperationDetailFragment } from "../gql/graphql";
+import type {
+  EndpointDetailFragment,
+  EndpointPageQuery as PageData,
+  EndpointUpdatedSubscription as EndpointUpdate,
+  OperationDetailFragment,
+} from "../gql/graphql";
 import { OperationProgress } from "../operations/OperationProgress";
 import { CopyButton } from "../ui/CopyButton";
+import { DeleteDialog } from "../ui/DeleteDialog";
 import { EmptyState, ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { GuardedButton } from "../ui/GuardedButton";
 import { LiveIndicator } from "../ui/LiveIndicator";
@@ -14,11 +21,11 @@ import { formatTime } from "../ui/time";
 import { AssignWorkerDialog } from "./AssignWorkerDialog";
 import { AutoscalingCard } from "./AutoscalingCard";
 import { ChatCard } from "./ChatCard";
-import { DeleteEndpointDialog } from "./DeleteEndpointDialog";
-import { EndpointClusterQuery } from "./documents";
+import { DeleteEndpointMutation, EndpointClusterQuery, EndpointPageQuery, EndpointUpdatedSubscription } from "./documents";
 import { unassigned, routerRefusal } from "./endpointActions";
 import {
   addressWords,
+  deletedObjectsWords,
   endpointPath,
   endpointStatusWords,
   goneStatuses,
@@ -33,7 +40,14 @@ import {
 } from "./endpointWords";
 import { RouterCard } from "./RouterCard";
 import { UpdateEndpointCard } from "./UpdateEndpointCard";
-import { useEndpoint } from "./useEndpoint";
+
+/** The endpoint, followed over endpointUpdated, which sends each change of it until it is DELETED. */
+const liveEndpoint: LiveRecordSpec<PageData, EndpointUpdate, EndpointDetailFragment> = {
+  query: EndpointPageQuery,
+  loaded: (data) => data.endpoint,
+  updates: EndpointUpdatedSubscription,
+  updated: (data) => data.endpointUpdated,
+};
 
 /** An operation started from the page, followed where it was started. */
 export interface Started {
@@ -50,7 +64,7 @@ export interface Started {
  */
 export function EndpointPage({ clusterId, id }: { clusterId: string; id: string }) {
   const { me } = useSession();
-  const { endpoint, cluster, fetching, error, streamError, reload } = useEndpoint(clusterId, id);
+  const { record: endpoint, data, fetching, error, streamError, reload } = useLiveRecord(liveEndpoint, clusterId, id);
   const [deleting, setDeleting] = useState(false);
   const [assigning, setAssigning] = useState<EndpointDetailFragment["pods"][number] | null>(null);
   const [started, setStarted] = useState<Started | null>(null);
@@ -80,7 +94,7 @@ export function EndpointPage({ clusterId, id }: { clusterId: string; id: string 
       <div className="page-head">
         <div>
           <p className="crumbs">
-            <Link to="/clusters">Clusters</Link> / <Link to={clusterPath}>{cluster?.name ?? clusterId}</Link> / <Link to={`${clusterPath}/endpoints`}>Endpoints</Link> /
+            <Link to="/clusters">Clusters</Link> / <Link to={clusterPath}>{data?.cluster?.name ?? clusterId}</Link> / <Link to={`${clusterPath}/endpoints`}>Endpoints</Link> /
           </p>
           <h1>{endpoint.name}</h1>
           <p className="head-status">
@@ -105,14 +119,24 @@ export function EndpointPage({ clusterId, id }: { clusterId: string; id: string 
       </div>
 
       {deleting && (
-        <DeleteEndpointDialog
-          endpoint={endpoint}
+        <DeleteDialog
+          title={`Delete the endpoint ${endpoint.name}?`}
+          action="Delete endpoint"
+          mutation={DeleteEndpointMutation}
+          id={endpoint.id}
+          started={(result) => result.deleteEndpoint}
           onClose={() => setDeleting(false)}
           onStarted={(op) => {
             setDeleting(false);
             setStarted({ what: `Deleting ${endpoint.name}`, op, noopMessage: `${endpoint.name} is deleted already.` });
           }}
-        />
+        >
+          <p>
+            This deletes {deletedObjectsWords(endpoint)} (<code>{endpoint.object}</code> in <code>{endpoint.namespace}</code>)
+            {endpoint.readyReplicas > 0 ? <strong>: it stops serving now</strong> : ""}.
+          </p>
+          <p>The model stays where it is, and the endpoint's record stays here, DELETED.</p>
+        </DeleteDialog>
       )}
       {assigning && (
         <AssignWorkerDialog

@@ -1,3 +1,4 @@
+import type { LiveList } from "../api/useLiveList";
 import { Link } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
@@ -5,11 +6,10 @@ import type { EndpointRowFragment } from "../gql/graphql";
 import { ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { StatusBadge } from "../ui/StatusBadge";
 import { addressWords, deployEndpointPath, endpointPath, endpointStatusWords, pathWords, replicasWords, servedBy, serviceFormWords } from "./endpointWords";
-import type { ClusterEndpoints } from "./useClusterEndpoints";
 
 interface Props {
   cluster: { id: string; name: string; status: string };
-  endpoints: ClusterEndpoints;
+  endpoints: LiveList<EndpointRowFragment>;
 }
 
 /**
@@ -32,7 +32,7 @@ export function EndpointsTab({ cluster, endpoints }: Props) {
     );
   } else if (!endpoints.loaded) {
     body = <Loading what="endpoints" />;
-  } else if (endpoints.endpoints.length === 0) {
+  } else if (endpoints.records.length === 0) {
     body = <p className="muted">{endpoints.page > 1 ? "Nothing more." : "No endpoints yet. Deploy one: it serves a model of the shared bucket on the cluster's GPUs."}</p>;
   } else {
     body = (
@@ -51,7 +51,7 @@ export function EndpointsTab({ cluster, endpoints }: Props) {
             </tr>
           </thead>
           <tbody>
-            {endpoints.endpoints.map((e) => (
+            {endpoints.records.map((e) => (
               <EndpointRow key={e.id} endpoint={e} />
             ))}
           </tbody>

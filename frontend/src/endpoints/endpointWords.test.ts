@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressWords, deployEndpointPath, endpointPath, openAiBase, replicasWords, servedBy } from "./endpointWords";
+import { addressWords, deletedObjectsWords, deployEndpointPath, endpointPath, openAiBase, replicasWords, servedBy } from "./endpointWords";
 
 describe("addressWords", () => {
   it("says host and port, or why there is no host", () => {
@@ -21,6 +21,16 @@ describe("words", () => {
     expect(servedBy({ path: "SELF_MANAGED", engine: "SGLANG" })).toBe("SGLang");
     expect(servedBy({ path: "MANAGED", engine: null })).toBe("Inference operator");
     expect(replicasWords({ readyReplicas: 1, replicas: 2 })).toBe("1/2");
+  });
+
+  it("says what deleting an endpoint deletes", () => {
+    const self = { path: "SELF_MANAGED", object: "Deployment/vllm-qwen", router: null, autoscaling: null };
+    expect(deletedObjectsWords(self)).toBe("the Deployment, its Services");
+    expect(deletedObjectsWords({ ...self, router: { name: "r" }, autoscaling: { trigger: "ROUTER_QUEUE" } })).toBe(
+      "the Deployment, its Services, the SGLang router and the ScaledObject",
+    );
+    expect(deletedObjectsWords({ ...self, autoscaling: { trigger: null } })).toBe("the Deployment, its Services");
+    expect(deletedObjectsWords({ path: "MANAGED", object: "InferenceEndpointConfig/qwen" })).toBe("the operator's InferenceEndpointConfig and what it made");
   });
 
   it("makes the pages' paths", () => {

@@ -78,6 +78,16 @@ export function replicasWords(e: { readyReplicas: number; replicas: number }): s
   return `${e.readyReplicas}/${e.replicas}`;
 }
 
+/**
+ * What deleting an endpoint deletes: the operator's resource and what it
+ * made for a managed one; else the Deployment, its Services and, when
+ * there are any, the SGLang router and the ScaledObject.
+ */
+export function deletedObjectsWords(e: { path: string; object: string; router?: object | null; autoscaling?: { trigger: string | null } | null }): string {
+  if (e.path === "MANAGED") return `the operator's ${e.object.split("/")[0]} and what it made`;
+  return `the Deployment, its Services${e.router ? ", the SGLang router" : ""}${e.autoscaling?.trigger ? " and the ScaledObject" : ""}`;
+}
+
 interface AddressLike {
   kind: string;
   host?: string | null;

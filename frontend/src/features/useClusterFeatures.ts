@@ -6,6 +6,7 @@ import { useQuery } from "urql";
 import type { CombinedError } from "@urql/core";
 import { applyChanges, mergeRecords } from "../api/liveRecords";
 import { useEvents } from "../api/useEvents";
+import { useRereads } from "../api/useRereads";
 import type { FeatureOperationEventsSubscription as FeatureEvent, FeatureRowFragment, OperationSummaryFragment } from "../gql/graphql";
 import { describeStreamError } from "../ui/LiveIndicator";
 import { ClusterFeaturesQuery, ClusterTargetOperationsQuery, FeatureOperationEventsSubscription } from "./documents";
@@ -44,19 +45,16 @@ export function useClusterFeatures(clusterId: string, clusterStatus: string | nu
   const [table, reexecute] = useQuery({ query: ClusterFeaturesQuery, variables: { clusterId }, pause: cursor === undefined, requestPolicy: "cache-and-network" });
   const [liveOps, setLiveOps] = useState<ReadonlyMap<string, OperationSummaryFragment | null>>(new Map());
   const [streamError, setStreamError] = useState<string | null>(null);
-  // Changes seen that the table may not show yet; asked is how many of
-  // them the last read covers. Reads never overlap: changes during one
-  // make one more read after it.
-  const [changes, setChanges] = useState(0);
-  const asked = useRef(0);
+  const loaded = table.data != null;
+  const { changed } = useRereads(loaded, table.fetching, reexecute);
 
   const onEvents = useCallback(
     (events: FeatureEvent["events"][]) => {
       setStreamError(null);
       setLiveOps((current) => applyChanges(current, clusterOperationChanges(events, clusterId)));
-      if (touchesFeatures(events, clusterId)) setChanges((n) => n + 1);
+      if (touchesFeatures(events, clusterId)) changed();
     },
-    [clusterId],
+    [clusterId, changed],
   );
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
@@ -68,15 +66,8 @@ export function useClusterFeatures(clusterId: string, clusterStatus: string | nu
   useEffect(() => {
     if (clusterStatus === lastStatus.current) return;
     lastStatus.current = clusterStatus;
-    setChanges((n) => n + 1);
-  }, [clusterStatus]);
-
-  const loaded = table.data != null;
-  useEffect(() => {
-    if (!loaded || table.fetching || changes <= asked.current) return;
-    asked.current = changes;
-    reexecute({ requestPolicy: "network-only" });
-  }, [changes, loaded, table.fetching, reexecute]);
+    changed();
+  }, [clusterStatus, changed]);
 
   const running = useMemo(() => runningOperation(mergeRecords(ops.data?.operations.edges.map((e) => e.node) ?? [], liveOps)), [ops.data, liveOps]);
   const reload = useCallback(() => {

@@ -1,22 +1,31 @@
 import { useState, type ReactNode } from "react";
+import { useLiveRecord, type LiveRecordSpec } from "../api/useLiveRecord";
 import { Link } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
-import type { JobDetailFragment, OperationDetailFragment } from "../gql/graphql";
+import type { JobDetailFragment, JobPageQuery as PageData, JobUpdatedSubscription as JobUpdate, OperationDetailFragment } from "../gql/graphql";
 import { OperationProgress } from "../operations/OperationProgress";
 import { CopyButton } from "../ui/CopyButton";
+import { DeleteDialog } from "../ui/DeleteDialog";
 import { EmptyState, ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { GuardedButton } from "../ui/GuardedButton";
 import { LiveIndicator } from "../ui/LiveIndicator";
 import { StatusBadge } from "../ui/StatusBadge";
 import { formatTime } from "../ui/time";
 import { BudgetGauge } from "./BudgetGauge";
-import { DeleteJobDialog } from "./DeleteJobDialog";
+import { DeleteJobMutation, JobPageQuery, JobUpdatedSubscription } from "./documents";
 import { jobStatusWords, recipeWords, shapeWords, terminalJobStatuses } from "./jobWords";
 import { LogViewer } from "./LogViewer";
 import { MetricsCard } from "./MetricsCard";
 import { RestartTimeline } from "./RestartTimeline";
-import { useJob } from "./useJob";
+
+/** The job, followed over jobUpdated, which sends each change of it until it ends. */
+const liveJob: LiveRecordSpec<PageData, JobUpdate, JobDetailFragment> = {
+  query: JobPageQuery,
+  loaded: (data) => data.job,
+  updates: JobUpdatedSubscription,
+  updated: (data) => data.jobUpdated,
+};
 
 /**
  * One training job, live: where it is and what the operator says, what it
@@ -25,7 +34,7 @@ import { useJob } from "./useJob";
  */
 export function JobPage({ clusterId, id }: { clusterId: string; id: string }) {
   const { me } = useSession();
-  const { job, cluster, fetching, error, streamError, reload } = useJob(clusterId, id);
+  const { record: job, data, fetching, error, streamError, reload } = useLiveRecord(liveJob, clusterId, id);
   const [deleting, setDeleting] = useState(false);
   const [started, setStarted] = useState<OperationDetailFragment | null>(null);
   const clusterPath = `/clusters/${encodeURIComponent(clusterId)}`;
@@ -53,7 +62,7 @@ export function JobPage({ clusterId, id }: { clusterId: string; id: string }) {
       <div className="page-head">
         <div>
           <p className="crumbs">
-            <Link to="/clusters">Clusters</Link> / <Link to={clusterPath}>{cluster?.name ?? clusterId}</Link> / <Link to={`${clusterPath}/jobs`}>Jobs</Link> /
+            <Link to="/clusters">Clusters</Link> / <Link to={clusterPath}>{data?.cluster?.name ?? clusterId}</Link> / <Link to={`${clusterPath}/jobs`}>Jobs</Link> /
           </p>
           <h1>{job.name}</h1>
           <p className="head-status">
@@ -71,14 +80,27 @@ export function JobPage({ clusterId, id }: { clusterId: string; id: string }) {
       </div>
 
       {deleting && (
-        <DeleteJobDialog
-          job={job}
+        <DeleteDialog
+          title={`Delete the job ${job.name}?`}
+          action="Delete job"
+          mutation={DeleteJobMutation}
+          id={job.id}
+          started={(result) => result.deleteJob}
           onClose={() => setDeleting(false)}
           onStarted={(op) => {
             setDeleting(false);
             setStarted(op);
           }}
-        />
+        >
+          <p>
+            This deletes the {job.kind === "RAY_JOB" ? "RayJob" : "HyperPodPyTorchJob"} <code>{job.name}</code> in <code>{job.namespace}</code> and its pods
+            {job.status === "PENDING" || job.status === "RUNNING" || job.status === "RESTARTING" ? <strong>: training stops now</strong> : ""}.
+          </p>
+          <p>
+            Its outputs in <code>{job.outputPath}</code> and checkpoints in <code>{job.checkpointPath}</code> stay in the bucket, and its record stays
+            here, DELETED.
+          </p>
+        </DeleteDialog>
       )}
       {started && <OperationProgress key={started.id} what={`Deleting ${job.name}`} operation={started} noopMessage={`${job.name} is deleted already.`} onDismiss={() => setStarted(null)} />}
 

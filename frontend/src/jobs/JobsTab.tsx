@@ -1,3 +1,4 @@
+import type { LiveList } from "../api/useLiveList";
 import { Link } from "../app/router";
 import { useSession } from "../app/session";
 import { deniedReason } from "../auth/session";
@@ -6,11 +7,10 @@ import { ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { StatusBadge } from "../ui/StatusBadge";
 import { formatTime } from "../ui/time";
 import { jobPath, recipeWords, restartsWords, shapeWords, submitJobPath } from "./jobWords";
-import type { ClusterJobs } from "./useClusterJobs";
 
 interface Props {
   cluster: { id: string; name: string; status: string };
-  jobs: ClusterJobs;
+  jobs: LiveList<JobRowFragment>;
 }
 
 /**
@@ -33,7 +33,7 @@ export function JobsTab({ cluster, jobs }: Props) {
     );
   } else if (!jobs.loaded) {
     body = <Loading what="jobs" />;
-  } else if (jobs.jobs.length === 0) {
+  } else if (jobs.records.length === 0) {
     body = <p className="muted">{jobs.page > 1 ? "Nothing more." : "No jobs yet. Submit one: it trains a model of the shared bucket on a dataset of it."}</p>;
   } else {
     body = (
@@ -52,7 +52,7 @@ export function JobsTab({ cluster, jobs }: Props) {
             </tr>
           </thead>
           <tbody>
-            {jobs.jobs.map((j) => (
+            {jobs.records.map((j) => (
               <JobRow key={j.id} job={j} />
             ))}
           </tbody>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Sink, SubscribePayload } from "../api/events";
+import type { Sink, SubscribePayload } from "../api/reconnectingStream";
 import { logStep, ResumableLogs, type LogChunk, type LogStreamEnd } from "./logStream";
 
 function fakeServer() {

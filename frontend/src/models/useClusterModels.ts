@@ -2,30 +2,22 @@
 // no polling: every step of a download writes its model's record, and each
 // event about a model of the cluster reads the page again.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useQuery } from "urql";
 import type { CombinedError } from "@urql/core";
 import { useEvents } from "../api/useEvents";
+import { usePagedQuery, type Paging } from "../api/usePagedQuery";
+import { useRereads } from "../api/useRereads";
 import type { ModelEventsSubscription as ModelEvent, ModelRowFragment } from "../gql/graphql";
 import { describeStreamError } from "../ui/LiveIndicator";
 import { ClusterModelsQuery, ModelEventsSubscription } from "./documents";
 import { modelEventKind, touchesModels } from "./modelEvents";
 
-/** How many models a page lists. */
-const pageSize = 50;
-
-export interface ClusterModels {
+export interface ClusterModels extends Paging {
   /** The models of the page, by name. */
   models: ModelRowFragment[];
   loaded: boolean;
   fetching: boolean;
   error: CombinedError | undefined;
   streamError: string | null;
-  /** Which page this is, from 1. */
-  page: number;
-  /** Whether a page follows this one. */
-  hasNextPage: boolean;
-  nextPage: () => void;
-  firstPage: () => void;
   /**
    * How many changes to the cluster's models events have told of: a
    * model followed off the page (one just downloaded) reads itself again
@@ -50,19 +42,10 @@ const filter = { kinds: [modelEventKind] };
 export function useClusterModels(clusterId: string, since: string | undefined, bucketReady: boolean, active: boolean): ClusterModels {
   const opened = useRef(active);
   if (active) opened.current = true;
-  const [start, setStart] = useState<{ after: string | null; page: number }>({ after: null, page: 1 });
-  const [list, reexecute] = useQuery({
-    query: ClusterModelsQuery,
-    variables: { clusterId, first: pageSize, after: start.after },
-    pause: !opened.current || !bucketReady || since === undefined,
-    requestPolicy: "cache-and-network",
-  });
+  const { list, reexecute, ...paging } = usePagedQuery(ClusterModelsQuery, clusterId, !opened.current || !bucketReady || since === undefined, (data) => data.models.pageInfo);
   const [streamError, setStreamError] = useState<string | null>(null);
-  // Changes seen that the page may not show yet; asked is how many of them
-  // the last read covers. Reads never overlap: changes during one make one
-  // more read after it.
-  const [changes, setChanges] = useState(0);
-  const asked = useRef(0);
+  const loaded = list.data != null;
+  const { changes, changed } = useRereads(loaded, list.fetching, reexecute);
 
   const models = useMemo(() => list.data?.models.edges.map((e) => e.node) ?? [], [list.data]);
   const known = useRef<ReadonlySet<string>>(new Set());
@@ -73,39 +56,22 @@ export function useClusterModels(clusterId: string, since: string | undefined, b
   const onEvents = useCallback(
     (events: ModelEvent["events"][]) => {
       setStreamError(null);
-      if (touchesModels(events, clusterId, known.current)) setChanges((n) => n + 1);
+      if (touchesModels(events, clusterId, known.current)) changed();
     },
-    [clusterId],
+    [clusterId, changed],
   );
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
   }, []);
   useEvents(ModelEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, opened.current ? since : undefined);
 
-  const loaded = list.data != null;
-  useEffect(() => {
-    if (!loaded || list.fetching || changes <= asked.current) return;
-    asked.current = changes;
-    reexecute({ requestPolicy: "network-only" });
-  }, [changes, loaded, list.fetching, reexecute]);
-
-  const pageInfo = list.data?.models.pageInfo;
-  const nextPage = useCallback(() => {
-    if (pageInfo?.hasNextPage && pageInfo.endCursor) setStart((s) => ({ after: pageInfo.endCursor!, page: s.page + 1 }));
-  }, [pageInfo]);
-  const firstPage = useCallback(() => setStart({ after: null, page: 1 }), []);
-  const reload = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
   return {
+    ...paging,
     models,
     loaded,
     fetching: list.fetching,
     error: list.error,
     streamError,
-    page: start.page,
-    hasNextPage: pageInfo?.hasNextPage ?? false,
-    nextPage,
-    firstPage,
     changes,
-    reload,
   };
 }

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useQuery } from "urql";
 import type { CombinedError } from "@urql/core";
 import { useEvents } from "../api/useEvents";
+import { useRereads } from "../api/useRereads";
 import type { StorageEventsSubscription as StorageEvent, StorageRowFragment } from "../gql/graphql";
 import { describeStreamError } from "../ui/LiveIndicator";
 import { ClusterStoragesQuery, StorageEventsSubscription } from "./documents";
@@ -44,11 +45,8 @@ export function useClusterStorage(clusterId: string, active: boolean): ClusterSt
   if (active) opened.current = true;
   const [list, reexecute] = useQuery({ query: ClusterStoragesQuery, variables: { clusterId }, pause: !opened.current, requestPolicy: "cache-and-network" });
   const [streamError, setStreamError] = useState<string | null>(null);
-  // Changes seen that the list may not show yet; asked is how many of them
-  // the last read covers. Reads never overlap: changes during one make one
-  // more read after it.
-  const [changes, setChanges] = useState(0);
-  const asked = useRef(0);
+  const loaded = list.data != null;
+  const { changed } = useRereads(loaded, list.fetching, reexecute);
 
   const storages = useMemo(() => list.data?.storages.edges.map((e) => e.node) ?? [], [list.data]);
   const known = useRef<ReadonlySet<string>>(new Set());
@@ -59,21 +57,14 @@ export function useClusterStorage(clusterId: string, active: boolean): ClusterSt
   const onEvents = useCallback(
     (events: StorageEvent["events"][]) => {
       setStreamError(null);
-      if (touchesStorages(events, clusterId, known.current)) setChanges((n) => n + 1);
+      if (touchesStorages(events, clusterId, known.current)) changed();
     },
-    [clusterId],
+    [clusterId, changed],
   );
   const onStreamError = useCallback((err: unknown, retrying: boolean) => {
     setStreamError(retrying ? "Live updates paused: reconnecting…" : `Live updates stopped: ${describeStreamError(err)}`);
   }, []);
   useEvents(StorageEventsSubscription, filter, (d) => d.events, onEvents, onStreamError, list.data?.storages.eventCursor);
-
-  const loaded = list.data != null;
-  useEffect(() => {
-    if (!loaded || list.fetching || changes <= asked.current) return;
-    asked.current = changes;
-    reexecute({ requestPolicy: "network-only" });
-  }, [changes, loaded, list.fetching, reexecute]);
 
   const reload = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
   const shared = useMemo(() => sharedBucket(storages), [storages]);
