@@ -7,9 +7,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/aws/smithy-go"
 )
+
+// The fault kinds, the Fault a client injects, and how one is parsed,
+// checked and stored. Each kind is one entry of faultKinds: what its
+// faults select, the rules that check and complete one, and the selectors
+// it refuses. Where faults strike is in faults_fire.go and beside the code
+// they strike.
 
 // Fault kinds.
 const (
@@ -120,11 +124,6 @@ const (
 	// until it is cleared).
 	FaultIAMLag = "iamlag"
 )
-
-// trainingFault tells whether kind is a fault of a training job.
-func trainingFault(kind string) bool {
-	return kind == FaultHang || kind == FaultCrash || kind == FaultNCCL || kind == FaultSlow
-}
 
 // Fault is an injected misbehaviour of the simulated cloud. Empty selectors
 // (Service, Operation, Region, Zone, InstanceType, Cluster, Group,
@@ -238,14 +237,125 @@ func ParseFault(spec string) (Fault, error) {
 	return f, validateFaultKind(f.Kind)
 }
 
-// faultKinds lists the fault kinds.
-var faultKinds = []string{FaultCapacity, FaultQuota, FaultThrottle, FaultError, FaultFail, FaultNode, FaultHealthCheck, FaultPatch, FaultHold, FaultHang, FaultCrash, FaultNCCL, FaultSlow, FaultGPUOOM, FaultImagePull, FaultLoad, FaultNoFilters, FaultSmallPages, FaultIAMLag}
+// faultKind is one kind of fault: what its faults select, the rules that
+// check and complete one, and the selectors it refuses.
+type faultKind struct {
+	name string
+	// scope is what its faults select instead of API calls; nil for calls.
+	scope *faultScope
+	// rules check a fault of the kind in order, the first broken one
+	// giving the fault's error; they may complete it (a default count, the
+	// region of its zone).
+	rules []faultRule
+	// excludes are the scopes whose selectors a fault of the kind must not
+	// set, checked once its rules pass.
+	excludes []*faultScope
+}
 
-func validateFaultKind(kind string) error {
-	if slices.Contains(faultKinds, kind) {
+// faultKinds is every fault kind, in the order error messages list them.
+// A kind that selects calls refuses the selectors of every scope; a kind
+// of a scope refuses, in its rules, the fields they name.
+var faultKinds = []faultKind{
+	{name: FaultCapacity, excludes: faultScopes, rules: []faultRule{
+		fieldRule(fieldZone, 0, "sim: a %s fault needs a zone"),
+		zoneRegion,
+	}},
+	{name: FaultQuota, excludes: faultScopes, rules: []faultRule{
+		fieldRule(fieldInstanceType, 0, "sim: a %s fault needs an instance type"),
+		quotaValue,
+	}},
+	{name: FaultThrottle, excludes: faultScopes, rules: []faultRule{
+		fieldRule(fieldService, 0, "sim: a %s fault needs a service"),
+	}},
+	{name: FaultError, excludes: faultScopes, rules: []faultRule{
+		fieldRule(fieldService, 0, "sim: a %s fault needs a service"),
+		defaultErrorCode,
+	}},
+	{name: FaultFail, excludes: faultScopes, rules: []faultRule{asyncService}},
+	{name: FaultNode, scope: scopeNodes, rules: nodeRules(nodeRecovery)},
+	{name: FaultHealthCheck, scope: scopeNodes, rules: nodeRules(noRecovery("a node that fails its deep health checks needs a replacement"))},
+	{name: FaultPatch, scope: scopeNodes, rules: nodeRules(noRecovery("the software update stops, and rolls back if asked"))},
+	{name: FaultHold, excludes: faultScopes, rules: []faultRule{asyncService, untilCleared}},
+	{name: FaultHang, scope: scopeJobs, rules: jobRules},
+	{name: FaultCrash, scope: scopeJobs, rules: jobRules},
+	{name: FaultNCCL, scope: scopeJobs, rules: jobRules},
+	{name: FaultSlow, scope: scopeJobs, rules: jobRules},
+	{name: FaultGPUOOM, scope: scopeServers, rules: serverRules("namespace and deployment",
+		fieldRule(fieldDeployment, fieldImage|fieldRPS|fieldMessage,
+			"sim: a %s fault needs deployment (the serving Deployment's name) and may take namespace; it takes no image, rps or message"),
+	)},
+	{name: FaultImagePull, scope: scopeServers, rules: serverRules("image and message",
+		fieldRule(fieldImage, fieldNamespace|fieldDeployment|fieldRPS,
+			"sim: an %s fault needs image (the image reference that cannot be pulled) and may take message (the registry's answer); it takes no namespace, deployment or rps"),
+	)},
+	{name: FaultLoad, scope: scopeServers, rules: serverRules("namespace, deployment and rps",
+		fieldRule(fieldDeployment, fieldImage|fieldMessage,
+			"sim: a %s fault needs deployment and rps, and may take namespace; it takes no image or message"),
+		loadRate,
+	)},
+	{name: FaultNoFilters, excludes: faultScopes, rules: []faultRule{describeCalls}},
+	{name: FaultSmallPages, excludes: faultScopes, rules: []faultRule{pageSize}},
+	{name: FaultIAMLag, excludes: faultScopes, rules: []faultRule{roleCalls}},
+}
+
+// faultScope is what the faults of some kinds select instead of API
+// calls, by selectors of their own.
+type faultScope struct {
+	// selectors are the fields that select it, named so in messages;
+	// what says what they select.
+	selectors   faultField
+	names, what string
+}
+
+// The scopes of faults that select no calls.
+var (
+	scopeNodes   = &faultScope{fieldCluster | fieldGroup | fieldInstance | fieldRecovery, "cluster, group, instance and recovery", "select nodes"}
+	scopeJobs    = &faultScope{fieldJob | fieldPod, "job and pod", "select training jobs"}
+	scopeServers = &faultScope{fieldNamespace | fieldDeployment | fieldImage | fieldRPS, "namespace, deployment, image and rps", "select model servers"}
+)
+
+// faultScopes is every scope, in the order a fault is checked against
+// them.
+var faultScopes = []*faultScope{scopeServers, scopeJobs, scopeNodes}
+
+// refusal is the error of a fault of a kind that excludes scope sc, for
+// setting its selectors: it names the kinds that take them.
+func (sc *faultScope) refusal() error {
+	var kinds []string
+	for _, k := range faultKinds {
+		if k.scope == sc {
+			kinds = append(kinds, k.name)
+		}
+	}
+	last := len(kinds) - 1
+	return fmt.Errorf("sim: %s %s; only %s and %s faults take them", sc.names, sc.what, strings.Join(kinds[:last], ", "), kinds[last])
+}
+
+// faultKindNamed is the kind called name, nil for none.
+func faultKindNamed(name string) *faultKind {
+	i := slices.IndexFunc(faultKinds, func(k faultKind) bool { return k.name == name })
+	if i < 0 {
 		return nil
 	}
-	return fmt.Errorf("sim: unknown fault kind %q; kinds are %s", kind, strings.Join(faultKinds, ", "))
+	return &faultKinds[i]
+}
+
+// validateFaultKind refuses a kind that faultKinds does not have.
+func validateFaultKind(kind string) error {
+	if faultKindNamed(kind) != nil {
+		return nil
+	}
+	names := make([]string, len(faultKinds))
+	for i, k := range faultKinds {
+		names[i] = k.name
+	}
+	return fmt.Errorf("sim: unknown fault kind %q; kinds are %s", kind, strings.Join(names, ", "))
+}
+
+// trainingFault tells whether kind is a fault of a training job.
+func trainingFault(kind string) bool {
+	k := faultKindNamed(kind)
+	return k != nil && k.scope == scopeJobs
 }
 
 // InjectFault validates f, gives it an ID if it has none, and makes it
@@ -274,11 +384,15 @@ func (w *World) InjectFault(f Fault) (Fault, error) {
 	return f, nil
 }
 
+// normalizeFault checks f as its kind's entry of faultKinds says, after
+// what every kind shares (a known service, region and instance type), and
+// returns it completed.
 func (w *World) normalizeFault(f Fault) (Fault, error) {
 	f.Kind = strings.ToLower(f.Kind)
 	f.Service = strings.ToLower(f.Service)
-	if err := validateFaultKind(f.Kind); err != nil {
-		return f, err
+	kind := faultKindNamed(f.Kind)
+	if kind == nil {
+		return f, validateFaultKind(f.Kind)
 	}
 	if f.Count < 0 {
 		return f, fmt.Errorf("sim: fault count must not be negative, got %d", f.Count)
@@ -300,162 +414,18 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 			return f, fmt.Errorf("sim: unknown instance type %q", f.InstanceType)
 		}
 	}
-	switch f.Kind {
-	case FaultThrottle, FaultError:
-		if f.Service == "" {
-			return f, fmt.Errorf("sim: a %s fault needs a service", f.Kind)
+	for _, rule := range kind.rules {
+		if err := rule(w, &f); err != nil {
+			return f, err
 		}
-		if f.Kind == FaultError && f.Code == "" {
-			f.Code = "InternalFailure"
-		}
-	case FaultFail, FaultHold:
-		switch f.Service {
-		case svcEKS, svcSageMaker, svcEC2, svcHelm:
-		default:
-			return f, fmt.Errorf("sim: a %s fault needs service eks, sagemaker, ec2 or helm, got %q", f.Kind, f.Service)
-		}
-		if f.Kind == FaultHold && f.Count != 0 {
-			return f, fmt.Errorf("sim: a hold fault lasts until it is cleared; it takes no count, got %d", f.Count)
-		}
-	case FaultCapacity:
-		if f.Zone == "" {
-			return f, fmt.Errorf("sim: a capacity fault needs a zone")
-		}
-		region, ok := w.catalog.regionOfZone(f.Zone)
-		if !ok || (f.Region != "" && f.Region != region) {
-			return f, fmt.Errorf("sim: unknown zone %q", f.Zone)
-		}
-		f.Region = region
-	case FaultQuota:
-		if f.InstanceType == "" {
-			return f, fmt.Errorf("sim: a quota fault needs an instance type")
-		}
-		if f.Value < 0 {
-			return f, fmt.Errorf("sim: a quota value must not be negative, got %v", f.Value)
-		}
-	case FaultNode, FaultHealthCheck, FaultPatch:
-		return w.normalizeNodeFault(f)
-	case FaultHang, FaultCrash, FaultNCCL, FaultSlow:
-		return normalizeTrainingFault(f)
-	case FaultGPUOOM, FaultImagePull, FaultLoad:
-		return normalizeServingFault(f)
-	case FaultSmallPages:
-		if f.Zone != "" || f.InstanceType != "" || f.Code != "" || f.Message != "" || f.Count != 0 || f.Value < 0 || f.Value != float64(int32(f.Value)) {
-			return f, fmt.Errorf("sim: a %s fault takes a size (a whole number of items, 1 when omitted) and selects calls by service, region and operation; it lasts until it is cleared", f.Kind)
-		}
-	case FaultIAMLag:
-		if (f.Service != "" && f.Service != svcEKS && f.Service != svcSageMaker) || f.Zone != "" || f.InstanceType != "" ||
-			f.Code != "" || f.Message != "" || f.Value != 0 {
-			return f, fmt.Errorf("sim: a %s fault selects EKS or SageMaker calls that use an IAM role, by service (eks or sagemaker), region and operation, and takes a count; nothing else", f.Kind)
-		}
-	case FaultNoFilters:
-		if (f.Service != "" && f.Service != svcEC2) || (f.Operation != "" && !strings.HasPrefix(f.Operation, "Describe")) || f.Zone != "" || f.InstanceType != "" ||
-			f.Code != "" || f.Message != "" || f.Count != 0 || f.Value != 0 {
-			return f, fmt.Errorf("sim: a %s fault selects EC2 describe calls by region and operation (Describe...); it takes nothing else and lasts until it is cleared", f.Kind)
-		}
-		f.Service = svcEC2
 	}
-	if f.Namespace != "" || f.Deployment != "" || f.Image != "" || f.RPS != 0 {
-		return f, fmt.Errorf("sim: namespace, deployment, image and rps select model servers; only %s, %s and %s faults take them", FaultGPUOOM, FaultImagePull, FaultLoad)
-	}
-	if f.Job != "" || f.Pod != "" {
-		return f, fmt.Errorf("sim: job and pod select training jobs; only %s, %s, %s and %s faults take them", FaultHang, FaultCrash, FaultNCCL, FaultSlow)
-	}
-	if f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
-		return f, fmt.Errorf("sim: cluster, group, instance and recovery select nodes; only %s, %s and %s faults take them", FaultNode, FaultHealthCheck, FaultPatch)
-	}
-	return f, nil
-}
-
-// normalizeNodeFault checks the selectors of a node or healthcheck fault:
-// they pick HyperPod nodes, not calls.
-func (w *World) normalizeNodeFault(f Fault) (Fault, error) {
-	if f.Service != "" || f.Operation != "" || f.Code != "" || f.Value != 0 {
-		return f, fmt.Errorf("sim: a %s fault selects nodes by region, zone, instanceType, cluster, group and instance; it takes no service, operation, code or value", f.Kind)
-	}
-	if f.Zone != "" {
-		region, ok := w.catalog.regionOfZone(f.Zone)
-		if !ok || (f.Region != "" && f.Region != region) {
-			return f, fmt.Errorf("sim: unknown zone %q", f.Zone)
-		}
-		f.Region = region
-	}
-	if f.Instance != "" && !instanceIDPattern.MatchString(f.Instance) {
-		return f, fmt.Errorf("sim: instance %q is not an instance id such as i-0123456789abcdef0", f.Instance)
-	}
-	f.Recovery = strings.ToLower(f.Recovery)
-	switch {
-	case f.Kind == FaultHealthCheck && f.Recovery != "":
-		return f, fmt.Errorf("sim: a %s fault takes no recovery: a node that fails its deep health checks needs a replacement", FaultHealthCheck)
-	case f.Kind == FaultPatch && f.Recovery != "":
-		return f, fmt.Errorf("sim: a %s fault takes no recovery: the software update stops, and rolls back if asked", FaultPatch)
-	case f.Kind == FaultNode && f.Recovery == "":
-		f.Recovery = recoverReboot
-	case f.Kind == FaultNode && f.Recovery != recoverReboot && f.Recovery != recoverReplace:
-		return f, fmt.Errorf("sim: recovery must be %s or %s, got %q", recoverReboot, recoverReplace, f.Recovery)
-	}
-	if f.Count == 0 {
-		f.Count = 1
-	}
-	return f, nil
-}
-
-// normalizeTrainingFault checks a hang, crash or nccl fault: it names the
-// job it strikes, and fires once when Count is 0.
-func normalizeTrainingFault(f Fault) (Fault, error) {
-	if f.Job == "" {
-		return f, fmt.Errorf("sim: a %s fault needs the training job's name (job)", f.Kind)
-	}
-	if f.Service != "" || f.Operation != "" || f.Code != "" || f.Value != 0 || f.Zone != "" || f.InstanceType != "" ||
-		f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" {
-		return f, fmt.Errorf("sim: a %s fault selects a training job by region, job and pod; it takes nothing else", f.Kind)
-	}
-	if f.Count == 0 {
-		f.Count = 1
-	}
-	return f, nil
-}
-
-// normalizeServingFault checks a gpuoom, imagepull or load fault: it
-// selects model servers by region and its own keys, and lasts until it is
-// cleared.
-func normalizeServingFault(f Fault) (Fault, error) {
-	if f.Service != "" || f.Operation != "" || f.Code != "" || f.Value != 0 || f.Zone != "" || f.InstanceType != "" ||
-		f.Cluster != "" || f.Group != "" || f.Instance != "" || f.Recovery != "" || f.Job != "" || f.Pod != "" {
-		return f, fmt.Errorf("sim: a %s fault selects model servers by region and %s; it takes nothing else", f.Kind, servingFaultKeys[f.Kind])
-	}
-	if f.Count != 0 {
-		return f, fmt.Errorf("sim: a %s fault lasts until it is cleared; it takes no count, got %d", f.Kind, f.Count)
-	}
-	switch f.Kind {
-	case FaultGPUOOM:
-		if f.Deployment == "" || f.Image != "" || f.RPS != 0 || f.Message != "" {
-			return f, fmt.Errorf("sim: a %s fault needs deployment (the serving Deployment's name) and may take namespace; it takes no image, rps or message", f.Kind)
-		}
-	case FaultImagePull:
-		if f.Image == "" || f.Namespace != "" || f.Deployment != "" || f.RPS != 0 {
-			return f, fmt.Errorf("sim: an %s fault needs image (the image reference that cannot be pulled) and may take message (the registry's answer); it takes no namespace, deployment or rps", f.Kind)
-		}
-	case FaultLoad:
-		if f.Deployment == "" || f.Image != "" || f.Message != "" {
-			return f, fmt.Errorf("sim: a %s fault needs deployment and rps, and may take namespace; it takes no image or message", f.Kind)
-		}
-		if !(f.RPS > 0) || math.IsInf(f.RPS, 1) {
-			return f, fmt.Errorf("sim: a %s fault needs rps, the requests a second it adds, above 0; got %v", f.Kind, f.RPS)
+	for _, sc := range kind.excludes {
+		if f.sets(sc.selectors) {
+			return f, sc.refusal()
 		}
 	}
 	return f, nil
 }
-
-// servingFaultKeys names the keys of each serving fault, for its messages.
-var servingFaultKeys = map[string]string{
-	FaultGPUOOM:    "namespace and deployment",
-	FaultImagePull: "image and message",
-	FaultLoad:      "namespace, deployment and rps",
-}
-
-// instanceIDPattern is the shape of an EC2 instance id.
-var instanceIDPattern = regexp.MustCompile(`^i-[0-9a-f]{8}([0-9a-f]{9})?$`)
 
 // ClearFault removes the fault with id. What a hold fault kept in its
 // creating state goes on from now.
@@ -494,221 +464,231 @@ func (w *World) Faults() []Fault {
 	return append([]Fault(nil), w.st.Faults...)
 }
 
-// fire records that the fault at index i fired: a counted fault that has
-// fired its last time is removed.
-func (st *state) fire(i int) {
-	f := &st.Faults[i]
-	if f.Count == 0 {
-		return
+// faultField is a field of Fault, as a bit of a set of fields.
+type faultField uint32
+
+// The fields a kind may need or refuse. Region is not one: every kind
+// takes it.
+const (
+	fieldService faultField = 1 << iota
+	fieldOperation
+	fieldZone
+	fieldInstanceType
+	fieldCluster
+	fieldGroup
+	fieldInstance
+	fieldRecovery
+	fieldJob
+	fieldPod
+	fieldNamespace
+	fieldDeployment
+	fieldImage
+	fieldRPS
+	fieldCode
+	fieldMessage
+	fieldCount
+	fieldValue
+)
+
+// fields is the set of fields f sets: not empty, not zero.
+func (f Fault) fields() faultField {
+	var set faultField
+	for field, on := range map[faultField]bool{
+		fieldService: f.Service != "", fieldOperation: f.Operation != "", fieldZone: f.Zone != "",
+		fieldInstanceType: f.InstanceType != "", fieldCluster: f.Cluster != "", fieldGroup: f.Group != "",
+		fieldInstance: f.Instance != "", fieldRecovery: f.Recovery != "", fieldJob: f.Job != "", fieldPod: f.Pod != "",
+		fieldNamespace: f.Namespace != "", fieldDeployment: f.Deployment != "", fieldImage: f.Image != "",
+		fieldRPS: f.RPS != 0, fieldCode: f.Code != "", fieldMessage: f.Message != "", fieldCount: f.Count != 0,
+		fieldValue: f.Value != 0,
+	} {
+		if on {
+			set |= field
+		}
 	}
-	f.Count--
-	if f.Count == 0 {
-		st.Faults = append(st.Faults[:i:i], st.Faults[i+1:]...)
+	return set
+}
+
+// sets tells whether f sets any of fields.
+func (f Fault) sets(fields faultField) bool { return f.fields()&fields != 0 }
+
+// faultRule checks one thing of a fault of its kind, and may complete it.
+// It returns why the fault is refused.
+type faultRule func(w *World, f *Fault) error
+
+// fieldRule is the rule that a fault sets every field of needs and none
+// of refuses; format, given the fault's kind, says what the kind takes.
+func fieldRule(needs, refuses faultField, format string) faultRule {
+	return func(_ *World, f *Fault) error {
+		if set := f.fields(); set&needs != needs || set&refuses != 0 {
+			return fmt.Errorf(format, f.Kind)
+		}
+		return nil
 	}
 }
 
-// inRegion tells whether fault f applies to a call in region ("" for the
-// global services, which every regional fault applies to).
-func (f Fault) inRegion(region string) bool {
-	return f.Region == "" || region == "" || f.Region == region
+// zoneRegion checks that the fault's zone exists, in its region if it
+// names one, and makes the zone's region the fault's.
+func zoneRegion(w *World, f *Fault) error {
+	if f.Zone == "" {
+		return nil
+	}
+	region, ok := w.catalog.regionOfZone(f.Zone)
+	if !ok || (f.Region != "" && f.Region != region) {
+		return fmt.Errorf("sim: unknown zone %q", f.Zone)
+	}
+	f.Region = region
+	return nil
 }
 
-// callFault fires the first throttle or error fault that matches a call.
-func (t *txn) callFault(service, op string) error {
-	for i, f := range t.st.Faults {
-		if (f.Kind != FaultThrottle && f.Kind != FaultError) || f.Service != service ||
-			(f.Operation != "" && f.Operation != op) || !f.inRegion(t.region) {
-			continue
-		}
-		t.st.fire(i)
-		if f.Kind == FaultError {
-			msg := f.Message
-			if msg == "" {
-				msg = "Injected fault"
-			}
-			return &smithy.GenericAPIError{Code: f.Code, Message: msg, Fault: smithy.FaultServer}
-		}
-		code := "ThrottlingException"
-		switch service {
-		case svcEC2:
-			code = "RequestLimitExceeded"
-		case svcS3:
-			code = "SlowDown"
-		}
-		return &smithy.GenericAPIError{Code: code, Message: "Rate exceeded", Fault: smithy.FaultClient}
+// quotaValue checks a quota fault's value.
+func quotaValue(_ *World, f *Fault) error {
+	if f.Value < 0 {
+		return fmt.Errorf("sim: a quota value must not be negative, got %v", f.Value)
 	}
 	return nil
 }
 
-// roleUsable returns the role arn names as the service of the call sees
-// it: nil when there is none, or when an iamlag fault makes the call's
-// service not see it yet (the fault fires then).
-func (t *txn) roleUsable(arn string) *roleRec {
-	r := t.roleByArn(arn)
-	if r == nil {
+// defaultErrorCode gives an error fault with no code the one of a server fault.
+func defaultErrorCode(_ *World, f *Fault) error {
+	if f.Code == "" {
+		f.Code = "InternalFailure"
+	}
+	return nil
+}
+
+// asyncService checks that the fault's service has resources that are
+// created asynchronously, which fail and hold faults act on.
+func asyncService(_ *World, f *Fault) error {
+	switch f.Service {
+	case svcEKS, svcSageMaker, svcEC2, svcHelm:
 		return nil
 	}
-	for i, f := range t.st.Faults {
-		if f.Kind != FaultIAMLag || (f.Service != "" && f.Service != t.service) ||
-			(f.Operation != "" && f.Operation != t.op) || !f.inRegion(t.region) {
-			continue
+	return fmt.Errorf("sim: a %s fault needs service eks, sagemaker, ec2 or helm, got %q", f.Kind, f.Service)
+}
+
+// untilCleared refuses a count to a kind whose faults last until they are
+// cleared.
+func untilCleared(_ *World, f *Fault) error {
+	if f.Count != 0 {
+		return fmt.Errorf("sim: a %s fault lasts until it is cleared; it takes no count, got %d", f.Kind, f.Count)
+	}
+	return nil
+}
+
+// firesOnce makes a fault with no count fire once.
+func firesOnce(_ *World, f *Fault) error {
+	if f.Count == 0 {
+		f.Count = 1
+	}
+	return nil
+}
+
+// nodeRules are the rules of a kind whose faults select HyperPod nodes,
+// not calls; recovery checks what the struck node needs.
+func nodeRules(recovery faultRule) []faultRule {
+	return []faultRule{
+		fieldRule(0, fieldService|fieldOperation|fieldCode|fieldValue,
+			"sim: a %s fault selects nodes by region, zone, instanceType, cluster, group and instance; it takes no service, operation, code or value"),
+		zoneRegion,
+		instanceID,
+		recovery,
+		firesOnce,
+	}
+}
+
+// instanceIDPattern is the shape of an EC2 instance id.
+var instanceIDPattern = regexp.MustCompile(`^i-[0-9a-f]{8}([0-9a-f]{9})?$`)
+
+// instanceID checks the shape of the instance a node fault selects.
+func instanceID(_ *World, f *Fault) error {
+	if f.Instance != "" && !instanceIDPattern.MatchString(f.Instance) {
+		return fmt.Errorf("sim: instance %q is not an instance id such as i-0123456789abcdef0", f.Instance)
+	}
+	return nil
+}
+
+// nodeRecovery checks the recovery a node fault asks for, a reboot when
+// it names none.
+func nodeRecovery(_ *World, f *Fault) error {
+	f.Recovery = strings.ToLower(f.Recovery)
+	switch f.Recovery {
+	case "":
+		f.Recovery = recoverReboot
+	case recoverReboot, recoverReplace:
+	default:
+		return fmt.Errorf("sim: recovery must be %s or %s, got %q", recoverReboot, recoverReplace, f.Recovery)
+	}
+	return nil
+}
+
+// noRecovery refuses a recovery to a node kind whose node needs none it
+// could choose, for the reason why.
+func noRecovery(why string) faultRule {
+	return func(_ *World, f *Fault) error {
+		if f.Recovery != "" {
+			return fmt.Errorf("sim: a %s fault takes no recovery: %s", f.Kind, why)
 		}
-		t.st.fire(i)
 		return nil
 	}
-	return r
 }
 
-// failFault fires the first fail fault for a resource of service created by
-// op, and returns its failure message.
-func (t *txn) failFault(service, op, defaultMessage string) (string, bool) {
-	for i, f := range t.st.Faults {
-		if f.Kind != FaultFail || f.Service != service || (f.Operation != "" && f.Operation != op) || !f.inRegion(t.region) {
-			continue
-		}
-		t.st.fire(i)
-		if f.Message != "" {
-			return f.Message, true
-		}
-		return defaultMessage, true
-	}
-	return "", false
+// jobRules are the rules of a kind whose faults strike a training job:
+// they name it, and fire once when Count is 0.
+var jobRules = []faultRule{
+	fieldRule(fieldJob, 0, "sim: a %s fault needs the training job's name (job)"),
+	fieldRule(0, fieldService|fieldOperation|fieldCode|fieldValue|fieldZone|fieldInstanceType|fieldCluster|fieldGroup|fieldInstance|fieldRecovery,
+		"sim: a %s fault selects a training job by region, job and pod; it takes nothing else"),
+	firesOnce,
 }
 
-// capacityFault fires the first capacity fault for instances of typ (a
-// SageMaker name) in zone.
-func (t *txn) capacityFault(zone Zone, typ string) bool {
-	i := t.capacityFaultIndex(zone, typ)
-	if i >= 0 {
-		t.st.fire(i)
+// serverRules are the rules of a kind whose faults strike model servers,
+// selected by region and keys, and last until they are cleared, followed
+// by the kind's own.
+func serverRules(keys string, own ...faultRule) []faultRule {
+	selectors := func(_ *World, f *Fault) error {
+		if f.sets(fieldService | fieldOperation | fieldCode | fieldValue | fieldZone | fieldInstanceType |
+			fieldCluster | fieldGroup | fieldInstance | fieldRecovery | fieldJob | fieldPod) {
+			return fmt.Errorf("sim: a %s fault selects model servers by region and %s; it takes nothing else", f.Kind, keys)
+		}
+		return nil
 	}
-	return i >= 0
+	return append([]faultRule{selectors, untilCleared}, own...)
 }
 
-// capacityFaultIndex returns the index of the first capacity fault for
-// instances of typ in zone, or -1.
-func (t *txn) capacityFaultIndex(zone Zone, typ string) int {
-	for i, f := range t.st.Faults {
-		if f.Kind == FaultCapacity && f.inRegion(t.region) && (f.Zone == zone.Name || f.Zone == zone.ID) &&
-			(f.InstanceType == "" || f.InstanceType == typ) {
-			return i
-		}
+// loadRate checks the requests a second a load fault adds.
+func loadRate(_ *World, f *Fault) error {
+	if !(f.RPS > 0) || math.IsInf(f.RPS, 1) {
+		return fmt.Errorf("sim: a %s fault needs rps, the requests a second it adds, above 0; got %v", f.Kind, f.RPS)
 	}
-	return -1
+	return nil
 }
 
-// quotaFault returns the index of the quota fault that overrides the quota
-// of typ (a SageMaker name) in the call's region, or -1.
-func (t *txn) quotaFault(typ string) int {
-	for i, f := range t.st.Faults {
-		if f.Kind == FaultQuota && f.InstanceType == typ && f.inRegion(t.region) {
-			return i
-		}
+// describeCalls checks a nofilters fault: it selects EC2's describe calls,
+// and its service is EC2's when it names none.
+func describeCalls(_ *World, f *Fault) error {
+	if (f.Service != "" && f.Service != svcEC2) || (f.Operation != "" && !strings.HasPrefix(f.Operation, "Describe")) ||
+		f.sets(fieldZone|fieldInstanceType|fieldCode|fieldMessage|fieldCount|fieldValue) {
+		return fmt.Errorf("sim: a %s fault selects EC2 describe calls by region and operation (Describe...); it takes nothing else and lasts until it is cleared", f.Kind)
 	}
-	return -1
+	f.Service = svcEC2
+	return nil
 }
 
-// nodeFaultMatches tells whether node fault or healthcheck fault f selects
-// node n of group g of cluster c.
-func (t *txn) nodeFaultMatches(f Fault, c *hpClusterRec, g *hpGroupRec, n *hpNodeRec) bool {
-	if !f.inRegion(t.region) || (f.Cluster != "" && f.Cluster != c.Name) || (f.Group != "" && f.Group != g.Name) ||
-		(f.Instance != "" && f.Instance != n.InstanceID) || (f.InstanceType != "" && f.InstanceType != n.InstanceType) {
-		return false
+// pageSize checks a smallpages fault: its size (Value) is a whole number
+// of items.
+func pageSize(_ *World, f *Fault) error {
+	if f.sets(fieldZone|fieldInstanceType|fieldCode|fieldMessage|fieldCount) || f.Value < 0 || f.Value != float64(int32(f.Value)) {
+		return fmt.Errorf("sim: a %s fault takes a size (a whole number of items, 1 when omitted) and selects calls by service, region and operation; it lasts until it is cleared", f.Kind)
 	}
-	if f.Zone != "" {
-		zone, _ := t.w.catalog.zone(t.region, n.Zone)
-		return f.Zone == zone.Name || f.Zone == zone.ID
-	}
-	return true
+	return nil
 }
 
-// strikeNodeFaults lets the node faults strike the healthy nodes they
-// select, one node per firing, in the order of cluster names, groups and
-// nodes. A fault that selects no healthy node now waits for one.
-func (t *txn) strikeNodeFaults() {
-	var ids []string
-	for _, f := range t.st.Faults {
-		if f.Kind == FaultNode && f.inRegion(t.region) {
-			ids = append(ids, f.ID)
-		}
+// roleCalls checks an iamlag fault: it selects the EKS and SageMaker calls
+// that use an IAM role.
+func roleCalls(_ *World, f *Fault) error {
+	if (f.Service != "" && f.Service != svcEKS && f.Service != svcSageMaker) ||
+		f.sets(fieldZone|fieldInstanceType|fieldCode|fieldMessage|fieldValue) {
+		return fmt.Errorf("sim: a %s fault selects EKS or SageMaker calls that use an IAM role, by service (eks or sagemaker), region and operation, and takes a count; nothing else", f.Kind)
 	}
-	for _, id := range ids {
-		for {
-			i := slices.IndexFunc(t.st.Faults, func(f Fault) bool { return f.ID == id })
-			if i < 0 {
-				break
-			}
-			f := t.st.Faults[i]
-			c, g, n := t.nodeFaultTarget(f)
-			if n == nil {
-				break
-			}
-			msg := f.Message
-			if msg == "" {
-				msg = defaultNodeFaultMessage(f.Recovery)
-			}
-			t.breakNode(c, g, n, t.now, f.Recovery, msg)
-			t.st.fire(i)
-		}
-	}
-}
-
-// nodeFaultTarget finds the first healthy node fault f selects.
-func (t *txn) nodeFaultTarget(f Fault) (*hpClusterRec, *hpGroupRec, *hpNodeRec) {
-	for _, name := range sortedKeys(t.rs.HyperPod) {
-		c := t.rs.HyperPod[name]
-		if !c.alive() {
-			continue
-		}
-		for _, g := range c.Groups {
-			for _, n := range g.Nodes {
-				if n.healthy() && t.nodeFaultMatches(f, c, g, n) {
-					return c, g, n
-				}
-			}
-		}
-	}
-	return nil, nil, nil
-}
-
-// defaultNodeFaultMessage is what the health-monitoring agent reports for
-// a simulated fault that needs recovery.
-func defaultNodeFaultMessage(recovery string) string {
-	if recovery == recoverReplace {
-		return "GPU hardware failure: NVIDIA XID 79, the GPU has fallen off the bus (simulated fault)."
-	}
-	return "The node stopped responding: kernel soft lockup detected (simulated fault)."
-}
-
-// patchFault fires the first patch fault that selects node n and returns
-// the message its failed update reports.
-func (t *txn) patchFault(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, version string) (string, bool) {
-	for i, f := range t.st.Faults {
-		if f.Kind != FaultPatch || !t.nodeFaultMatches(f, c, g, n) {
-			continue
-		}
-		t.st.fire(i)
-		if f.Message != "" {
-			return f.Message, true
-		}
-		return fmt.Sprintf("Node %s failed its health checks after the update to image %s: the GPU driver did not load (simulated fault).", n.InstanceID, version), true
-	}
-	return "", false
-}
-
-// healthCheckFault fires the first healthcheck fault that selects node n,
-// which starts the deep health checks checks, and returns the message
-// they fail with.
-func (t *txn) healthCheckFault(c *hpClusterRec, g *hpGroupRec, n *hpNodeRec, checks []string) (string, bool) {
-	for i, f := range t.st.Faults {
-		if f.Kind != FaultHealthCheck || !t.nodeFaultMatches(f, c, g, n) {
-			continue
-		}
-		t.st.fire(i)
-		if f.Message != "" {
-			return f.Message, true
-		}
-		return fmt.Sprintf("Deep health check %s failed on %s: GPU stress test found uncorrectable ECC errors (simulated fault).", checks[0], n.InstanceID), true
-	}
-	return "", false
+	return nil
 }

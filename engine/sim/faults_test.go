@@ -314,3 +314,46 @@ func TestNoFiltersFault(t *testing.T) {
 		t.Fatalf("after the fault: %d VPCs", n)
 	}
 }
+
+func TestFaultKindsTable(t *testing.T) {
+	f := newFixture(t)
+	refused := []struct {
+		fault Fault
+		want  string
+	}{
+		{Fault{Kind: FaultThrottle, Service: "eks", Deployment: "vllm"},
+			"sim: namespace, deployment, image and rps select model servers; only gpuoom, imagepull and load faults take them"},
+		{Fault{Kind: FaultCapacity, Zone: "us-west-2a", Job: "train"},
+			"sim: job and pod select training jobs; only hang, crash, nccl and slow faults take them"},
+		{Fault{Kind: FaultHold, Service: "eks", Group: "workers"},
+			"sim: cluster, group, instance and recovery select nodes; only node, healthcheck and patch faults take them"},
+		{Fault{Kind: FaultHold, Service: "iam", Count: 2}, `sim: a hold fault needs service eks, sagemaker, ec2 or helm, got "iam"`},
+		{Fault{Kind: FaultLoad, Deployment: "vllm", Count: 2}, "sim: a load fault lasts until it is cleared; it takes no count, got 2"},
+		{Fault{Kind: FaultImagePull, Zone: "us-west-2a"}, "sim: a imagepull fault selects model servers by region and image and message; it takes nothing else"},
+		{Fault{Kind: FaultCrash, Job: "train", Recovery: "reboot"}, "sim: a crash fault selects a training job by region, job and pod; it takes nothing else"},
+		{Fault{Kind: FaultPatch, Recovery: "Reboot"}, "sim: a patch fault takes no recovery: the software update stops, and rolls back if asked"},
+		{Fault{Kind: "Meteor"}, `sim: unknown fault kind "meteor"; kinds are capacity, quota, throttle, error, fail, node, healthcheck, patch, hold, hang, crash, nccl, slow, gpuoom, imagepull, load, nofilters, smallpages, iamlag`},
+	}
+	for _, c := range refused {
+		if _, err := f.w.InjectFault(c.fault); err == nil || err.Error() != c.want {
+			t.Errorf("InjectFault(%+v) = %v, want %q", c.fault, err, c.want)
+		}
+	}
+	completed := []struct{ fault, want Fault }{
+		{Fault{ID: "a", Kind: "NODE", Recovery: "Replace"}, Fault{ID: "a", Kind: FaultNode, Recovery: "replace", Count: 1}},
+		{Fault{ID: "b", Kind: FaultHealthCheck, Zone: "usw2-az1"}, Fault{ID: "b", Kind: FaultHealthCheck, Zone: "usw2-az1", Region: "us-west-2", Count: 1}},
+		{Fault{ID: "c", Kind: FaultSlow, Job: "train", Pod: "train-worker-1"}, Fault{ID: "c", Kind: FaultSlow, Job: "train", Pod: "train-worker-1", Count: 1}},
+		{Fault{ID: "d", Kind: FaultNoFilters, Operation: "DescribeVpcs"}, Fault{ID: "d", Kind: FaultNoFilters, Service: "ec2", Operation: "DescribeVpcs"}},
+		{Fault{ID: "e", Kind: FaultError, Service: "sts"}, Fault{ID: "e", Kind: FaultError, Service: "sts", Code: "InternalFailure"}},
+	}
+	for _, c := range completed {
+		if got, err := f.w.InjectFault(c.fault); err != nil || got != c.want {
+			t.Errorf("InjectFault(%+v) = %+v, %v; want %+v", c.fault, got, err, c.want)
+		}
+	}
+	for kind, want := range map[string]bool{FaultHang: true, FaultCrash: true, FaultNCCL: true, FaultSlow: true, FaultNode: false, FaultLoad: false, "meteor": false} {
+		if got := trainingFault(kind); got != want {
+			t.Errorf("trainingFault(%q) = %v, want %v", kind, got, want)
+		}
+	}
+}

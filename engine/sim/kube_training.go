@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,11 +15,17 @@ import (
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 )
 
-// The HyperPod training operator, as a settle plays it after the Job
-// controller (kube_jobs.go) and before the scheduler binds pods. It acts
-// while the cluster's amazon-sagemaker-hyperpod-training-operator add-on
-// is ACTIVE; the garbage collector deletes the pods of a job that is gone
-// whether or not it runs.
+// The HyperPod training operator's reconciler: what it keeps of a job, the
+// attempts it starts and ends, the restarts it spends and the status it
+// writes. When an attempt's steps fall due is worked out in
+// kube_training_timing.go, what rank 0 reports to MLflow in
+// kube_training_mlflow.go, what the ranks log in kube_training_program.go.
+//
+// A settle plays the operator after the Job controller (kube_jobs.go) and
+// before the scheduler binds pods. It acts while the cluster's
+// amazon-sagemaker-hyperpod-training-operator add-on is ACTIVE; the
+// garbage collector deletes the pods of a job that is gone whether or not
+// it runs.
 //
 //   - A HyperPodPyTorchJob gets one pod per replica of its first replica
 //     set, named <job>-<replica set>-<rank>, made from the set's template
@@ -61,35 +66,11 @@ import (
 // ranks. A slow job (the slow fault) reports a fallen throughput while its
 // steps keep their pace.
 
-// Resource keys of what the operator reads and writes.
-const (
-	kubeHyperPodJobsKey = "sagemaker.amazonaws.com/v1/hyperpodpytorchjobs"
-	kubeEventsKey       = "v1/events"
-)
+// kubeHyperPodJobsKey is the resource key of HyperPodPyTorchJobs.
+const kubeHyperPodJobsKey = "sagemaker.amazonaws.com/v1/hyperpodpytorchjobs"
 
 // kubeTrainingOperatorAddon is the EKS add-on that runs the operator.
 const kubeTrainingOperatorAddon = "amazon-sagemaker-hyperpod-training-operator"
-
-// Timings of a training attempt, in real time.
-const (
-	// trainStartup is from the processes' start to the first step:
-	// rendezvous, NCCL, the model loaded.
-	trainStartup = 45 * time.Second
-	// trainNCCLReady is when, in the start-up, NCCL's communicators are up.
-	trainNCCLReady = 8 * time.Second
-	trainStepTime  = 2 * time.Second
-	// trainLogEvery is how many steps a step line stands for.
-	trainLogEvery = 10
-	// trainFinish is from the last step to the processes' exit.
-	trainFinish = 5 * time.Second
-	// trainRestartDelay is from a restart to the next attempt's start.
-	trainRestartDelay = 10 * time.Second
-	// trainCrashNoticed is how long the elastic agent takes to report a
-	// crashed worker.
-	trainCrashNoticed = 5 * time.Second
-	// trainNCCLTimeout is the NCCL watchdog's timeout.
-	trainNCCLTimeout = 600 * time.Second
-)
 
 // Training job states: the condition types of a HyperPodPyTorchJob.
 const (
@@ -400,16 +381,6 @@ func (sc *kubeScheduler) runTraining(obj *unstructured.Unstructured, rec *kubeTr
 	rec.Wake = rec.nextWake(s.t.w, now)
 }
 
-// kubeContainerStart is when pod's first container started running.
-func kubeContainerStart(pod *corev1.Pod, now time.Time) time.Time {
-	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.State.Running != nil {
-			return cs.State.Running.StartedAt.Time
-		}
-	}
-	return now
-}
-
 // strikeTrainingFault fires the first hang, crash, nccl or slow fault that
 // selects the job, on the running attempt cur.
 func (sc *kubeScheduler) strikeTrainingFault(rec *kubeTrainRec, cur *kubeTrainAttempt) {
@@ -429,130 +400,6 @@ func (sc *kubeScheduler) strikeTrainingFault(rec *kubeTrainRec, cur *kubeTrainAt
 		t.st.fire(i)
 		return
 	}
-}
-
-// stepAt is when attempt a finishes step k (From < k <= MaxSteps).
-func (rec *kubeTrainRec) stepAt(w *World, a *kubeTrainAttempt, k int64) time.Time {
-	return a.Start.Add(w.scale(trainStartup) + time.Duration(k-a.From)*w.scale(trainStepTime))
-}
-
-// doneAt is when attempt a ends if nothing strikes it.
-func (rec *kubeTrainRec) doneAt(w *World, a *kubeTrainAttempt) time.Time {
-	return rec.stepAt(w, a, rec.Plan.MaxSteps).Add(w.scale(trainFinish))
-}
-
-// reached is the last step attempt a finished by at.
-func (rec *kubeTrainRec) reached(w *World, a *kubeTrainAttempt, at time.Time) int64 {
-	first := a.Start.Add(w.scale(trainStartup))
-	if at.Before(first) {
-		return a.From
-	}
-	k := a.From + int64(at.Sub(first)/w.scale(trainStepTime))
-	return min(k, rec.Plan.MaxSteps)
-}
-
-// lastLoggedAt is when attempt a last logged a step line by at, and
-// whether it had.
-func (rec *kubeTrainRec) lastLoggedAt(w *World, a *kubeTrainAttempt, at time.Time) (time.Time, bool) {
-	k := rec.reached(w, a, at)
-	if k != rec.Plan.MaxSteps {
-		k -= k % trainLogEvery
-	}
-	if k <= a.From {
-		return time.Time{}, false
-	}
-	return rec.stepAt(w, a, k), true
-}
-
-// resumeStep is the checkpoint the attempt after a starts from: the last
-// one written by its fault.
-func (rec *kubeTrainRec) resumeStep(w *World, a *kubeTrainAttempt) int64 {
-	at := a.FaultAt
-	if at.IsZero() || a.Fault == FaultSlow {
-		at = a.EndAt
-	}
-	k := rec.reached(w, a, at)
-	if save := rec.Plan.SaveSteps; save > 0 {
-		k -= k % save
-	} else {
-		k = 0
-	}
-	return max(a.From, k)
-}
-
-// attemptEnd is when attempt a ends: its fault noticed, or its last step
-// done; ok is false for a hang that no rule detects.
-func (rec *kubeTrainRec) attemptEnd(w *World, a *kubeTrainAttempt) (time.Time, bool) {
-	switch a.Fault {
-	case "":
-		return rec.doneAt(w, a), true
-	case "crash":
-		return a.FaultAt.Add(w.scale(trainCrashNoticed)), true
-	case "nccl":
-		return a.FaultAt.Add(w.scale(trainNCCLTimeout)), true
-	case FaultSlow:
-		if at, ok := rec.slowDetectedAt(w, a); ok {
-			return at, true
-		}
-		return rec.doneAt(w, a), true
-	case "hang":
-		if rec.Plan.HangAfter == 0 {
-			return time.Time{}, false
-		}
-		if last, ok := rec.lastLoggedAt(w, a, a.FaultAt); ok {
-			return last.Add(w.scale(rec.Plan.HangAfter)), true
-		}
-		return a.Start.Add(w.scale(rec.Plan.FirstStepCutoff)), true
-	}
-	return a.FaultAt, true // node
-}
-
-// slowFactor is the share of its healthy throughput a slow job reports.
-const slowFactor = 0.01
-
-// slowDetectedAt is when the throughput rule fires on slow attempt a: at
-// its SlowPoints-th step line after the fault, if the job's rule would see
-// the fallen figure and the job has that many steps left.
-func (rec *kubeTrainRec) slowDetectedAt(w *World, a *kubeTrainAttempt) (time.Time, bool) {
-	p := rec.Plan
-	if p.SlowPoints <= 0 || p.TokensPerSec*slowFactor*1.02 >= p.SlowThreshold {
-		return time.Time{}, false
-	}
-	k := rec.reached(w, a, a.FaultAt)
-	k += trainLogEvery - k%trainLogEvery + int64(p.SlowPoints-1)*trainLogEvery
-	if k >= p.MaxSteps {
-		return time.Time{}, false
-	}
-	return rec.stepAt(w, a, k), true
-}
-
-// slowed tells whether attempt a's step line at at reports the fallen
-// throughput.
-func (a *kubeTrainAttempt) slowed(at time.Time) bool {
-	return a.Fault == FaultSlow && !at.Before(a.FaultAt)
-}
-
-// stopsLogs tells whether what struck attempt a stops its log at the
-// fault: all but slowness, which logs on.
-func (a *kubeTrainAttempt) stopsLogs() bool {
-	return a.Fault != "" && a.Fault != FaultSlow
-}
-
-// nextWake is the next moment after now the job needs the operator.
-func (rec *kubeTrainRec) nextWake(w *World, now time.Time) time.Time {
-	if rec.terminal() {
-		return time.Time{}
-	}
-	if cur := rec.current(); cur != nil {
-		if at, ok := rec.attemptEnd(w, cur); ok && at.After(now) {
-			return at
-		}
-		return time.Time{}
-	}
-	if rec.NextAt.After(now) {
-		return rec.NextAt
-	}
-	return time.Time{}
 }
 
 // faultWords says what struck an attempt, for its event and the job's
@@ -776,11 +623,11 @@ func (sc *kubeScheduler) writeTrainingStatus(obj *unstructured.Unstructured, rec
 	if kubeSameJSON(obj.Object["status"], st) {
 		return
 	}
-	sc.s.put(kubeResourceOf(obj), obj, next)
+	sc.s.put(kubeTrainingResource(obj), obj, next)
 }
 
-// kubeResourceOf is the resource key of a training job's kind.
-func kubeResourceOf(obj *unstructured.Unstructured) string {
+// kubeTrainingResource is the resource key of a training job's kind.
+func kubeTrainingResource(obj *unstructured.Unstructured) string {
 	if obj.GetKind() == "RayJob" {
 		return kubeRayJobsKey
 	}
@@ -922,79 +769,4 @@ func (plan *kubeTrainPlan) fromContainer(c *corev1.Container) {
 	plan.EFAPerNode = int(efa.Value())
 	// A small model on a few GPUs: about 2,400 tokens per second each.
 	plan.TokensPerSec = float64(plan.Nodes*plan.ProcsPerNode) * 2400
-}
-
-// endMLflowRun ends the job's MLflow run.
-func (sc *kubeScheduler) endMLflowRun(rec *kubeTrainRec, status string, at time.Time) {
-	sc.sendTrainingMetrics(rec)
-	if run := sc.mlflowRun(rec, at); run != nil {
-		run.end(status, at)
-	}
-}
-
-// mlflowRun is the job's MLflow run, nil when it reports to none.
-func (sc *kubeScheduler) mlflowRun(rec *kubeTrainRec, at time.Time) *mlflowRunRec {
-	p := rec.Plan
-	if p.Tracking == "" || p.Run == "" || len(rec.Attempts) == 0 {
-		return nil
-	}
-	exp := p.Experiment
-	if exp == "" {
-		exp = "Default"
-	}
-	return sc.s.t.rs.mlflowRunsOf(p.Tracking).run(exp, p.Run, rec.Attempts[0].Start, false)
-}
-
-// sendTrainingMetrics has rank 0 log the metrics of the steps logged by
-// the settle's moment that MLflow does not have yet.
-func (sc *kubeScheduler) sendTrainingMetrics(rec *kubeTrainRec) {
-	w, now := sc.s.t.w, sc.s.t.now
-	var run *mlflowRunRec
-	for i := range rec.Attempts {
-		a := &rec.Attempts[i]
-		until := now
-		if !a.EndAt.IsZero() && a.EndAt.Before(until) {
-			until = a.EndAt
-		}
-		if a.stopsLogs() && a.FaultAt.Before(until) {
-			until = a.FaultAt
-		}
-		last := rec.reached(w, a, until)
-		for k := max(rec.Sent, a.From) + 1; k <= last; k++ {
-			if k%trainLogEvery != 0 && k != rec.Plan.MaxSteps {
-				continue
-			}
-			if run == nil {
-				if run = sc.mlflowRun(rec, now); run == nil {
-					return
-				}
-			}
-			at := rec.stepAt(w, a, k)
-			m := rec.metricsAt(k)
-			if a.slowed(at) {
-				m.tokens = round(m.tokens*slowFactor, 1)
-			}
-			run.log("loss", k, m.loss, at)
-			run.log("learning_rate", k, m.lr, at)
-			run.log("tokens_per_sec", k, m.tokens, at)
-			rec.Sent = k
-		}
-	}
-}
-
-// kubeDecodeField decodes a field of an unstructured object into v, as
-// JSON would.
-func kubeDecodeField(field any, v any) error {
-	raw, err := json.Marshal(field)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
-}
-
-// kubeSameJSON tells whether a and b encode to the same JSON.
-func kubeSameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
 }
