@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
@@ -95,10 +96,10 @@ func (r *mutationResolver) RepairClusterDependencies(ctx context.Context, cluste
 func (r *queryResolver) Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error) {
 	f := mapClusterFilter(filter)
 	c, err := readConnection(ctx, r.Resolver, first, after,
-		func(req store.PageRequest) (*store.Page[cluster.Cluster], error) {
+		func(req store.PageRequest) (*store.Page[hyperpod.Cluster], error) {
 			return r.Resolver.Clusters.ListPage(f, req)
 		},
-		func(c *cluster.Cluster) string { return c.ID })
+		func(c *hyperpod.Cluster) string { return c.ID })
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
@@ -22,8 +23,8 @@ func newClusterResolver(t *testing.T) *Resolver {
 }
 
 // clusterAt is a cluster record in status, saying msg.
-func clusterAt(status cluster.Status, msg string) cluster.Cluster {
-	return cluster.Cluster{ID: "c-1", Name: "alpha", Status: status, StatusMessage: msg,
+func clusterAt(status hyperpod.ClusterStatus, msg string) hyperpod.Cluster {
+	return hyperpod.Cluster{ID: "c-1", Name: "alpha", Status: status, StatusMessage: msg,
 		CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
 
@@ -38,7 +39,7 @@ func states(got []*model.Cluster) []string {
 
 func TestClusterUpdatedCatchesUpAfterFallingBehind(t *testing.T) {
 	r := newClusterResolver(t)
-	c := clusterAt(cluster.StatusCreating, "step 0")
+	c := clusterAt(hyperpod.ClusterCreating, "step 0")
 	put(t, r.Store, cluster.RecordKind, c.ID, c)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -52,7 +53,7 @@ func TestClusterUpdatedCatchesUpAfterFallingBehind(t *testing.T) {
 	for i := 1; i <= updates; i++ {
 		c.StatusMessage = fmt.Sprintf("step %d", i)
 		if i == updates {
-			c.Status = cluster.StatusDeleted
+			c.Status = hyperpod.ClusterDeleted
 		}
 		put(t, r.Store, cluster.RecordKind, c.ID, c)
 	}
@@ -73,12 +74,12 @@ func TestClusterUpdatedCatchesUpAfterFallingBehind(t *testing.T) {
 func TestClusterUpdatedReplaysAfterTheCursor(t *testing.T) {
 	r := newClusterResolver(t)
 	before := store.Cursor(r.Store.LastSequence())
-	c := clusterAt(cluster.StatusCreating, "")
+	c := clusterAt(hyperpod.ClusterCreating, "")
 	put(t, r.Store, cluster.RecordKind, c.ID, c)
-	c.Status = cluster.StatusDeleting
+	c.Status = hyperpod.ClusterDeleting
 	put(t, r.Store, cluster.RecordKind, c.ID, c)
 	afterDeleting := store.Cursor(r.Store.LastSequence())
-	c.Status = cluster.StatusDeleted
+	c.Status = hyperpod.ClusterDeleted
 	put(t, r.Store, cluster.RecordKind, c.ID, c)
 	afterDeleted := store.Cursor(r.Store.LastSequence())
 
@@ -107,7 +108,7 @@ func TestClusterUpdatedReplaysAfterTheCursor(t *testing.T) {
 
 func TestClusterUpdatedEndsWhenTheRecordIsRemoved(t *testing.T) {
 	r := newClusterResolver(t)
-	c := clusterAt(cluster.StatusCreating, "")
+	c := clusterAt(hyperpod.ClusterCreating, "")
 	put(t, r.Store, cluster.RecordKind, c.ID, c)
 	ch, err := r.Subscription().ClusterUpdated(t.Context(), c.ID, nil)
 	if err != nil {
@@ -123,7 +124,7 @@ func TestClusterUpdatedEndsWhenTheRecordIsRemoved(t *testing.T) {
 
 func TestClusterUpdatedRefusesBeforeStreaming(t *testing.T) {
 	r := newClusterResolver(t)
-	put(t, r.Store, cluster.RecordKind, "c-1", clusterAt(cluster.StatusCreating, ""))
+	put(t, r.Store, cluster.RecordKind, "c-1", clusterAt(hyperpod.ClusterCreating, ""))
 	bad := "yesterday"
 	for _, tc := range []struct {
 		name  string
@@ -151,7 +152,7 @@ func TestClusterUpdatedFromAnExpiredCursorIsCursorExpired(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	r := &Resolver{Store: st, Ops: ops.NewRunner(st, ops.Options{})}
 	r.Clusters = cluster.New(st, r.Ops, nil, cluster.Options{})
-	c := clusterAt(cluster.StatusCreating, "")
+	c := clusterAt(hyperpod.ClusterCreating, "")
 	for i := range 5 {
 		c.StatusMessage = fmt.Sprint(i)
 		put(t, st, cluster.RecordKind, c.ID, c)

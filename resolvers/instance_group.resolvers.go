@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph"
@@ -76,10 +77,10 @@ func (r *queryResolver) InstanceGroups(ctx context.Context, clusterID string, fi
 		return nil, err
 	}
 	c, err := readConnection(ctx, r.Resolver, first, after,
-		func(req store.PageRequest) (*store.Page[compute.InstanceGroup], error) {
+		func(req store.PageRequest) (*store.Page[hyperpod.InstanceGroup], error) {
 			return r.Compute.GroupsPage(clusterID, req)
 		},
-		func(g *compute.InstanceGroup) string { return g.ID })
+		func(g *hyperpod.InstanceGroup) string { return g.ID })
 	if err != nil {
 		return nil, err
 	}

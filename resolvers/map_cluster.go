@@ -4,14 +4,14 @@ import (
 	"strings"
 
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
 // mapCluster turns a stored cluster into its GraphQL form. Its operations
 // and lastOperation are field resolvers.
-func mapCluster(c *cluster.Cluster) *model.Cluster {
+func mapCluster(c *hyperpod.Cluster) *model.Cluster {
 	if c == nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func mapCluster(c *cluster.Cluster) *model.Cluster {
 	return out
 }
 
-func mapNetwork(n cluster.Network) *model.ClusterNetwork {
+func mapNetwork(n hyperpod.Network) *model.ClusterNetwork {
 	out := &model.ClusterNetwork{
 		VpcID:             optional(n.VpcID),
 		Cidr:              optional(n.CIDR),
@@ -80,7 +80,7 @@ func mapNetwork(n cluster.Network) *model.ClusterNetwork {
 	return out
 }
 
-func mapInstanceGroupSpec(g compute.GroupSpec) *model.InstanceGroupSpec {
+func mapInstanceGroupSpec(g hyperpod.GroupSpec) *model.InstanceGroupSpec {
 	out := &model.InstanceGroupSpec{
 		Name:                 g.Name,
 		InstanceTypes:        append([]string{}, g.InstanceTypes...),
@@ -114,7 +114,7 @@ func mapClusterFilter(f *model.ClusterFilter) cluster.ListFilter {
 	}
 	out := cluster.ListFilter{IncludeDeleted: f.IncludeDeleted != nil && *f.IncludeDeleted}
 	for _, s := range f.Statuses {
-		out.Statuses = append(out.Statuses, cluster.Status(s))
+		out.Statuses = append(out.Statuses, hyperpod.ClusterStatus(s))
 	}
 	return out
 }
@@ -153,8 +153,8 @@ func mapCreateClusterInput(in model.CreateClusterInput) (cluster.CreateInput, er
 // mapInstanceGroupInput maps a group of createCluster the way
 // addInstanceGroup's group is mapped: both ask the same decisions of one
 // group model, except that a group created with its cluster names no
-// cluster and no training plan (compute.NormalizeSpec refuses one).
-func mapInstanceGroupInput(g *model.InstanceGroupInput) compute.GroupSpec {
+// cluster and no training plan (groupspec.Normalize refuses one).
+func mapInstanceGroupInput(g *model.InstanceGroupInput) hyperpod.GroupSpec {
 	return mapAddInstanceGroupInput(model.AddInstanceGroupInput{
 		Name: g.Name, InstanceType: g.InstanceType, InstanceTypes: g.InstanceTypes, Count: g.Count, MinCount: g.MinCount, Zone: g.Zone,
 		CapacityType: g.CapacityType, NetworkInterfaceMode: g.NetworkInterfaceMode, ThreadsPerCore: g.ThreadsPerCore,

@@ -2,10 +2,11 @@ package resolvers
 
 import (
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
-func mapInstanceGroup(g *compute.InstanceGroup) *model.InstanceGroup {
+func mapInstanceGroup(g *hyperpod.InstanceGroup) *model.InstanceGroup {
 	out := &model.InstanceGroup{
 		ID: g.ID, ClusterID: g.ClusterID, Name: g.Name, InstanceTypes: g.InstanceTypes, Flexible: g.Flexible(),
 		CapacityType: model.CapacityType(g.CapacityType), TrainingPlanArn: optional(g.TrainingPlanArn), Zone: g.Zone,
@@ -60,24 +61,24 @@ func imageVersionStatus(s string) model.ImageVersionStatus {
 	return model.ImageVersionStatusUnknown
 }
 
-func mapLabels(in []*model.KubernetesLabelInput) []compute.Label {
-	out := make([]compute.Label, 0, len(in))
+func mapLabels(in []*model.KubernetesLabelInput) []hyperpod.Label {
+	out := make([]hyperpod.Label, 0, len(in))
 	for _, l := range in {
-		out = append(out, compute.Label{Key: l.Key, Value: l.Value})
+		out = append(out, hyperpod.Label{Key: l.Key, Value: l.Value})
 	}
 	return out
 }
 
-func mapTaints(in []*model.TaintInput) []compute.Taint {
-	out := make([]compute.Taint, 0, len(in))
+func mapTaints(in []*model.TaintInput) []hyperpod.Taint {
+	out := make([]hyperpod.Taint, 0, len(in))
 	for _, t := range in {
-		out = append(out, compute.Taint{Key: t.Key, Value: deref(t.Value), Effect: string(t.Effect)})
+		out = append(out, hyperpod.Taint{Key: t.Key, Value: deref(t.Value), Effect: string(t.Effect)})
 	}
 	return out
 }
 
 func mapAddInstanceGroupInput(in model.AddInstanceGroupInput) compute.AddInput {
-	out := compute.AddInput{ClusterID: in.ClusterID, GroupSpec: compute.GroupSpec{
+	out := compute.AddInput{ClusterID: in.ClusterID, GroupSpec: hyperpod.GroupSpec{
 		Name: in.Name, InstanceTypes: in.InstanceTypes, Count: in.Count, Zone: deref(in.Zone), TrainingPlanArn: deref(in.TrainingPlanArn),
 		DeepHealthChecks: in.DeepHealthChecks, Labels: mapLabels(in.Labels), Taints: mapTaints(in.Taints),
 	}}

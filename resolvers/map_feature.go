@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/graph/model"
 )
 
@@ -10,16 +11,16 @@ import (
 func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 	var out []features.Toggle
 	if in.NodeAutoRecovery != nil {
-		out = append(out, features.Toggle{Name: features.NodeAutoRecovery, Enable: *in.NodeAutoRecovery})
+		out = append(out, features.Toggle{Name: hyperpod.NodeAutoRecovery, Enable: *in.NodeAutoRecovery})
 	}
 	if k := in.Karpenter; k != nil {
-		out = append(out, features.Toggle{Name: features.KarpenterAutoscaling, Enable: k.Enabled, Settings: &features.Settings{InstanceGroups: k.InstanceGroups}})
+		out = append(out, features.Toggle{Name: hyperpod.KarpenterAutoscaling, Enable: k.Enabled, Settings: &features.Settings{InstanceGroups: k.InstanceGroups}})
 	}
 	if in.TrainingOperator != nil {
-		out = append(out, features.Toggle{Name: features.TrainingOperator, Enable: *in.TrainingOperator})
+		out = append(out, features.Toggle{Name: hyperpod.TrainingOperator, Enable: *in.TrainingOperator})
 	}
 	if tc := in.TieredCheckpointing; tc != nil {
-		t := features.Toggle{Name: features.TieredCheckpointing, Enable: tc.Enabled, Settings: &features.Settings{
+		t := features.Toggle{Name: hyperpod.TieredCheckpointing, Enable: tc.Enabled, Settings: &features.Settings{
 			Bucket: deref(tc.Bucket), Namespace: deref(tc.Namespace), ServiceAccount: deref(tc.ServiceAccount),
 		}}
 		if tc.MemoryPercentage != nil {
@@ -28,31 +29,31 @@ func mapFeatureToggles(in model.UpdateClusterFeaturesInput) []features.Toggle {
 		out = append(out, t)
 	}
 	if d := in.DeepHealthChecks; d != nil {
-		out = append(out, features.Toggle{Name: features.DeepHealthChecks, Enable: d.Enabled, Settings: &features.Settings{InstanceGroups: d.InstanceGroups, Checks: d.Checks}})
+		out = append(out, features.Toggle{Name: hyperpod.DeepHealthChecks, Enable: d.Enabled, Settings: &features.Settings{InstanceGroups: d.InstanceGroups, Checks: d.Checks}})
 	}
 	if io := in.InferenceOperator; io != nil {
-		out = append(out, features.Toggle{Name: features.InferenceOperator, Enable: io.Enabled, Settings: &features.Settings{Bucket: deref(io.TLSCertificateBucket)}})
+		out = append(out, features.Toggle{Name: hyperpod.InferenceOperator, Enable: io.Enabled, Settings: &features.Settings{Bucket: deref(io.TLSCertificateBucket)}})
 	}
 	if o := in.Observability; o != nil {
-		out = append(out, features.Toggle{Name: features.Observability, Enable: o.Enabled, Settings: &features.Settings{WorkspaceArn: deref(o.PrometheusWorkspaceArn)}})
+		out = append(out, features.Toggle{Name: hyperpod.Observability, Enable: o.Enabled, Settings: &features.Settings{WorkspaceArn: deref(o.PrometheusWorkspaceArn)}})
 	}
 	if in.KubeRay != nil {
-		out = append(out, features.Toggle{Name: features.KubeRay, Enable: *in.KubeRay})
+		out = append(out, features.Toggle{Name: hyperpod.KubeRay, Enable: *in.KubeRay})
 	}
 	if in.Keda != nil {
-		out = append(out, features.Toggle{Name: features.KEDA, Enable: *in.Keda})
+		out = append(out, features.Toggle{Name: hyperpod.KEDA, Enable: *in.Keda})
 	}
 	if in.LoadBalancerController != nil {
-		out = append(out, features.Toggle{Name: features.LoadBalancerController, Enable: *in.LoadBalancerController})
+		out = append(out, features.Toggle{Name: hyperpod.LoadBalancerController, Enable: *in.LoadBalancerController})
 	}
 	if c := in.S3CsiDriver; c != nil {
-		out = append(out, features.Toggle{Name: features.S3CSIDriver, Enable: c.Enabled, Settings: &features.Settings{Buckets: c.Buckets}})
+		out = append(out, features.Toggle{Name: hyperpod.S3CSIDriver, Enable: c.Enabled, Settings: &features.Settings{Buckets: c.Buckets}})
 	}
 	if in.FsxCsiDriver != nil {
-		out = append(out, features.Toggle{Name: features.FSxCSIDriver, Enable: *in.FsxCsiDriver})
+		out = append(out, features.Toggle{Name: hyperpod.FSxCSIDriver, Enable: *in.FsxCsiDriver})
 	}
 	if m := in.Mlflow; m != nil {
-		t := features.Toggle{Name: features.MLflow, Enable: m.Enabled, Settings: &features.Settings{
+		t := features.Toggle{Name: hyperpod.MLflow, Enable: m.Enabled, Settings: &features.Settings{
 			TrackingServerName: deref(m.TrackingServerName), ArtifactStoreURI: deref(m.ArtifactStoreURI), TrackingServerArn: deref(m.TrackingServerArn),
 		}}
 		if m.TrackingServerSize != nil {
@@ -83,17 +84,17 @@ func mapFeature(f *features.Feature) *model.Feature {
 		return m
 	}
 	switch f.Name {
-	case features.KarpenterAutoscaling:
+	case hyperpod.KarpenterAutoscaling:
 		m.Karpenter = &model.KarpenterSettings{InstanceGroups: append([]string{}, s.InstanceGroups...)}
-	case features.DeepHealthChecks:
+	case hyperpod.DeepHealthChecks:
 		m.DeepHealthChecks = &model.DeepHealthCheckSettings{InstanceGroups: append([]string{}, s.InstanceGroups...), Checks: append([]string{}, s.Checks...)}
-	case features.InferenceOperator:
+	case hyperpod.InferenceOperator:
 		m.InferenceOperator = &model.InferenceOperatorSettings{TLSCertificateBucket: s.Bucket}
-	case features.Observability:
+	case hyperpod.Observability:
 		m.Observability = &model.ObservabilitySettings{PrometheusWorkspaceArn: s.WorkspaceArn}
-	case features.S3CSIDriver:
+	case hyperpod.S3CSIDriver:
 		m.S3CsiDriver = &model.S3CsiDriverSettings{Buckets: append([]string{}, s.Buckets...)}
-	case features.MLflow:
+	case hyperpod.MLflow:
 		m.Mlflow = &model.MlflowSettings{TrackingServerArn: s.TrackingServerArn, Existing: s.TrackingServerName == "", Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}
 		if s.TrackingServerName != "" {
 			m.Mlflow.TrackingServerName, m.Mlflow.ArtifactStoreURI = optional(s.TrackingServerName), optional(s.ArtifactStoreURI)
@@ -103,7 +104,7 @@ func mapFeature(f *features.Feature) *model.Feature {
 				}
 			}
 		}
-	case features.TieredCheckpointing:
+	case hyperpod.TieredCheckpointing:
 		m.TieredCheckpointing = &model.TieredCheckpointingSettings{Bucket: optional(s.Bucket), Namespace: s.Namespace, ServiceAccount: s.ServiceAccount}
 		if s.MemoryPercentage > 0 {
 			m.TieredCheckpointing.MemoryPercentage = &s.MemoryPercentage

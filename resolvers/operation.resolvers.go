@@ -13,6 +13,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
@@ -33,7 +34,7 @@ func (r *eventResolver) Operation(ctx context.Context, obj *model.Event) (*model
 
 // Cluster is the resolver for the cluster field.
 func (r *eventResolver) Cluster(ctx context.Context, obj *model.Event) (*model.Cluster, error) {
-	var c cluster.Cluster
+	var c hyperpod.Cluster
 	if ok, err := decodePayload(obj, cluster.RecordKind, &c); !ok || err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (r *eventResolver) Cluster(ctx context.Context, obj *model.Event) (*model.C
 
 // InstanceGroup is the resolver for the instanceGroup field.
 func (r *eventResolver) InstanceGroup(ctx context.Context, obj *model.Event) (*model.InstanceGroup, error) {
-	var g compute.InstanceGroup
+	var g hyperpod.InstanceGroup
 	if ok, err := decodePayload(obj, compute.GroupKind, &g); !ok || err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/graph/model"
@@ -91,7 +92,7 @@ func (r *Resolver) operationStream(id string) *recordStream[ops.Operation, model
 }
 
 // clusterStream follows cluster id until it is deleted.
-func (r *Resolver) clusterStream(id string) *recordStream[cluster.Cluster, model.Cluster] {
-	return &recordStream[cluster.Cluster, model.Cluster]{r: r, name: "clusterUpdated", kind: cluster.RecordKind, id: id,
-		get: r.Clusters.Get, view: mapCluster, final: func(c *cluster.Cluster) bool { return c.Status == cluster.StatusDeleted }}
+func (r *Resolver) clusterStream(id string) *recordStream[hyperpod.Cluster, model.Cluster] {
+	return &recordStream[hyperpod.Cluster, model.Cluster]{r: r, name: "clusterUpdated", kind: cluster.RecordKind, id: id,
+		get: r.Clusters.Get, view: mapCluster, final: func(c *hyperpod.Cluster) bool { return c.Status == hyperpod.ClusterDeleted }}
 }

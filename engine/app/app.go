@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/auth"
@@ -24,6 +25,7 @@ import (
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
+	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simwire"
 	"github.com/instantstart/instantstart/engine/storage"
@@ -57,6 +59,17 @@ type Config struct {
 	HelmChartDir string
 	// SimFaults are injected into the simulator at start.
 	SimFaults []sim.Fault
+	// Sim tunes the simulated world (its clock, seed, account or
+	// catalog); its Speed, DefaultRegion and Storage are ignored: they come
+	// from SimSpeed, Region, DataDir and InMemory.
+	Sim sim.Options
+	// SimPorts, when set, makes from the simulated world the ports the
+	// engine calls, in place of the world's own: tests pass the real
+	// provider's SDK clients pointed at the world's wire endpoint.
+	SimPorts func(*sim.World) cloud.Regions
+	// InMemory keeps the store, and the simulator's world, in memory only:
+	// nothing outlives the App but the first admin token's file. For tests.
+	InMemory bool
 	// SimAWSListen, when set, is a loopback host:port on which Refresh
 	// also serves the simulator's AWS services over their wire protocols
 	// (see package simwire). Only with ProviderSim.
@@ -155,7 +168,7 @@ func New(cfg Config) (*App, error) {
 // lock also guards the simulator's world file.
 func (a *App) build() error {
 	cfg, log := a.Config, a.Config.Logger
-	st, err := store.Open(cfg.DataDir, store.Options{SyncWrites: true, Logger: log, EventRetention: cfg.EventRetention})
+	st, err := store.Open(cfg.DataDir, store.Options{SyncWrites: true, InMemory: cfg.InMemory, Logger: log, EventRetention: cfg.EventRetention})
 	if err != nil {
 		return err
 	}
@@ -182,17 +195,19 @@ func (a *App) build() error {
 
 	// The runner scales every wait of every area for the simulator's speed.
 	a.Runner = ops.NewRunner(st, ops.Options{Speed: a.Scale, Logger: log, Observer: cfg.Observer})
+	// Each area gets what it needs of another as an interface it declares,
+	// filled here with the other area's service. The features read the
+	// shared bucket through storage's store reader, not its service: the
+	// storage service is built on the features.
 	a.Clusters = cluster.New(st, a.Runner, a.Regions, cluster.Options{Logger: log})
-	if a.Compute, err = compute.New(st, a.Runner, a.Regions, cluster.ComputeView{Service: a.Clusters}, compute.Options{Logger: log}); err != nil {
+	if a.Compute, err = compute.New(st, a.Runner, a.Regions, a.Clusters, compute.Options{Logger: log}); err != nil {
 		return fmt.Errorf("open the instance groups and nodes: %w", err)
 	}
-	a.Features = features.New(st, a.Runner, a.Regions, cluster.FeaturesView{Service: a.Clusters}, features.Options{Logger: log, Buckets: sharedBuckets{a}})
-	a.Storage = storage.New(st, a.Runner, a.Regions, cluster.StorageView{Service: a.Clusters}, features.StorageView{Service: a.Features}, storage.Options{Logger: log})
-	a.Models = models.New(st, a.Runner, a.Regions, cluster.ModelsView{Service: a.Clusters}, storage.ModelsView{Service: a.Storage}, models.Options{Logger: log})
-	a.Training = training.New(st, a.Runner, a.Regions, cluster.TrainingView{Service: a.Clusters}, storage.TrainingView{Service: a.Storage},
-		compute.TrainingView{Service: a.Compute}, features.TrainingOperatorView{Service: a.Features}, training.Options{Logger: log})
-	a.Inference = inference.New(st, a.Runner, a.Regions, cluster.InferenceView{Service: a.Clusters}, storage.InferenceView{Service: a.Storage},
-		compute.InferenceView{Service: a.Compute}, features.InferenceView{Service: a.Features}, inference.Options{Logger: log})
+	a.Features = features.New(st, a.Runner, a.Clusters, features.Options{Logger: log, Buckets: storage.SharedBuckets{Store: st}})
+	a.Storage = storage.New(st, a.Runner, a.Clusters, a.Features, storage.Options{Logger: log})
+	a.Models = models.New(st, a.Runner, a.Clusters, a.Storage, models.Options{Logger: log})
+	a.Training = training.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, training.Options{Logger: log})
+	a.Inference = inference.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, inference.Options{Logger: log})
 	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
 	if err := a.Runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)
@@ -200,22 +215,14 @@ func (a *App) build() error {
 	return nil
 }
 
-// sharedBuckets shows the storage area's shared bucket to the features
-// area, which is built first (storage turns features on): it reaches the
-// storage service once the App is built.
-type sharedBuckets struct{ a *App }
-
-func (b sharedBuckets) SharedBucket(clusterID string) (*features.SharedBucket, error) {
-	return storage.FeaturesView{Service: b.a.Storage}.SharedBucket(clusterID)
-}
-
 func (a *App) buildSim() error {
 	cfg, log := a.Config, a.Config.Logger
-	world, err := sim.New(sim.Options{
-		Speed:         cfg.SimSpeed,
-		Storage:       sim.FileStorage{Path: filepath.Join(cfg.DataDir, SimWorldFile)},
-		DefaultRegion: cfg.Region,
-	})
+	opts := cfg.Sim
+	opts.Speed, opts.DefaultRegion, opts.Storage = cfg.SimSpeed, cfg.Region, nil
+	if !cfg.InMemory {
+		opts.Storage = sim.FileStorage{Path: filepath.Join(cfg.DataDir, SimWorldFile)}
+	}
+	world, err := sim.New(opts)
 	if err != nil {
 		return err
 	}
@@ -235,6 +242,9 @@ func (a *App) buildSim() error {
 		log.Info("simulator fault injected", "fault", stored.ID, "kind", stored.Kind)
 	}
 	a.World, a.Regions = world, world
+	if cfg.SimPorts != nil {
+		a.Regions = cfg.SimPorts(world)
+	}
 	if cfg.SimAWSListen != "" {
 		l, err := simwire.Listen(cfg.SimAWSListen)
 		if err != nil {
@@ -264,25 +274,25 @@ func (a *App) Refresh(ctx context.Context) {
 			a.Config.Logger.Error("simulator's AWS endpoint stopped", "err", err)
 		}
 	}()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cluster.Refresher{Service: a.Clusters, Fast: a.Scaled(15 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
-	}()
-	jobs := make(chan struct{})
-	go func() {
-		defer close(jobs)
-		training.Refresher{Service: a.Training, Fast: a.Scaled(10 * time.Second), Slow: a.Scaled(2 * time.Minute)}.Run(ctx)
-	}()
-	endpoints := make(chan struct{})
-	go func() {
-		defer close(endpoints)
-		inference.Refresher{Service: a.Inference, Fast: a.Scaled(10 * time.Second), Slow: a.Scaled(2 * time.Minute)}.Run(ctx)
-	}()
-	compute.Refresher{Service: a.Compute, Fast: a.Scaled(20 * time.Second), Slow: a.Scaled(5 * time.Minute)}.Run(ctx)
-	<-done
-	<-jobs
-	<-endpoints
+	log := a.Config.Logger
+	loops := []struct {
+		name       string
+		fast, slow time.Duration
+		step       func(context.Context) (bool, error)
+	}{
+		{"refresh clusters", 15 * time.Second, 5 * time.Minute, func(ctx context.Context) (bool, error) {
+			changed, err := a.Clusters.Refresh(ctx)
+			return changed > 0, err
+		}},
+		{"refresh jobs", 10 * time.Second, 2 * time.Minute, a.Training.Refresh},
+		{"refresh endpoints", 10 * time.Second, 2 * time.Minute, a.Inference.Refresh},
+		{"refresh compute", 20 * time.Second, 5 * time.Minute, a.Compute.Refresh},
+	}
+	var wg sync.WaitGroup
+	for _, l := range loops {
+		wg.Go(func() { refresh.Loop(ctx, a.Scaled(l.fast), a.Scaled(l.slow), log, l.name, l.step) })
+	}
+	wg.Wait()
 	<-wire
 }
 

@@ -1,25 +1,28 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/app/apptest"
+	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
-const speed = 5000
-
+// fixture is the engine on the simulator, with no cluster yet.
 type fixture struct {
 	world  *sim.World
 	runner *ops.Runner
-	svc    *Service
+	store  *store.Store
+	svc    *cluster.Service
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -31,49 +34,54 @@ func newFixture(t *testing.T) *fixture {
 // and region are the fixture's).
 func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Speed, opts.DefaultRegion = speed, "us-west-2"
-	world, err := sim.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
-	svc := New(st, runner, world, Options{})
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	return &fixture{world: world, runner: runner, svc: svc}
+	a := apptest.New(t, apptest.Options{Sim: opts})
+	return &fixture{world: a.World, runner: a.Runner, store: a.Store, svc: a.Clusters}
 }
 
-func (f *fixture) wait(t *testing.T, id string) *ops.Operation {
+// succeeded follows op to its end and fails the test unless it succeeded.
+func (f *fixture) succeeded(t *testing.T, op *ops.Operation) *ops.Operation {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		op, err := f.runner.Wait(context.Background(), id, 5*time.Second)
-		if err != nil {
+	return simtest.Succeeded(t, f.runner, op)
+}
+
+// ended follows op to its end, whichever it is.
+func (f *fixture) ended(t *testing.T, op *ops.Operation) *ops.Operation {
+	t.Helper()
+	var end *ops.Operation
+	testwait.Eventually(t, "operation "+op.ID+" ends", func() bool {
+		var err error
+		if end, err = f.runner.Get(op.ID); err != nil {
 			t.Fatal(err)
 		}
-		if op.Status.Terminal() {
-			return op
-		}
+		return end.Status.Terminal()
+	})
+	return end
+}
+
+// forget deletes the record of cluster id and frees its name, as if
+// another control plane had made the cluster.
+func (f *fixture) forget(t *testing.T, id string) {
+	t.Helper()
+	c, err := f.svc.Get(id)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("operation %s did not end", id)
-	return nil
+	if err := f.store.Update(func(tx *store.Tx) error {
+		if err := tx.DeleteIndex(cluster.NameIndex, c.Region+"/"+c.Name); err != nil {
+			return err
+		}
+		return tx.Delete(cluster.RecordKind, id)
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
-func p5Group() compute.GroupSpec {
-	return compute.GroupSpec{Name: "gpu", InstanceTypes: []string{"ml.p5.48xlarge"}, Count: 2, Zone: "us-west-2a"}
+func p5Group() hyperpod.GroupSpec {
+	return hyperpod.GroupSpec{Name: "gpu", InstanceTypes: []string{"ml.p5.48xlarge"}, Count: 2, Zone: "us-west-2a"}
 }
 
-func validInput() CreateInput {
-	return CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []compute.GroupSpec{p5Group()}}
+func validInput() cluster.CreateInput {
+	return cluster.CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []hyperpod.GroupSpec{p5Group()}}
 }
 
 func TestCreateAndDeleteCluster(t *testing.T) {
@@ -82,21 +90,18 @@ func TestCreateAndDeleteCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := f.wait(t, op.ID)
-	if end.Status != ops.Succeeded {
-		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, op)
 	c, err := f.svc.Get(op.Target.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != StatusActive || c.EKS.Status != "ACTIVE" || c.HyperPod.Status != "InService" || c.HyperPod.NodeRecovery != "Automatic" ||
+	if c.Status != hyperpod.ClusterActive || c.EKS.Status != "ACTIVE" || c.HyperPod.Status != "InService" || c.HyperPod.NodeRecovery != "Automatic" ||
 		c.HyperPod.NodeProvisioning != "Continuous" || c.EKS.AuthMode != "API" || c.EKS.OIDCProviderArn == "" {
 		t.Fatalf("cluster after create: %+v", c)
 	}
 	var compute int
 	for _, s := range c.Network.Subnets {
-		if s.Role == SubnetCompute {
+		if s.Role == hyperpod.SubnetCompute {
 			compute++
 			if !strings.HasSuffix(s.CIDR, "/20") || s.Zone != "us-west-2a" {
 				t.Fatalf("compute subnet %+v", s)
@@ -115,15 +120,13 @@ func TestCreateAndDeleteCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, del.ID); end.Status != ops.Succeeded {
-		t.Fatalf("delete ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, del)
 	c, _ = f.svc.Get(c.ID)
-	if c.Status != StatusDeleted || c.DeletedAt == nil {
+	if c.Status != hyperpod.ClusterDeleted || c.DeletedAt == nil {
 		t.Fatalf("after delete: %s", c.Status)
 	}
 	p, _ := f.world.Provider("us-west-2")
-	if v, _ := clusterVPC(context.Background(), p, c.ID); v != nil {
+	if v, _ := cluster.ClusterVPC(context.Background(), p, c.ID); v != nil {
 		t.Fatalf("the VPC is still there: %s", *v.VpcId)
 	}
 	// The name is free again.
@@ -131,10 +134,8 @@ func TestCreateAndDeleteCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("re-create with the same name: %v", err)
 	}
-	if end := f.wait(t, again.ID); end.Status != ops.Succeeded {
-		t.Fatalf("re-create ended %s", end.Status)
-	}
-	page, _ := f.svc.List(ListFilter{}, 10, "")
+	f.succeeded(t, again)
+	page, _ := f.svc.List(cluster.ListFilter{}, 10, "")
 	if page.TotalCount != 1 || page.Items[0].ID != again.Target.ID {
 		t.Fatalf("list shows %d clusters", page.TotalCount)
 	}
@@ -150,35 +151,33 @@ func TestCapacityFaultFailsHyperPodPhaseAndRetryFinishesWithoutNewEKSCluster(t *
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := f.wait(t, op.ID)
-	hp := end.Phase(phaseHyperPod)
+	end := f.ended(t, op)
+	hp := end.Phase(cluster.PhaseHyperPod)
 	if end.Status != ops.Failed || hp.Status != ops.PhaseFailed || hp.Error.Code != "UPSTREAM" || !strings.Contains(hp.Error.Message, "us-west-2a") {
 		t.Fatalf("after the fault: op %s phase %+v", end.Status, hp.Error)
 	}
 	c, _ := f.svc.Get(op.Target.ID)
-	if c.Status != StatusFailed {
+	if c.Status != hyperpod.ClusterFailed {
 		t.Fatalf("cluster status %s", c.Status)
 	}
 	if err := f.world.ClearFault(fault.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.runner.Retry(op.ID); err != nil {
+	retried, err := f.runner.Retry(op.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
-	end = f.wait(t, op.ID)
-	if end.Status != ops.Succeeded {
-		t.Fatalf("after retry %s: %+v", end.Status, end.Error)
-	}
+	end = f.succeeded(t, retried)
 	// The retry ran the replacement phase again; it deleted the failed
 	// cluster, and the runner waited for it to go before creating anew.
-	if rp := end.Phase(phaseReplaceHyperPod); rp.Status != ops.PhaseSucceeded || rp.Attempt != 1 {
+	if rp := end.Phase(cluster.PhaseReplaceHyperPod); rp.Status != ops.PhaseSucceeded || rp.Attempt != 1 {
 		t.Fatalf("replacement phase after retry: %s attempt %d", rp.Status, rp.Attempt)
 	}
 	calls := f.world.Calls()
 	if calls["eks"]["CreateCluster"] != 1 || calls["sagemaker"]["CreateCluster"] != 2 || calls["sagemaker"]["DeleteCluster"] != 1 {
 		t.Fatalf("calls after retry: eks %d sagemaker create %d delete %d", calls["eks"]["CreateCluster"], calls["sagemaker"]["CreateCluster"], calls["sagemaker"]["DeleteCluster"])
 	}
-	if c, _ := f.svc.Get(op.Target.ID); c.Status != StatusActive || c.HyperPod.FailureMessage != "" {
+	if c, _ := f.svc.Get(op.Target.ID); c.Status != hyperpod.ClusterActive || c.HyperPod.FailureMessage != "" {
 		t.Fatalf("cluster after retry: %s %q", c.Status, c.HyperPod.FailureMessage)
 	}
 }
@@ -186,43 +185,43 @@ func TestCapacityFaultFailsHyperPodPhaseAndRetryFinishesWithoutNewEKSCluster(t *
 func TestBadInputIsRefusedBeforeAnythingIsMade(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		edit  func(*CreateInput)
+		edit  func(*cluster.CreateInput)
 		code  errs.Code
 		field string
 		says  string
 	}{
-		{"invalid name", func(in *CreateInput) { in.Name = "-bad_name" }, errs.Validation, "input.name", "not valid"},
-		{"unknown zone", func(in *CreateInput) { in.Zones = []string{"us-west-2a", "us-west-2z"} }, errs.Validation, "input.zones[1]", "us-west-2z"},
-		{"one zone", func(in *CreateInput) { in.Zones = []string{"us-west-2a"} }, errs.Validation, "input.zones", "at least two"},
-		{"unknown version", func(in *CreateInput) { in.KubernetesVersion = "1.12" }, errs.Validation, "input.kubernetesVersion", "1.28 to 1.34"},
-		{"instance type not offered in zone", func(in *CreateInput) {
+		{"invalid name", func(in *cluster.CreateInput) { in.Name = "-bad_name" }, errs.Validation, "input.name", "not valid"},
+		{"unknown zone", func(in *cluster.CreateInput) { in.Zones = []string{"us-west-2a", "us-west-2z"} }, errs.Validation, "input.zones[1]", "us-west-2z"},
+		{"one zone", func(in *cluster.CreateInput) { in.Zones = []string{"us-west-2a"} }, errs.Validation, "input.zones", "at least two"},
+		{"unknown version", func(in *cluster.CreateInput) { in.KubernetesVersion = "1.12" }, errs.Validation, "input.kubernetesVersion", "1.28 to 1.34"},
+		{"instance type not offered in zone", func(in *cluster.CreateInput) {
 			in.InstanceGroups[0].Zone = "us-west-2d"
 			in.Zones = append(in.Zones, "us-west-2d")
 		},
 			errs.Precondition, "input.instanceGroups[0].instanceType", "us-west-2a"},
-		{"unknown instance type", func(in *CreateInput) { in.InstanceGroups[0].InstanceTypes = []string{"ml.z9.large"} }, errs.Precondition, "input.instanceGroups[0].instanceType", "no zone"},
-		{"not an ml type", func(in *CreateInput) { in.InstanceGroups[0].InstanceTypes = []string{"p5.48xlarge"} }, errs.Validation, "input.instanceGroups[0].instanceType", "ml."},
-		{"over quota", func(in *CreateInput) { in.InstanceGroups[0].Count = 50 }, errs.Precondition, "input.instanceGroups[0].count", "quota"},
-		{"bad threads", func(in *CreateInput) { in.InstanceGroups[0].ThreadsPerCore = 3 }, errs.Validation, "input.instanceGroups[0].threadsPerCore", "1 or 2"},
-		{"group zone outside the cluster", func(in *CreateInput) { in.InstanceGroups[0].Zone = "us-west-2c" }, errs.Validation, "input.instanceGroups[0].zone", "not one of the cluster's zones"},
-		{"unknown network interface mode", func(in *CreateInput) { in.InstanceGroups[0].InterfaceMode = "EFA_PLUS" }, errs.Validation, "input.instanceGroups[0].networkInterfaceMode", "STANDARD, EFA_ONLY"},
-		{"flexible type not offered in the zone", func(in *CreateInput) {
+		{"unknown instance type", func(in *cluster.CreateInput) { in.InstanceGroups[0].InstanceTypes = []string{"ml.z9.large"} }, errs.Precondition, "input.instanceGroups[0].instanceType", "no zone"},
+		{"not an ml type", func(in *cluster.CreateInput) { in.InstanceGroups[0].InstanceTypes = []string{"p5.48xlarge"} }, errs.Validation, "input.instanceGroups[0].instanceType", "ml."},
+		{"over quota", func(in *cluster.CreateInput) { in.InstanceGroups[0].Count = 50 }, errs.Precondition, "input.instanceGroups[0].count", "quota"},
+		{"bad threads", func(in *cluster.CreateInput) { in.InstanceGroups[0].ThreadsPerCore = 3 }, errs.Validation, "input.instanceGroups[0].threadsPerCore", "1 or 2"},
+		{"group zone outside the cluster", func(in *cluster.CreateInput) { in.InstanceGroups[0].Zone = "us-west-2c" }, errs.Validation, "input.instanceGroups[0].zone", "not one of the cluster's zones"},
+		{"unknown network interface mode", func(in *cluster.CreateInput) { in.InstanceGroups[0].InterfaceMode = "EFA_PLUS" }, errs.Validation, "input.instanceGroups[0].networkInterfaceMode", "STANDARD, EFA_ONLY"},
+		{"flexible type not offered in the zone", func(in *cluster.CreateInput) {
 			in.InstanceGroups[0].InstanceTypes = []string{"ml.p5.48xlarge", "ml.p5e.48xlarge"}
 		}, errs.Precondition, "input.instanceGroups[0].instanceType", "ml.p5e.48xlarge of group gpu is not offered in us-west-2a"},
-		{"instance type listed twice", func(in *CreateInput) {
+		{"instance type listed twice", func(in *cluster.CreateInput) {
 			in.InstanceGroups[0].InstanceTypes = []string{"ml.p5.48xlarge", "ml.p5.48xlarge"}
 		}, errs.Validation, "input.instanceGroups[0].instanceTypes", "listed twice"},
-		{"flexible group on spot", func(in *CreateInput) {
-			in.InstanceGroups[0].InstanceTypes, in.InstanceGroups[0].CapacityType = []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}, compute.Spot
+		{"flexible group on spot", func(in *cluster.CreateInput) {
+			in.InstanceGroups[0].InstanceTypes, in.InstanceGroups[0].CapacityType = []string{"ml.p5.48xlarge", "ml.p4d.24xlarge"}, hyperpod.Spot
 		}, errs.Precondition, "input.instanceGroups[0].capacityType", "flexible"},
-		{"label key of HyperPod's", func(in *CreateInput) {
-			in.InstanceGroups[0].Labels = []compute.Label{{Key: "sagemaker.amazonaws.com/node", Value: "x"}}
+		{"label key of HyperPod's", func(in *cluster.CreateInput) {
+			in.InstanceGroups[0].Labels = []hyperpod.Label{{Key: "sagemaker.amazonaws.com/node", Value: "x"}}
 		}, errs.Validation, "input.instanceGroups[0].labels", "HyperPod's"},
-		{"unknown taint effect", func(in *CreateInput) {
-			in.InstanceGroups[0].Taints = []compute.Taint{{Key: "dedicated", Effect: "EVICT"}}
+		{"unknown taint effect", func(in *cluster.CreateInput) {
+			in.InstanceGroups[0].Taints = []hyperpod.Taint{{Key: "dedicated", Effect: "EVICT"}}
 		}, errs.Validation, "input.instanceGroups[0].taints", "EVICT"},
-		{"VPC range with host bits", func(in *CreateInput) { in.VpcCIDR = "10.0.0.1/16" }, errs.Validation, "input.vpcCidr", "10.0.0.0/16"},
-		{"VPC range not a /16", func(in *CreateInput) { in.VpcCIDR = "10.9.0.0/20" }, errs.Validation, "input.vpcCidr", "/16"},
+		{"VPC range with host bits", func(in *cluster.CreateInput) { in.VpcCIDR = "10.0.0.1/16" }, errs.Validation, "input.vpcCidr", "10.0.0.0/16"},
+		{"VPC range not a /16", func(in *cluster.CreateInput) { in.VpcCIDR = "10.9.0.0/20" }, errs.Validation, "input.vpcCidr", "/16"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -240,7 +239,7 @@ func TestBadInputIsRefusedBeforeAnythingIsMade(t *testing.T) {
 					}
 				}
 			}
-			if page, _ := f.svc.List(ListFilter{IncludeDeleted: true}, 10, ""); page.TotalCount != 0 {
+			if page, _ := f.svc.List(cluster.ListFilter{IncludeDeleted: true}, 10, ""); page.TotalCount != 0 {
 				t.Fatalf("a cluster record was made")
 			}
 		})
@@ -253,7 +252,7 @@ func TestOverlappingVpcCIDRIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, op.ID)
+	f.succeeded(t, op)
 	in := validInput()
 	in.Name, in.VpcCIDR = "other", "10.0.0.0/16"
 	_, err = f.svc.Create(context.Background(), "tester", in, "")
@@ -265,7 +264,7 @@ func TestOverlappingVpcCIDRIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, second.ID)
+	f.succeeded(t, second)
 	c, _ := f.svc.Get(second.Target.ID)
 	if c.Network.CIDR != "10.1.0.0/16" {
 		t.Fatalf("second cluster's VPC %s, want the next free /16", c.Network.CIDR)
@@ -289,26 +288,16 @@ func TestImportAdoptsAnExistingCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, op.ID)
-	// Forget the record (as if another control plane had made the cluster).
-	if err := f.svc.store.Update(func(tx *store.Tx) error {
-		if err := tx.DeleteIndex(indexName, "us-west-2/train-1"); err != nil {
-			return err
-		}
-		return tx.Delete(RecordKind, op.Target.ID)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.succeeded(t, op)
+	f.forget(t, op.Target.ID)
 	before := f.world.Calls()
-	imp, err := f.svc.Import(context.Background(), "tester", ImportInput{EKSClusterName: "train-1"}, "")
+	imp, err := f.svc.Import(context.Background(), "tester", cluster.ImportInput{EKSClusterName: "train-1"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, imp.ID); end.Status != ops.Succeeded {
-		t.Fatalf("import ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, imp)
 	c, _ := f.svc.Get(imp.Target.ID)
-	if !c.Imported || c.Status != StatusActive || c.HyperPod.Name != "train-1" || c.HyperPod.Status != "InService" || len(c.Network.Subnets) != 4 || c.KubernetesVersion != DefaultKubernetesVersion {
+	if !c.Imported || c.Status != hyperpod.ClusterActive || c.HyperPod.Name != "train-1" || c.HyperPod.Status != "InService" || len(c.Network.Subnets) != 4 || c.KubernetesVersion != cluster.DefaultKubernetesVersion {
 		t.Fatalf("imported cluster %+v", c)
 	}
 	after := f.world.Calls()
@@ -319,7 +308,7 @@ func TestImportAdoptsAnExistingCluster(t *testing.T) {
 			}
 		}
 	}
-	if _, err := f.svc.Import(context.Background(), "tester", ImportInput{Name: "x", EKSClusterName: "nope"}, ""); errs.CodeOf(err) != errs.Precondition {
+	if _, err := f.svc.Import(context.Background(), "tester", cluster.ImportInput{Name: "x", EKSClusterName: "nope"}, ""); errs.CodeOf(err) != errs.Precondition {
 		t.Fatalf("import of a missing cluster: %v", err)
 	}
 }
@@ -365,7 +354,7 @@ func TestIdempotencyKeysReturnTheFirstOperation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, first.ID)
+	f.succeeded(t, first)
 	again, err := f.svc.Create(ctx, "alice", in, "k1")
 	if err != nil || again.ID != first.ID {
 		t.Fatalf("retried create: %v %v", again, err)
@@ -379,11 +368,11 @@ func TestIdempotencyKeysReturnTheFirstOperation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, del.ID)
+	f.succeeded(t, del)
 	if again, err := f.svc.Delete(ctx, "alice", first.Target.ID, "k2"); err != nil || again.ID != del.ID {
 		t.Fatalf("retried delete: %v %v", again, err)
 	}
-	imp1, err := f.svc.Import(ctx, "alice", ImportInput{EKSClusterName: "nope"}, "k3")
+	imp1, err := f.svc.Import(ctx, "alice", cluster.ImportInput{EKSClusterName: "nope"}, "k3")
 	if errs.CodeOf(err) != errs.Precondition || imp1 != nil {
 		t.Fatalf("import of a missing cluster: %v", err)
 	}

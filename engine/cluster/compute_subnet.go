@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -24,7 +25,7 @@ func (s *Service) ComputeSubnet(ctx context.Context, clusterID, zone string, cre
 		return "", err
 	}
 	if !c.Network.Owned {
-		for _, role := range []SubnetRole{SubnetCompute, SubnetPrivate} {
+		for _, role := range []hyperpod.SubnetRole{hyperpod.SubnetCompute, hyperpod.SubnetPrivate} {
 			for _, sn := range c.Network.Subnets {
 				if sn.Zone == zone && sn.Role == role {
 					return sn.ID, nil
@@ -57,17 +58,17 @@ func (s *Service) ComputeSubnet(ctx context.Context, clusterID, zone string, cre
 	if err := n.ensureRouteTable(ctx, c.Network.VpcID, "private", []string{id}, &ec2.CreateRouteInput{NatGatewayId: aws.String(c.Network.NatGatewayID)}); err != nil {
 		return "", err
 	}
-	return id, s.recordSubnet(clusterID, Subnet{ID: id, Zone: zone, CIDR: aws.ToString(sub.CidrBlock), Role: SubnetCompute})
+	return id, s.recordSubnet(clusterID, hyperpod.Subnet{ID: id, Zone: zone, CIDR: aws.ToString(sub.CidrBlock), Role: hyperpod.SubnetCompute})
 }
 
 // recordSubnet adds a subnet to the cluster's network record.
-func (s *Service) recordSubnet(clusterID string, sn Subnet) error {
+func (s *Service) recordSubnet(clusterID string, sn hyperpod.Subnet) error {
 	return s.store.Update(func(tx *store.Tx) error {
-		var c Cluster
+		var c hyperpod.Cluster
 		if err := tx.Get(RecordKind, clusterID, &c); err != nil {
 			return err
 		}
-		if slices.ContainsFunc(c.Network.Subnets, func(have Subnet) bool { return have.ID == sn.ID }) {
+		if slices.ContainsFunc(c.Network.Subnets, func(have hyperpod.Subnet) bool { return have.ID == sn.ID }) {
 			return nil
 		}
 		c.Network.Subnets = append(c.Network.Subnets, sn)

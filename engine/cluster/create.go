@@ -13,6 +13,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -70,9 +71,9 @@ func (s *Service) Create(ctx context.Context, caller string, in CreateInput, ide
 				return err
 			}
 			now := tx.Now()
-			c := &Cluster{ID: id, Name: in.Name, Region: in.Region, KubernetesVersion: in.KubernetesVersion, Zones: in.Zones,
-				Status: StatusCreating, InstanceGroups: in.InstanceGroups, CreatedAt: now, UpdatedAt: now,
-				Network: Network{Owned: true}, EKS: EKS{Name: in.Name, Owned: true}, HyperPod: HyperPod{Name: in.Name, Owned: true}, Roles: Roles{Owned: true}}
+			c := &hyperpod.Cluster{ID: id, Name: in.Name, Region: in.Region, KubernetesVersion: in.KubernetesVersion, Zones: in.Zones,
+				Status: hyperpod.ClusterCreating, InstanceGroups: in.InstanceGroups, CreatedAt: now, UpdatedAt: now,
+				Network: hyperpod.Network{Owned: true}, EKS: hyperpod.EKS{Name: in.Name, Owned: true}, HyperPod: hyperpod.HyperPod{Name: in.Name, Owned: true}, Roles: hyperpod.Roles{Owned: true}}
 			return tx.Put(RecordKind, id, c)
 		},
 	})

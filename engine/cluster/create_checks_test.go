@@ -1,10 +1,11 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
+	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
@@ -29,9 +30,7 @@ func TestCreateRetriesThrottledChecks(t *testing.T) {
 			if got := f.world.Calls()["ec2"]["DescribeAvailabilityZones"]; got != throttles+1 {
 				t.Fatalf("DescribeAvailabilityZones called %d times, want %d", got, throttles+1)
 			}
-			if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
-				t.Fatalf("create ended %s: %+v", end.Status, end.Error)
-			}
+			f.succeeded(t, op)
 		})
 	}
 }
@@ -48,7 +47,7 @@ func TestCreateFailsUpstreamWhenTheThrottleLasts(t *testing.T) {
 	if got, want := calls["ec2"]["DescribeAvailabilityZones"], ops.DefaultReadRetry.Attempts; got != want {
 		t.Fatalf("DescribeAvailabilityZones called %d times, want the bound %d", got, want)
 	}
-	if page, _ := f.svc.List(ListFilter{}, 10, ""); page.TotalCount != 0 || calls["ec2"]["CreateVpc"] != 0 {
+	if page, _ := f.svc.List(cluster.ListFilter{}, 10, ""); page.TotalCount != 0 || calls["ec2"]["CreateVpc"] != 0 {
 		t.Fatalf("a failed check left %d clusters and %d VPCs", page.TotalCount, calls["ec2"]["CreateVpc"])
 	}
 }

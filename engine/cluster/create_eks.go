@@ -13,6 +13,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -75,7 +76,7 @@ func (c *controlPlane) applyCluster(ctx context.Context, run *ops.Run) (any, err
 		return nil, err
 	}
 	var subnets []string
-	for _, role := range []SubnetRole{SubnetPrivate, SubnetPublic} {
+	for _, role := range []hyperpod.SubnetRole{hyperpod.SubnetPrivate, hyperpod.SubnetPublic} {
 		for _, s := range net.Subnets {
 			if s.Role == role {
 				subnets = append(subnets, s.ID)

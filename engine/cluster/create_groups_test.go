@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -8,8 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
-	"github.com/instantstart/instantstart/engine/compute"
-	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // TestCreateSendsEveryGroupDecisionToHyperPod creates a cluster with an
@@ -19,17 +20,15 @@ import (
 func TestCreateSendsEveryGroupDecisionToHyperPod(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	efa := compute.GroupSpec{Name: "efa", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, Zone: "us-west-2a", InterfaceMode: compute.InterfaceEFAOnly}
-	flex := compute.GroupSpec{Name: "flex", InstanceTypes: []string{"ml.p4d.24xlarge", "ml.g5.48xlarge"}, Count: 1, Zone: "us-west-2b",
-		Labels: []compute.Label{{Key: "team", Value: "vision"}}, Taints: []compute.Taint{{Key: "dedicated", Value: "training", Effect: "NO_SCHEDULE"}}}
-	in := CreateInput{Name: "groups", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []compute.GroupSpec{efa, flex}}
+	efa := hyperpod.GroupSpec{Name: "efa", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, Zone: "us-west-2a", InterfaceMode: hyperpod.InterfaceEFAOnly}
+	flex := hyperpod.GroupSpec{Name: "flex", InstanceTypes: []string{"ml.p4d.24xlarge", "ml.g5.48xlarge"}, Count: 1, Zone: "us-west-2b",
+		Labels: []hyperpod.Label{{Key: "team", Value: "vision"}}, Taints: []hyperpod.Taint{{Key: "dedicated", Value: "training", Effect: "NO_SCHEDULE"}}}
+	in := cluster.CreateInput{Name: "groups", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: []hyperpod.GroupSpec{efa, flex}}
 	op, err := f.svc.Create(ctx, "tester", in, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
-		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, op)
 
 	p, err := f.world.Provider("us-west-2")
 	if err != nil {
@@ -39,15 +38,15 @@ func TestCreateSendsEveryGroupDecisionToHyperPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []compute.GroupSpec{efa, flex} {
-		d := compute.FindGroup(out, want.Name)
+	for _, want := range []hyperpod.GroupSpec{efa, flex} {
+		d := groupspec.Find(out, want.Name)
 		if d == nil {
 			t.Fatalf("HyperPod has no group %s", want.Name)
 		}
-		got := compute.ActualSpec(d)
+		got := groupspec.Actual(d)
 		wantMode := want.InterfaceMode
 		if wantMode == "" {
-			wantMode = compute.InterfaceStandard
+			wantMode = hyperpod.InterfaceStandard
 		}
 		if got.InterfaceMode != wantMode || !reflect.DeepEqual(got.InstanceTypes, want.InstanceTypes) ||
 			!reflect.DeepEqual(got.Labels, want.Labels) || !reflect.DeepEqual(got.Taints, want.Taints) {
@@ -61,8 +60,8 @@ func TestCreateSendsEveryGroupDecisionToHyperPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.InstanceGroups) != 2 || c.InstanceGroups[0].InterfaceMode != compute.InterfaceEFAOnly ||
-		c.InstanceGroups[1].InterfaceMode != compute.InterfaceStandard || !reflect.DeepEqual(c.InstanceGroups[1].InstanceTypes, flex.InstanceTypes) {
+	if len(c.InstanceGroups) != 2 || c.InstanceGroups[0].InterfaceMode != hyperpod.InterfaceEFAOnly ||
+		c.InstanceGroups[1].InterfaceMode != hyperpod.InterfaceStandard || !reflect.DeepEqual(c.InstanceGroups[1].InstanceTypes, flex.InstanceTypes) {
 		t.Fatalf("requested groups %+v", c.InstanceGroups)
 	}
 }

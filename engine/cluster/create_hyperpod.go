@@ -9,8 +9,9 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -19,7 +20,7 @@ import (
 type hyperPod struct {
 	p      *cloud.Provider
 	name   string
-	groups []compute.GroupSpec
+	groups []hyperpod.GroupSpec
 	tags   map[string]string
 }
 
@@ -89,7 +90,7 @@ func (h *hyperPod) apply(ctx context.Context, run *ops.Run) (any, error) {
 				subnet = s.ID
 			}
 		}
-		groups = append(groups, compute.Specification(g, roles.ExecutionRoleArn, subnet, sg))
+		groups = append(groups, groupspec.Specification(g, roles.ExecutionRoleArn, subnet, sg))
 	}
 	var tags []smtypes.Tag
 	for k, v := range h.tags {

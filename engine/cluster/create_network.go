@@ -12,6 +12,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/netplan"
 	"github.com/instantstart/instantstart/engine/ops"
 )
@@ -142,20 +143,20 @@ func (n *network) observeSubnets(ctx context.Context, run *ops.Run) (ops.Observa
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	var made []Subnet
+	var made []hyperpod.Subnet
 	for _, want := range plan.Subnets {
 		s := findSubnet(have, want.CIDR.String())
 		if s == nil {
 			return ops.Observation{State: ops.Absent}, nil
 		}
-		made = append(made, Subnet{ID: aws.ToString(s.SubnetId), Zone: want.Zone, CIDR: want.CIDR.String(), Role: roleOf(want.Role)})
+		made = append(made, hyperpod.Subnet{ID: aws.ToString(s.SubnetId), Zone: want.Zone, CIDR: want.CIDR.String(), Role: roleOf(want.Role)})
 	}
 	rt, err := clusterRouteTable(ctx, n.p, n.clusterID, "public")
 	if err != nil || rt == nil || !hasDefaultRoute(rt) {
 		return ops.Observation{State: ops.Absent}, err
 	}
 	for _, s := range made {
-		if s.Role == SubnetPublic && !associated(rt, s.ID) {
+		if s.Role == hyperpod.SubnetPublic && !associated(rt, s.ID) {
 			return ops.Observation{State: ops.Absent}, nil
 		}
 	}
@@ -191,11 +192,11 @@ func vpcOf(run *ops.Run) (vpcOutput, netip.Prefix, error) {
 	return vpc, cidr, nil
 }
 
-func roleOf(r netplan.Role) SubnetRole {
+func roleOf(r netplan.Role) hyperpod.SubnetRole {
 	if r == netplan.Public {
-		return SubnetPublic
+		return hyperpod.SubnetPublic
 	}
-	return SubnetPrivate
+	return hyperpod.SubnetPrivate
 }
 
 func findSubnet(have []ec2types.Subnet, cidr string) *ec2types.Subnet {
@@ -324,7 +325,7 @@ func (n *network) observeNAT(ctx context.Context, run *ops.Run) (ops.Observation
 	if err != nil || rt == nil || !hasDefaultRoute(rt) {
 		return ops.Observation{State: ops.Absent}, err
 	}
-	private, err := subnetsOf(run, SubnetPrivate)
+	private, err := subnetsOf(run, hyperpod.SubnetPrivate)
 	if err != nil {
 		return ops.Observation{}, err
 	}
@@ -355,11 +356,11 @@ func (n *network) applyNAT(ctx context.Context, run *ops.Run) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	public, err := subnetsOf(run, SubnetPublic)
+	public, err := subnetsOf(run, hyperpod.SubnetPublic)
 	if err != nil {
 		return nil, err
 	}
-	privateSubnets, err := subnetsOf(run, SubnetPrivate)
+	privateSubnets, err := subnetsOf(run, hyperpod.SubnetPrivate)
 	if err != nil {
 		return nil, err
 	}
@@ -412,12 +413,12 @@ func (n *network) address(ctx context.Context) (string, error) {
 
 // subnetsOf reads the control plane's subnets of role from the subnets
 // phase's output.
-func subnetsOf(run *ops.Run, role SubnetRole) ([]Subnet, error) {
+func subnetsOf(run *ops.Run, role hyperpod.SubnetRole) ([]hyperpod.Subnet, error) {
 	all, err := outputOf[subnetsOutput](run, phaseSubnets)
 	if err != nil {
 		return nil, err
 	}
-	var out []Subnet
+	var out []hyperpod.Subnet
 	for _, s := range all.Subnets {
 		if s.Role == role {
 			out = append(out, s)
@@ -456,13 +457,13 @@ func (n *network) observeCompute(ctx context.Context, run *ops.Run) (ops.Observa
 	if err != nil || rt == nil {
 		return ops.Observation{State: ops.Absent}, err
 	}
-	var made []Subnet
+	var made []hyperpod.Subnet
 	for _, zone := range n.computeZones() {
 		s := computeSubnetIn(have, zone)
 		if s == nil || !associated(rt, aws.ToString(s.SubnetId)) {
 			return ops.Observation{State: ops.Absent}, nil
 		}
-		made = append(made, Subnet{ID: aws.ToString(s.SubnetId), Zone: zone, CIDR: aws.ToString(s.CidrBlock), Role: SubnetCompute})
+		made = append(made, hyperpod.Subnet{ID: aws.ToString(s.SubnetId), Zone: zone, CIDR: aws.ToString(s.CidrBlock), Role: hyperpod.SubnetCompute})
 	}
 	return ops.Observation{State: ops.Done, Message: fmt.Sprintf("%d compute subnet(s)", len(made)), Output: subnetsOutput{Subnets: made}}, nil
 }

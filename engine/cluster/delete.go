@@ -16,6 +16,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -32,7 +33,7 @@ func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status == StatusDeleted {
+	if c.Status == hyperpod.ClusterDeleted {
 		return nil, errs.New(errs.Precondition, "cluster %s (%s) is already deleted", c.Name, id)
 	}
 	req.Target.Name = c.Name
@@ -46,7 +47,7 @@ type deleteInput struct {
 // teardown holds what a DeleteCluster operation removes.
 type teardown struct {
 	p *cloud.Provider
-	c *Cluster
+	c *hyperpod.Cluster
 }
 
 func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {

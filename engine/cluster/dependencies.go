@@ -11,43 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
-
-// DependencyKind says how a cluster dependency is installed.
-type DependencyKind string
-
-// The ways a dependency is installed.
-const (
-	DependencyHelm  DependencyKind = "HELM"
-	DependencyAddon DependencyKind = "ADDON"
-)
-
-// DependencyStatus is what was last seen of a dependency.
-type DependencyStatus string
-
-// The dependency states.
-const (
-	DependencyInstalled  DependencyStatus = "INSTALLED"
-	DependencyInstalling DependencyStatus = "INSTALLING"
-	// DependencyOutdated: installed at another version than the pinned one.
-	DependencyOutdated DependencyStatus = "OUTDATED"
-	DependencyFailed   DependencyStatus = "FAILED"
-	DependencyMissing  DependencyStatus = "MISSING"
-)
-
-// Dependency is one of HyperPod's cluster dependencies as last seen.
-type Dependency struct {
-	Name string         `json:"name"`
-	Kind DependencyKind `json:"kind"`
-	// Version is the installed version; empty when it is missing.
-	Version string           `json:"version,omitempty"`
-	Status  DependencyStatus `json:"status"`
-	// Message says why a dependency FAILED.
-	Message string `json:"message,omitempty"`
-}
 
 // dependencyChart is a cluster dependency and the chart that installs it.
 type dependencyChart struct {
@@ -100,11 +68,11 @@ func wantedDependencies(instanceTypes []string) []dependencyChart {
 	return out
 }
 
-// dependenciesStep returns the phase that installs the dependencies a new
+// DependenciesStep returns the phase that installs the dependencies a new
 // group of instanceTypes needs beyond those every cluster has, or nil when
 // it needs none. It observes every dependency the group needs, so that it
 // also repairs one removed since the cluster was made.
-func (s *Service) dependenciesStep(clusterID string, instanceTypes []string) (*ops.Step, error) {
+func (s *Service) DependenciesStep(clusterID string, instanceTypes []string) (*ops.Step, error) {
 	var extra []string
 	for _, d := range wantedDependencies(instanceTypes) {
 		if d.trainiumOnly {
@@ -130,7 +98,7 @@ func (s *Service) dependenciesStep(clusterID string, instanceTypes []string) (*o
 
 // dependencies is the phase that installs the cluster dependencies: in
 // createCluster, in importCluster where they are missing, and in
-// addInstanceGroup for a group that needs more (dependenciesStep). It is
+// addInstanceGroup for a group that needs more (DependenciesStep). It is
 // rechecked on retry, so that a retry reinstalls one removed since.
 type dependencies struct {
 	p       *cloud.Provider
@@ -151,11 +119,11 @@ func (d *dependencies) observe(ctx context.Context, run *ops.Run) (ops.Observati
 	var waiting, missing, failed []string
 	for _, s := range seen {
 		switch s.Status {
-		case DependencyInstalling:
+		case hyperpod.DependencyInstalling:
 			waiting = append(waiting, s.Name)
-		case DependencyFailed:
+		case hyperpod.DependencyFailed:
 			failed = append(failed, s.Name+": "+s.Message)
-		case DependencyMissing, DependencyOutdated:
+		case hyperpod.DependencyMissing, hyperpod.DependencyOutdated:
 			missing = append(missing, s.Name)
 		}
 	}
@@ -183,14 +151,14 @@ func (d *dependencies) apply(ctx context.Context, run *ops.Run) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := dependenciesOutput{Dependencies: make([]Dependency, 0, len(wanted))}
+	out := dependenciesOutput{Dependencies: make([]hyperpod.Dependency, 0, len(wanted))}
 	for _, dep := range wanted {
 		s, err := d.readOne(ctx, h, dep)
 		if err != nil {
 			return nil, err
 		}
 		switch s.Status {
-		case DependencyMissing, DependencyOutdated, DependencyFailed:
+		case hyperpod.DependencyMissing, hyperpod.DependencyOutdated, hyperpod.DependencyFailed:
 			r, err := h.Install(ctx, d.eksName, dep.chart)
 			if err != nil {
 				return nil, errs.Wrap(errs.Upstream, err, "install %s (chart %s %s): %v", dep.name, dep.chart.Chart, dep.chart.Version, err)
@@ -218,7 +186,7 @@ func (d *dependencies) wanted(ctx context.Context, run *ops.Run) ([]dependencyCh
 }
 
 // read reads every wanted dependency.
-func (d *dependencies) read(ctx context.Context, run *ops.Run) ([]Dependency, error) {
+func (d *dependencies) read(ctx context.Context, run *ops.Run) ([]hyperpod.Dependency, error) {
 	h, err := d.helm()
 	if err != nil {
 		return nil, err
@@ -227,7 +195,7 @@ func (d *dependencies) read(ctx context.Context, run *ops.Run) ([]Dependency, er
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Dependency, 0, len(wanted))
+	out := make([]hyperpod.Dependency, 0, len(wanted))
 	for _, dep := range wanted {
 		s, err := d.readOne(ctx, h, dep)
 		if err != nil {
@@ -238,36 +206,36 @@ func (d *dependencies) read(ctx context.Context, run *ops.Run) ([]Dependency, er
 	return out, nil
 }
 
-func (d *dependencies) readOne(ctx context.Context, h cloud.Helm, dep dependencyChart) (Dependency, error) {
+func (d *dependencies) readOne(ctx context.Context, h cloud.Helm, dep dependencyChart) (hyperpod.Dependency, error) {
 	r, err := h.Release(ctx, d.eksName, dep.chart.Namespace, dep.chart.Release)
 	if err != nil {
-		return Dependency{}, errs.Wrap(errs.Upstream, err, "read %s (helm release %s/%s): %v", dep.name, dep.chart.Namespace, dep.chart.Release, err)
+		return hyperpod.Dependency{}, errs.Wrap(errs.Upstream, err, "read %s (helm release %s/%s): %v", dep.name, dep.chart.Namespace, dep.chart.Release, err)
 	}
 	return dependencyOf(dep, r), nil
 }
 
 // dependencyOf is what release r (nil when not installed) says of dep.
-func dependencyOf(dep dependencyChart, r *cloud.HelmRelease) Dependency {
-	s := Dependency{Name: dep.name, Kind: DependencyHelm, Status: DependencyMissing}
+func dependencyOf(dep dependencyChart, r *cloud.HelmRelease) hyperpod.Dependency {
+	s := hyperpod.Dependency{Name: dep.name, Kind: hyperpod.DependencyHelm, Status: hyperpod.DependencyMissing}
 	if r == nil {
 		return s
 	}
 	s.Version = r.ChartVersion
 	switch {
 	case r.Status == cloud.HelmUninstalling:
-		s.Status = DependencyMissing
+		s.Status = hyperpod.DependencyMissing
 	case r.Chart != dep.chart.Chart || r.ChartVersion != dep.chart.Version:
 		if r.Status == cloud.HelmPendingInstall || r.Status == cloud.HelmPendingUpgrade {
-			s.Status = DependencyInstalling
+			s.Status = hyperpod.DependencyInstalling
 		} else {
-			s.Status = DependencyOutdated
+			s.Status = hyperpod.DependencyOutdated
 		}
 	case r.Status == cloud.HelmDeployed:
-		s.Status = DependencyInstalled
+		s.Status = hyperpod.DependencyInstalled
 	case r.Status == cloud.HelmFailed:
-		s.Status, s.Message = DependencyFailed, r.Description
+		s.Status, s.Message = hyperpod.DependencyFailed, r.Description
 	default:
-		s.Status = DependencyInstalling
+		s.Status = hyperpod.DependencyInstalling
 	}
 	return s
 }
@@ -307,7 +275,7 @@ func hyperPodInstanceTypes(ctx context.Context, p *cloud.Provider, name string) 
 	}
 	var types []string
 	for i := range out.InstanceGroups {
-		types = append(types, compute.ActualSpec(&out.InstanceGroups[i]).InstanceTypes...)
+		types = append(types, groupspec.Actual(&out.InstanceGroups[i]).InstanceTypes...)
 	}
 	return types, nil
 }

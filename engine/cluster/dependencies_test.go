@@ -1,26 +1,27 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
-	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
 // installedDependencies are the dependencies of a cluster with no
 // Trainium group, all installed.
-var installedDependencies = []Dependency{
-	{Name: "health-monitoring-agent", Kind: DependencyHelm, Version: "1.0.742", Status: DependencyInstalled},
-	{Name: "nvidia-device-plugin", Kind: DependencyHelm, Version: "0.17.1", Status: DependencyInstalled},
-	{Name: "efa-device-plugin", Kind: DependencyHelm, Version: "v0.5.6", Status: DependencyInstalled},
+var installedDependencies = []hyperpod.Dependency{
+	{Name: "health-monitoring-agent", Kind: hyperpod.DependencyHelm, Version: "1.0.742", Status: hyperpod.DependencyInstalled},
+	{Name: "nvidia-device-plugin", Kind: hyperpod.DependencyHelm, Version: "0.17.1", Status: hyperpod.DependencyInstalled},
+	{Name: "efa-device-plugin", Kind: hyperpod.DependencyHelm, Version: "v0.5.6", Status: hyperpod.DependencyInstalled},
 }
 
 // advertised sums what the cluster's nodes advertise of name.
@@ -47,18 +48,15 @@ func (f *fixture) advertised(t *testing.T, eks string, name corev1.ResourceName)
 func (f *fixture) uninstall(t *testing.T, eks, name string) {
 	t.Helper()
 	p, _ := f.world.Provider("us-west-2")
-	i := slices.IndexFunc(hyperPodDependencies, func(d dependencyChart) bool { return d.name == name })
-	chart := hyperPodDependencies[i].chart
+	chart := cluster.DependencyChart(name)
 	ctx := context.Background()
 	if err := p.Helm.Uninstall(ctx, eks, chart.Namespace, chart.Release); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if r, err := p.Helm.Release(ctx, eks, chart.Namespace, chart.Release); err == nil && r == nil {
-			return
-		}
-	}
-	t.Fatalf("release of %s is still there", name)
+	testwait.Eventually(t, "the release of "+name+" is gone", func() bool {
+		r, err := p.Helm.Release(ctx, eks, chart.Namespace, chart.Release)
+		return err == nil && r == nil
+	})
 }
 
 func TestCreateInstallsTheDependenciesAndNodesAdvertiseDevices(t *testing.T) {
@@ -67,11 +65,8 @@ func TestCreateInstallsTheDependenciesAndNodesAdvertiseDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := f.wait(t, op.ID)
-	if end.Status != ops.Succeeded {
-		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
-	}
-	if p := end.Phase(phaseDependencies); p == nil || p.Status != ops.PhaseSucceeded {
+	end := f.succeeded(t, op)
+	if p := end.Phase(cluster.PhaseDependencies); p == nil || p.Status != ops.PhaseSucceeded {
 		t.Fatalf("dependencies phase %+v", p)
 	}
 	c, _ := f.svc.Get(op.Target.ID)
@@ -96,23 +91,6 @@ func TestCreateInstallsTheDependenciesAndNodesAdvertiseDevices(t *testing.T) {
 	}
 }
 
-func TestTrainiumGroupsGetTheNeuronPlugin(t *testing.T) {
-	got := func(types ...string) []string {
-		var names []string
-		for _, d := range wantedDependencies(types) {
-			names = append(names, d.name)
-		}
-		return names
-	}
-	base := []string{"health-monitoring-agent", "nvidia-device-plugin", "efa-device-plugin"}
-	if g := got("ml.p5.48xlarge"); !slices.Equal(g, base) {
-		t.Fatalf("for p5: %v", g)
-	}
-	if g := got("ml.m5.xlarge", "ml.trn1.32xlarge"); !slices.Equal(g, append(base, "neuron-device-plugin")) {
-		t.Fatalf("for trn1: %v", g)
-	}
-}
-
 func TestRetryReinstallsARemovedDependency(t *testing.T) {
 	f := newFixture(t)
 	fault, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultCapacity, Zone: "us-west-2a"})
@@ -123,20 +101,18 @@ func TestRetryReinstallsARemovedDependency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, op.ID); end.Status != ops.Failed || end.Phase(phaseDependencies).Status != ops.PhaseSucceeded {
-		t.Fatalf("create ended %s, dependencies %s", end.Status, end.Phase(phaseDependencies).Status)
+	if end := f.ended(t, op); end.Status != ops.Failed || end.Phase(cluster.PhaseDependencies).Status != ops.PhaseSucceeded {
+		t.Fatalf("create ended %s, dependencies %s", end.Status, end.Phase(cluster.PhaseDependencies).Status)
 	}
 	f.uninstall(t, "train-1", "nvidia-device-plugin")
 	if err := f.world.ClearFault(fault.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.runner.Retry(op.ID); err != nil {
+	retried, err := f.runner.Retry(op.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
-	end := f.wait(t, op.ID)
-	if end.Status != ops.Succeeded {
-		t.Fatalf("retry ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, retried)
 	if n := f.world.Calls()["helm"]["Install"]; n != 4 {
 		t.Fatalf("%d helm installs, want 3 and the one reinstalled", n)
 	}
@@ -155,27 +131,18 @@ func TestImportInstallsMissingDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, op.ID)
-	if err := f.svc.store.Update(func(tx *store.Tx) error {
-		if err := tx.DeleteIndex(indexName, "us-west-2/train-1"); err != nil {
-			return err
-		}
-		return tx.Delete(RecordKind, op.Target.ID)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.succeeded(t, op)
+	f.forget(t, op.Target.ID)
 	f.uninstall(t, "train-1", "health-monitoring-agent")
 	f.uninstall(t, "train-1", "efa-device-plugin")
 	if _, efa := f.advertised(t, "train-1", "vpc.amazonaws.com/efa"); efa != 0 {
 		t.Fatalf("%d EFA interfaces advertised with no device plugin", efa)
 	}
-	imp, err := f.svc.Import(context.Background(), "tester", ImportInput{EKSClusterName: "train-1"}, "")
+	imp, err := f.svc.Import(context.Background(), "tester", cluster.ImportInput{EKSClusterName: "train-1"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, imp.ID); end.Status != ops.Succeeded {
-		t.Fatalf("import ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, imp)
 	if n := f.world.Calls()["helm"]["Install"]; n != 5 {
 		t.Fatalf("%d helm installs, want 3 and the 2 missing", n)
 	}
@@ -199,16 +166,14 @@ func TestRefreshShowsABrokenDependencyAndRepairReinstallsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
-		t.Fatalf("create ended %s", end.Status)
-	}
+	f.succeeded(t, op)
 	id := op.Target.ID
 	f.uninstall(t, "train-1", "nvidia-device-plugin")
 	if _, err := f.svc.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	c, _ := f.svc.Get(id)
-	if i := slices.IndexFunc(c.Dependencies, func(d Dependency) bool { return d.Name == "nvidia-device-plugin" }); i < 0 || c.Dependencies[i].Status != DependencyMissing {
+	if i := slices.IndexFunc(c.Dependencies, func(d hyperpod.Dependency) bool { return d.Name == "nvidia-device-plugin" }); i < 0 || c.Dependencies[i].Status != hyperpod.DependencyMissing {
 		t.Fatalf("after the removal the dependencies are %+v", c.Dependencies)
 	}
 	if !strings.Contains(c.StatusMessage, "nvidia-device-plugin is MISSING") || !strings.Contains(c.StatusMessage, "repairClusterDependencies") {
@@ -219,11 +184,11 @@ func TestRefreshShowsABrokenDependencyAndRepairReinstallsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, repair.ID); end.Status != ops.Succeeded || end.Noop {
-		t.Fatalf("repair ended %s (noop %v): %+v", end.Status, end.Noop, end.Error)
+	if end := f.succeeded(t, repair); end.Noop {
+		t.Fatal("the repair of a missing dependency was a no-op")
 	}
 	c, _ = f.svc.Get(id)
-	if !slices.Equal(c.Dependencies, installedDependencies) || c.Status != StatusActive {
+	if !slices.Equal(c.Dependencies, installedDependencies) || c.Status != hyperpod.ClusterActive {
 		t.Fatalf("after the repair: %s, dependencies %+v", c.Status, c.Dependencies)
 	}
 	if _, err := f.svc.Refresh(ctx); err != nil {
@@ -236,7 +201,7 @@ func TestRefreshShowsABrokenDependencyAndRepairReinstallsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, again.ID); end.Status != ops.Succeeded || !end.Noop {
-		t.Fatalf("a repair with nothing to do ended %s (noop %v)", end.Status, end.Noop)
+	if end := f.succeeded(t, again); !end.Noop {
+		t.Fatal("a repair with nothing to do was not a no-op")
 	}
 }

@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 )
@@ -24,16 +26,14 @@ import (
 func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	create := func(name string) *Cluster {
+	create := func(name string) *hyperpod.Cluster {
 		in := validInput()
 		in.Name = name
 		op, err := f.svc.Create(ctx, "tester", in, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
-			t.Fatalf("create %s ended %s: %+v", name, end.Status, end.Error)
-		}
+		f.succeeded(t, op)
 		c, err := f.svc.Get(op.Target.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +53,7 @@ func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 	}
 	// What cluster train-2 has, each resource by id.
 	own := func() map[string]string {
-		tagged := []ec2types.Filter{byCluster(kept.ID)}
+		tagged := []ec2types.Filter{cluster.ByCluster(kept.ID)}
 		have := map[string]string{}
 		vpcs, err := p.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: tagged})
 		if err != nil {
@@ -122,9 +122,7 @@ func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, del.ID); end.Status != ops.Succeeded {
-		t.Fatalf("delete ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, del)
 	f.world.ClearFaults()
 	after := own()
 	for id, what := range before {
@@ -132,7 +130,7 @@ func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 			t.Errorf("train-2's %s %s was deleted with train-1", what, id)
 		}
 	}
-	if v, _ := clusterVPC(ctx, p, gone.ID); v != nil {
+	if v, _ := cluster.ClusterVPC(ctx, p, gone.ID); v != nil {
 		t.Fatalf("train-1's VPC %s is still there", aws.ToString(v.VpcId))
 	}
 }
@@ -159,9 +157,7 @@ func TestDeleteNamesASubnetItDidNotMake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
-		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, op)
 	c, err := f.svc.Get(op.Target.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +176,7 @@ func TestDeleteNamesASubnetItDidNotMake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := f.wait(t, del.ID)
+	end := f.ended(t, del)
 	if end.Status != ops.Failed || end.Error == nil {
 		t.Fatalf("delete ended %s: %+v, want it failed on the hand-made subnet", end.Status, end.Error)
 	}
@@ -198,7 +194,5 @@ func TestDeleteNamesASubnetItDidNotMake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, again.ID); end.Status != ops.Succeeded {
-		t.Fatalf("delete after the subnet went ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, again)
 }

@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -24,9 +24,7 @@ func TestCreateRetriesRolesNotYetPropagated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := f.wait(t, op.ID); end.Status != ops.Succeeded {
-		t.Fatalf("create ended %s: %+v", end.Status, end.Error)
-	}
+	f.succeeded(t, op)
 	calls := f.world.Calls()
 	for _, svc := range []string{"eks", "sagemaker"} {
 		if n := calls[svc]["CreateCluster"]; n != 3 {
@@ -51,7 +49,7 @@ func TestRoleNeverAssumableFailsAfterPropagationWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := f.wait(t, op.ID)
+	end := f.ended(t, op)
 	if end.Status != ops.Failed || end.Error == nil {
 		t.Fatalf("create ended %s: %+v, want it failed", end.Status, end.Error)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -67,8 +68,8 @@ func (s *Service) Import(ctx context.Context, caller string, in ImportInput, ide
 				return err
 			}
 			now := tx.Now()
-			return tx.Put(RecordKind, id, &Cluster{ID: id, Name: in.Name, Region: in.Region, Status: StatusImporting, Imported: true,
-				EKS: EKS{Name: in.EKSClusterName}, HyperPod: HyperPod{Name: in.HyperPodClusterName}, CreatedAt: now, UpdatedAt: now})
+			return tx.Put(RecordKind, id, &hyperpod.Cluster{ID: id, Name: in.Name, Region: in.Region, Status: hyperpod.ClusterImporting, Imported: true,
+				EKS: hyperpod.EKS{Name: in.EKSClusterName}, HyperPod: hyperpod.HyperPod{Name: in.HyperPodClusterName}, CreatedAt: now, UpdatedAt: now})
 		},
 	})
 }
@@ -113,7 +114,7 @@ func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Obser
 	}
 	var o importedNetworkOutput
 	ids := []string(cl.SubnetIDs)
-	var subnets []Subnet
+	var subnets []hyperpod.Subnet
 	var zones []string
 	if len(ids) > 0 {
 		all, err := cloud.AllSubnets(ctx, d.p.EC2, ec2.DescribeSubnetsInput{SubnetIds: ids})
@@ -121,12 +122,12 @@ func (d *discovery) observeNetwork(ctx context.Context, run *ops.Run) (ops.Obser
 			return ops.Observation{}, err
 		}
 		for _, sn := range all {
-			role := SubnetPrivate
+			role := hyperpod.SubnetPrivate
 			if aws.ToBool(sn.MapPublicIpOnLaunch) {
-				role = SubnetPublic
+				role = hyperpod.SubnetPublic
 			}
 			zone := aws.ToString(sn.AvailabilityZone)
-			subnets = append(subnets, Subnet{ID: aws.ToString(sn.SubnetId), Zone: zone, CIDR: aws.ToString(sn.CidrBlock), Role: role})
+			subnets = append(subnets, hyperpod.Subnet{ID: aws.ToString(sn.SubnetId), Zone: zone, CIDR: aws.ToString(sn.CidrBlock), Role: role})
 			if !slices.Contains(zones, zone) {
 				zones = append(zones, zone)
 			}

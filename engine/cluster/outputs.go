@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -48,9 +49,9 @@ type vpcOutput struct {
 // subnetsOutput is the output of phaseSubnets (the control plane's
 // subnets) and phaseComputeSubnet (the compute subnets).
 type subnetsOutput struct {
-	Subnets            []Subnet `json:"subnets,omitempty"`
-	SecurityGroupID    string   `json:"securityGroupId,omitempty"`
-	PublicRouteTableID string   `json:"publicRouteTableId,omitempty"`
+	Subnets            []hyperpod.Subnet `json:"subnets,omitempty"`
+	SecurityGroupID    string            `json:"securityGroupId,omitempty"`
+	PublicRouteTableID string            `json:"publicRouteTableId,omitempty"`
 }
 
 // natOutput is the output of phaseNAT.
@@ -90,7 +91,7 @@ type addonsOutput struct {
 // dependenciesOutput is the output of phaseDependencies: every wanted
 // dependency as last seen.
 type dependenciesOutput struct {
-	Dependencies []Dependency `json:"dependencies,omitempty"`
+	Dependencies []hyperpod.Dependency `json:"dependencies,omitempty"`
 }
 
 // hyperPodOutput is the output of phaseHyperPod and phaseReplaceHyperPod.
@@ -106,11 +107,11 @@ type hyperPodOutput struct {
 
 // importedNetworkOutput is the output of phaseNetwork of an import.
 type importedNetworkOutput struct {
-	Subnets         []Subnet  `json:"subnets,omitempty"`
-	Zones           ops.Names `json:"zones,omitempty"`
-	CIDR            string    `json:"cidr,omitempty"`
-	OIDCProviderArn string    `json:"oidcProviderArn,omitempty"`
-	Addons          ops.Names `json:"addons,omitempty"`
+	Subnets         []hyperpod.Subnet `json:"subnets,omitempty"`
+	Zones           ops.Names         `json:"zones,omitempty"`
+	CIDR            string            `json:"cidr,omitempty"`
+	OIDCProviderArn string            `json:"oidcProviderArn,omitempty"`
+	Addons          ops.Names         `json:"addons,omitempty"`
 }
 
 // outputOf reads the typed output of phase from the operation of run.

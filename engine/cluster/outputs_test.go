@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -32,10 +32,10 @@ func legacyCreate() *ops.Operation {
 
 func TestOutputsStoredByAnOlderVersionAreRead(t *testing.T) {
 	op := legacyCreate()
-	var c Cluster
+	var c hyperpod.Cluster
 	applyOutputs(&c, op)
-	want := Network{VpcID: "vpc-1", CIDR: "10.0.0.0/16", InternetGateway: "igw-1", SecurityGroupID: "sg-1", NatGatewayID: "nat-1", Subnets: []Subnet{
-		{ID: "subnet-a", Zone: "us-west-2a", CIDR: "10.0.0.0/24", Role: SubnetPublic}, {ID: "subnet-c", Zone: "us-west-2a", CIDR: "10.0.16.0/20", Role: SubnetCompute}}}
+	want := hyperpod.Network{VpcID: "vpc-1", CIDR: "10.0.0.0/16", InternetGateway: "igw-1", SecurityGroupID: "sg-1", NatGatewayID: "nat-1", Subnets: []hyperpod.Subnet{
+		{ID: "subnet-a", Zone: "us-west-2a", CIDR: "10.0.0.0/24", Role: hyperpod.SubnetPublic}, {ID: "subnet-c", Zone: "us-west-2a", CIDR: "10.0.16.0/20", Role: hyperpod.SubnetCompute}}}
 	if !reflect.DeepEqual(c.Network, want) {
 		t.Fatalf("network %+v, want %+v", c.Network, want)
 	}
@@ -54,7 +54,7 @@ func TestTypedOutputsRoundTrip(t *testing.T) {
 		out   any
 		read  func(op *ops.Operation) (any, error)
 	}{
-		{phaseSubnets, subnetsOutput{Subnets: []Subnet{{ID: "subnet-a", Zone: "us-west-2a", CIDR: "10.0.0.0/24", Role: SubnetPrivate}}, SecurityGroupID: "sg-1"},
+		{phaseSubnets, subnetsOutput{Subnets: []hyperpod.Subnet{{ID: "subnet-a", Zone: "us-west-2a", CIDR: "10.0.0.0/24", Role: hyperpod.SubnetPrivate}}, SecurityGroupID: "sg-1"},
 			func(op *ops.Operation) (any, error) { return ops.OutputOf[subnetsOutput](op, phaseSubnets) }},
 		{phaseEKS, eksOutput{Arn: "arn:eks", SubnetIDs: ops.Names{"subnet-a", "subnet-b"}, OIDCIssuer: "https://oidc"},
 			func(op *ops.Operation) (any, error) { return ops.OutputOf[eksOutput](op, phaseEKS) }},
@@ -81,7 +81,7 @@ func TestCorruptOutputIsInternalAndLeavesTheRecord(t *testing.T) {
 	if _, err := ops.OutputOf[subnetsOutput](op, phaseSubnets); errs.CodeOf(err) != errs.Internal {
 		t.Fatalf("corrupt subnets: %v, want INTERNAL", err)
 	}
-	c := Cluster{Network: Network{SecurityGroupID: "sg-before", Subnets: []Subnet{{ID: "subnet-before"}}}}
+	c := hyperpod.Cluster{Network: hyperpod.Network{SecurityGroupID: "sg-before", Subnets: []hyperpod.Subnet{{ID: "subnet-before"}}}}
 	applyOutputs(&c, op)
 	if c.Network.SecurityGroupID != "sg-before" || len(c.Network.Subnets) != 1 || c.Network.Subnets[0].ID != "subnet-before" || c.Network.VpcID != "vpc-1" {
 		t.Fatalf("network after a corrupt output: %+v", c.Network)
@@ -90,7 +90,7 @@ func TestCorruptOutputIsInternalAndLeavesTheRecord(t *testing.T) {
 
 func TestRecordsWithASingleInstanceTypeAreRead(t *testing.T) {
 	const stored = `{"id":"c1","name":"train-1","instanceGroups":[{"name":"gpu","instanceType":"ml.p5.48xlarge","count":2,"zone":"us-west-2a","capacityType":"ON_DEMAND","threadsPerCore":2,"volumeSizeGb":500}]}`
-	var c Cluster
+	var c hyperpod.Cluster
 	if err := json.Unmarshal([]byte(stored), &c); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRecordsWithASingleInstanceTypeAreRead(t *testing.T) {
 	if err := json.Unmarshal([]byte(stored), &in); err != nil {
 		t.Fatal(err)
 	}
-	for _, groups := range [][]compute.GroupSpec{c.InstanceGroups, in.InstanceGroups} {
+	for _, groups := range [][]hyperpod.GroupSpec{c.InstanceGroups, in.InstanceGroups} {
 		if len(groups) != 1 || !slices.Equal(groups[0].InstanceTypes, []string{"ml.p5.48xlarge"}) || groups[0].Count != 2 {
 			t.Fatalf("groups = %+v; want gpu with ml.p5.48xlarge and count 2", groups)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -11,7 +12,7 @@ import (
 // reflectOperation brings the cluster record in line with an operation on
 // it, in the operation's own transaction.
 func reflectOperation(tx *store.Tx, op *ops.Operation) error {
-	var c Cluster
+	var c hyperpod.Cluster
 	if err := tx.Get(RecordKind, op.Target.ID, &c); err != nil {
 		return fmt.Errorf("load cluster %s: %w", op.Target.ID, err)
 	}
@@ -31,7 +32,7 @@ func reflectOperation(tx *store.Tx, op *ops.Operation) error {
 	return tx.Put(RecordKind, c.ID, &c)
 }
 
-func statusFrom(c *Cluster, op *ops.Operation) (Status, string) {
+func statusFrom(c *hyperpod.Cluster, op *ops.Operation) (hyperpod.ClusterStatus, string) {
 	failed := ""
 	if op.Error != nil {
 		failed = op.Error.Message
@@ -40,26 +41,26 @@ func statusFrom(c *Cluster, op *ops.Operation) (Status, string) {
 	case KindCreate, KindImport:
 		switch op.Status {
 		case ops.Succeeded:
-			return StatusActive, ""
+			return hyperpod.ClusterActive, ""
 		case ops.Failed:
-			return StatusFailed, failed + " (retry the operation, or delete the cluster)"
+			return hyperpod.ClusterFailed, failed + " (retry the operation, or delete the cluster)"
 		case ops.Cancelled:
-			return StatusFailed, "creation was cancelled; retry the operation or delete the cluster"
+			return hyperpod.ClusterFailed, "creation was cancelled; retry the operation or delete the cluster"
 		}
 		if op.Kind == KindImport {
-			return StatusImporting, ""
+			return hyperpod.ClusterImporting, ""
 		}
-		return StatusCreating, runningPhases(op)
+		return hyperpod.ClusterCreating, runningPhases(op)
 	case KindDelete:
 		switch op.Status {
 		case ops.Succeeded:
-			return StatusDeleted, ""
+			return hyperpod.ClusterDeleted, ""
 		case ops.Failed:
-			return StatusFailed, "deletion failed: " + failed + " (retry the operation)"
+			return hyperpod.ClusterFailed, "deletion failed: " + failed + " (retry the operation)"
 		case ops.Cancelled:
-			return StatusFailed, "deletion was cancelled; some resources may be gone; delete again to finish"
+			return hyperpod.ClusterFailed, "deletion was cancelled; some resources may be gone; delete again to finish"
 		}
-		return StatusDeleting, runningPhases(op)
+		return hyperpod.ClusterDeleting, runningPhases(op)
 	}
 	return c.Status, c.StatusMessage
 }
@@ -78,7 +79,7 @@ func runningPhases(op *ops.Operation) string {
 // An output that does not decode leaves the record's fields as they were:
 // the phase that reads it fails the operation with the cause, and storing
 // the operation must not fail on it.
-func applyOutputs(c *Cluster, op *ops.Operation) {
+func applyOutputs(c *hyperpod.Cluster, op *ops.Operation) {
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v
@@ -156,7 +157,7 @@ func outputIn[T any](op *ops.Operation, phase string) (T, bool) {
 	return v, err == nil
 }
 
-func eksOutputs(c *Cluster, op *ops.Operation) (eksOutput, bool) {
+func eksOutputs(c *hyperpod.Cluster, op *ops.Operation) (eksOutput, bool) {
 	cl, ok := outputIn[eksOutput](op, phaseEKS)
 	if !ok {
 		return cl, false
@@ -170,7 +171,7 @@ func eksOutputs(c *Cluster, op *ops.Operation) (eksOutput, bool) {
 	return cl, true
 }
 
-func hyperPodOutputs(c *Cluster, op *ops.Operation) (hyperPodOutput, bool) {
+func hyperPodOutputs(c *hyperpod.Cluster, op *ops.Operation) (hyperPodOutput, bool) {
 	hp, ok := outputIn[hyperPodOutput](op, phaseHyperPod)
 	if !ok {
 		return hp, false
@@ -187,7 +188,7 @@ func hyperPodOutputs(c *Cluster, op *ops.Operation) (hyperPodOutput, bool) {
 	return hp, true
 }
 
-func dependencyOutputs(c *Cluster, op *ops.Operation) {
+func dependencyOutputs(c *hyperpod.Cluster, op *ops.Operation) {
 	if deps, ok := outputIn[dependenciesOutput](op, phaseDependencies); ok && len(deps.Dependencies) > 0 {
 		c.Dependencies = deps.Dependencies
 	}

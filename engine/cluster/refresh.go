@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
@@ -12,10 +11,10 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
-	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -23,7 +22,7 @@ import (
 // that no operation is changing, and stores what differs (which publishes
 // it as events). It returns how many clusters changed.
 func (s *Service) Refresh(ctx context.Context) (int, error) {
-	page, err := s.List(ListFilter{Statuses: []Status{StatusActive, StatusFailed}}, 1<<20, "")
+	page, err := s.List(ListFilter{Statuses: []hyperpod.ClusterStatus{hyperpod.ClusterActive, hyperpod.ClusterFailed}}, 1<<20, "")
 	if err != nil {
 		return 0, err
 	}
@@ -35,12 +34,12 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 			}
 		}
 		eksStatus, hpStatus, failure, types, err := s.readActual(ctx, c)
-		var nodes NodeCounts
+		var nodes hyperpod.NodeCounts
 		if err == nil {
 			nodes, err = s.countNodes(ctx, c, hpStatus)
 		}
 		deps := c.Dependencies
-		if err == nil && c.Status == StatusActive && eksStatus == "ACTIVE" {
+		if err == nil && c.Status == hyperpod.ClusterActive && eksStatus == "ACTIVE" {
 			deps = s.readDependencies(ctx, c, types)
 		}
 		if err != nil {
@@ -52,7 +51,7 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 		}
 		var updated bool
 		err = s.store.Update(func(tx *store.Tx) error {
-			var cur Cluster
+			var cur hyperpod.Cluster
 			if err := tx.Get(RecordKind, c.ID, &cur); err != nil {
 				return err
 			}
@@ -86,7 +85,7 @@ func (s *Service) Refresh(ctx context.Context) (int, error) {
 // readActual describes the cluster's EKS and HyperPod clusters, and the
 // instance types the HyperPod cluster's groups run; a cluster that no
 // longer exists reads as "NOT_FOUND".
-func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStatus, failure string, instanceTypes []string, err error) {
+func (s *Service) readActual(ctx context.Context, c *hyperpod.Cluster) (eksStatus, hpStatus, failure string, instanceTypes []string, err error) {
 	p, err := s.provider(c.Region)
 	if err != nil {
 		return "", "", "", nil, err
@@ -112,7 +111,7 @@ func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStat
 		return "", "", "", nil, err
 	}
 	for i := range hp.InstanceGroups {
-		instanceTypes = append(instanceTypes, compute.ActualSpec(&hp.InstanceGroups[i]).InstanceTypes...)
+		instanceTypes = append(instanceTypes, groupspec.Actual(&hp.InstanceGroups[i]).InstanceTypes...)
 	}
 	return eksStatus, string(hp.ClusterStatus), aws.ToString(hp.FailureMessage), instanceTypes, nil
 }
@@ -121,7 +120,7 @@ func (s *Service) readActual(ctx context.Context, c *Cluster) (eksStatus, hpStat
 // instanceTypes need, so that one removed or failed outside InstantStart
 // shows. When they cannot be read (Kubernetes unreachable), the record
 // keeps what it last saw rather than a guess.
-func (s *Service) readDependencies(ctx context.Context, c *Cluster, instanceTypes []string) []Dependency {
+func (s *Service) readDependencies(ctx context.Context, c *hyperpod.Cluster, instanceTypes []string) []hyperpod.Dependency {
 	p, err := s.provider(c.Region)
 	if err != nil || p.Helm == nil {
 		return c.Dependencies
@@ -138,8 +137,8 @@ func (s *Service) readDependencies(ctx context.Context, c *Cluster, instanceType
 const notFound = "NOT_FOUND"
 
 // countNodes counts the HyperPod cluster's nodes: Running ones, and all.
-func (s *Service) countNodes(ctx context.Context, c *Cluster, hpStatus string) (NodeCounts, error) {
-	var n NodeCounts
+func (s *Service) countNodes(ctx context.Context, c *hyperpod.Cluster, hpStatus string) (hyperpod.NodeCounts, error) {
+	var n hyperpod.NodeCounts
 	if c.HyperPod.Name == "" || hpStatus == notFound || hpStatus == "Deleting" {
 		return n, nil
 	}
@@ -151,10 +150,10 @@ func (s *Service) countNodes(ctx context.Context, c *Cluster, hpStatus string) (
 	for range cloud.MaxPages {
 		out, err := p.SageMaker.ListClusterNodes(ctx, &sagemaker.ListClusterNodesInput{ClusterName: aws.String(c.HyperPod.Name), NextToken: token})
 		if errs.IsNotFound(err) {
-			return NodeCounts{}, nil
+			return hyperpod.NodeCounts{}, nil
 		}
 		if err != nil {
-			return NodeCounts{}, err
+			return hyperpod.NodeCounts{}, err
 		}
 		for _, node := range out.ClusterNodeSummaries {
 			n.Total++
@@ -166,14 +165,14 @@ func (s *Service) countNodes(ctx context.Context, c *Cluster, hpStatus string) (
 			return n, nil
 		}
 	}
-	return NodeCounts{}, cloud.TooManyPages("ListClusterNodes")
+	return hyperpod.NodeCounts{}, cloud.TooManyPages("ListClusterNodes")
 }
 
 // driftMessage says what is wrong with an ACTIVE cluster whose parts changed
 // outside InstantStart.
-func driftMessage(c *Cluster) string {
+func driftMessage(c *hyperpod.Cluster) string {
 	switch {
-	case c.Status != StatusActive:
+	case c.Status != hyperpod.ClusterActive:
 		return c.StatusMessage
 	case c.EKS.Status == notFound:
 		return "the EKS cluster " + c.EKS.Name + " no longer exists (deleted outside InstantStart?); delete this cluster to clean up"
@@ -185,7 +184,7 @@ func driftMessage(c *Cluster) string {
 	var broken []string
 	for _, d := range c.Dependencies {
 		switch d.Status {
-		case DependencyMissing, DependencyFailed, DependencyOutdated:
+		case hyperpod.DependencyMissing, hyperpod.DependencyFailed, hyperpod.DependencyOutdated:
 			broken = append(broken, d.Name+" is "+string(d.Status))
 		}
 	}
@@ -193,19 +192,4 @@ func driftMessage(c *Cluster) string {
 		return "cluster dependencies need repair (" + strings.Join(broken, ", ") + "): run repairClusterDependencies"
 	}
 	return ""
-}
-
-// Refresher runs Refresh adaptively: every Fast while something changes,
-// backing off to Slow while nothing does.
-type Refresher struct {
-	Service    *Service
-	Fast, Slow time.Duration
-}
-
-// Run refreshes until ctx ends.
-func (r Refresher) Run(ctx context.Context) {
-	refresh.Loop(ctx, r.Fast, r.Slow, r.Service.log, "refresh clusters", func(ctx context.Context) (bool, error) {
-		n, err := r.Service.Refresh(ctx)
-		return n > 0, err
-	})
 }

@@ -1,16 +1,18 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 
+	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
 func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
@@ -20,12 +22,12 @@ func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wait(t, op.ID)
+	f.succeeded(t, op)
 	// The first refresh counts the nodes; the next finds nothing changed.
 	if _, err := f.svc.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := f.svc.Get(op.Target.ID); c.Nodes == nil || *c.Nodes != (NodeCounts{Ready: 2, Total: 2}) {
+	if c, _ := f.svc.Get(op.Target.ID); c.Nodes == nil || *c.Nodes != (hyperpod.NodeCounts{Ready: 2, Total: 2}) {
 		t.Fatalf("nodes %+v, want 2 ready of 2", c.Nodes)
 	}
 	if n, err := f.svc.Refresh(context.Background()); err != nil || n != 0 {
@@ -48,15 +50,14 @@ func TestRefreshRecordsChangesMadeOutsideTheControlPlane(t *testing.T) {
 	}
 	clock.Resume()
 	// Once it is gone, the record says so and what to do.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	testwait.Eventually(t, "the refresh sees the HyperPod cluster gone", func() bool {
 		if _, err := f.svc.Refresh(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if c, _ = f.svc.Get(op.Target.ID); c.HyperPod.Status == notFound {
-			break
-		}
-	}
-	if c.HyperPod.Status != notFound || !strings.Contains(c.StatusMessage, "no longer exists") {
+		c, _ = f.svc.Get(op.Target.ID)
+		return c.HyperPod.Status == cluster.NotFound
+	})
+	if !strings.Contains(c.StatusMessage, "no longer exists") {
 		t.Fatalf("after the deletion: %q %q", c.HyperPod.Status, c.StatusMessage)
 	}
 }

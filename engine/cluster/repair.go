@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -28,7 +29,7 @@ func (s *Service) RepairDependencies(ctx context.Context, caller, id, idempotenc
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != StatusActive {
+	if c.Status != hyperpod.ClusterActive {
 		return nil, errs.New(errs.Precondition, "cluster %s is %s; its dependencies can be repaired once it is ACTIVE (a failed creation or import installs them when retried)", c.Name, c.Status).WithField("clusterId")
 	}
 	req.Target.Name = c.Name

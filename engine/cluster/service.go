@@ -1,12 +1,12 @@
 package cluster
 
 import (
-	"errors"
 	"log/slog"
 	"slices"
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -44,16 +44,36 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, opts Option
 }
 
 // Get returns the cluster id.
-func (s *Service) Get(id string) (*Cluster, error) {
-	var c Cluster
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(RecordKind, id, &c) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "cluster %q does not exist; list clusters to find its id", id)
+func (s *Service) Get(id string) (*hyperpod.Cluster, error) {
+	return store.Lookup[hyperpod.Cluster](s.store, RecordKind, id, "", store.Missing{Noun: "cluster", List: "list clusters"})
+}
+
+// Reach returns the cluster id and the ports of its region. With
+// retryReads, a throttled read is tried again (Options.ReadRetry) before
+// it fails: for the reads that check a request.
+func (s *Service) Reach(id string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, error) {
+	c, err := s.Get(id)
+	if err != nil {
+		return nil, nil, err
 	}
+	p, err := s.regions.Provider(c.Region)
+	if err != nil {
+		return nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
+	}
+	if retryReads {
+		p = cloud.RetryReads(p, s.opts.ReadRetry.Do)
+	}
+	return c, p, nil
+}
+
+// Active lists the ACTIVE clusters, whose instance groups, nodes and
+// workloads the refreshers keep current.
+func (s *Service) Active() ([]*hyperpod.Cluster, error) {
+	page, err := s.List(ListFilter{Statuses: []hyperpod.ClusterStatus{hyperpod.ClusterActive}}, 1<<20, "")
 	if err != nil {
 		return nil, err
 	}
-	return &c, nil
+	return page.Items, nil
 }
 
 // List returns clusters matching f in creation order, after the cluster id
@@ -68,14 +88,14 @@ func (s *Service) List(f ListFilter, first int, after string) (*Page, error) {
 
 // ListPage returns one page of the clusters matching f in creation order
 // (their ULIDs' order), reading from the cursor on.
-func (s *Service) ListPage(f ListFilter, req store.PageRequest) (*store.Page[Cluster], error) {
-	var match func(*Cluster) bool
+func (s *Service) ListPage(f ListFilter, req store.PageRequest) (*store.Page[hyperpod.Cluster], error) {
+	var match func(*hyperpod.Cluster) bool
 	if !f.IncludeDeleted || len(f.Statuses) > 0 {
-		match = func(c *Cluster) bool {
-			return (f.IncludeDeleted || c.Status != StatusDeleted) && (len(f.Statuses) == 0 || slices.Contains(f.Statuses, c.Status))
+		match = func(c *hyperpod.Cluster) bool {
+			return (f.IncludeDeleted || c.Status != hyperpod.ClusterDeleted) && (len(f.Statuses) == 0 || slices.Contains(f.Statuses, c.Status))
 		}
 	}
-	var page *store.Page[Cluster]
+	var page *store.Page[hyperpod.Cluster]
 	err := s.store.View(func(tx *store.Tx) (err error) {
 		page, err = store.ReadPage(tx, store.Scan{Kind: RecordKind}, req, match)
 		return err

@@ -13,8 +13,8 @@ import (
 
 	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
 	"github.com/instantstart/instantstart/engine/netplan"
 )
 
@@ -59,7 +59,7 @@ func normalize(in *CreateInput) errs.List {
 	for i := range in.InstanceGroups {
 		g := &in.InstanceGroups[i]
 		field := func(f string) string { return fmt.Sprintf("input.instanceGroups[%d].%s", i, f) }
-		bad = append(bad, compute.NormalizeSpec(g, field, compute.CreatingCluster)...)
+		bad = append(bad, groupspec.Normalize(g, field, groupspec.CreatingCluster)...)
 		if names[g.Name] {
 			bad = append(bad, errs.Field(field("name"), "instance group name %q is used twice: give each group its own name", g.Name))
 		}

@@ -8,7 +8,6 @@ package compute
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -31,100 +31,6 @@ const (
 
 // groupIndex maps <cluster id>/<group name> to the id of the live group.
 const groupIndex = "instance-group-name"
-
-// Capacity types, as the schema names them.
-const (
-	OnDemand     = "ON_DEMAND"
-	Spot         = "SPOT"
-	TrainingPlan = "TRAINING_PLAN"
-)
-
-// Network interface modes.
-const (
-	InterfaceStandard = "STANDARD"
-	InterfaceEFAOnly  = "EFA_ONLY"
-)
-
-// GroupStatus is an instance group's state.
-type GroupStatus string
-
-// The group states.
-const (
-	GroupPending        GroupStatus = "PENDING"
-	GroupCreating       GroupStatus = "CREATING"
-	GroupInService      GroupStatus = "IN_SERVICE"
-	GroupUpdating       GroupStatus = "UPDATING"
-	GroupDegraded       GroupStatus = "DEGRADED"
-	GroupFailed         GroupStatus = "FAILED"
-	GroupSystemUpdating GroupStatus = "SYSTEM_UPDATING"
-	GroupDeleting       GroupStatus = "DELETING"
-	GroupDeleted        GroupStatus = "DELETED"
-)
-
-// Label is a Kubernetes label.
-type Label struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
-
-// Taint is a Kubernetes taint; Effect is NO_SCHEDULE, PREFER_NO_SCHEDULE or
-// NO_EXECUTE.
-type Taint struct {
-	Key    string `json:"key"`
-	Value  string `json:"value,omitempty"`
-	Effect string `json:"effect"`
-}
-
-// GroupSpec is what a group should be: the settings the user chooses. It
-// is the one model of an instance group: a group asked for with
-// createCluster (engine/cluster) and one added later are both a GroupSpec,
-// normalized by NormalizeSpec and sent to HyperPod as Specification.
-type GroupSpec struct {
-	Name             string   `json:"name"`
-	InstanceTypes    []string `json:"instanceTypes"` // priority order; one unless flexible
-	Count            int      `json:"count"`
-	MinCount         int      `json:"minCount,omitempty"`
-	Zone             string   `json:"zone"`
-	CapacityType     string   `json:"capacityType"`
-	TrainingPlanArn  string   `json:"trainingPlanArn,omitempty"`
-	InterfaceMode    string   `json:"networkInterfaceMode"`
-	ThreadsPerCore   int      `json:"threadsPerCore"`
-	VolumeSizeGB     int      `json:"volumeSizeGb"`
-	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
-	Labels           []Label  `json:"labels,omitempty"`
-	Taints           []Taint  `json:"taints,omitempty"`
-}
-
-// Flexible reports whether the group takes a list of instance types.
-func (g *GroupSpec) Flexible() bool { return len(g.InstanceTypes) > 1 }
-
-// InstanceGroup is the record of an instance group.
-type InstanceGroup struct {
-	ID        string `json:"id"`
-	ClusterID string `json:"clusterId"`
-	GroupSpec
-	SubnetID        string      `json:"subnetId,omitempty"`
-	Status          GroupStatus `json:"status"`
-	StatusMessage   string      `json:"statusMessage,omitempty"`
-	CurrentCount    int         `json:"currentCount"`
-	Software        Software    `json:"software"`
-	Managed         bool        `json:"managed"`
-	LastOperationID string      `json:"lastOperationId,omitempty"`
-	CreatedAt       time.Time   `json:"createdAt"`
-	UpdatedAt       time.Time   `json:"updatedAt"`
-	DeletedAt       *time.Time  `json:"deletedAt,omitempty"`
-}
-
-// Software is the HyperPod image a group or node runs, as SageMaker
-// reports it. ImageVersionStatus and UpdateStatus are in the schema's form
-// (UPDATE_AVAILABLE, ROLLBACK_COMPLETE); an empty ImageVersionStatus is
-// UNKNOWN and an empty UpdateStatus means no update has run.
-type Software struct {
-	ImageVersion       string `json:"imageVersion,omitempty"`
-	TargetImageVersion string `json:"targetImageVersion,omitempty"`
-	ImageVersionStatus string `json:"imageVersionStatus,omitempty"`
-	UpdateStatus       string `json:"updateStatus,omitempty"`
-}
 
 // Node health labels and deep health check results, as the schema names
 // them.
@@ -169,24 +75,12 @@ func (n *Node) Healthy() bool {
 	return n.Status == nodeStatusRunning && n.Health == HealthSchedulable && n.DeepHealthCheck != DeepCheckFailed
 }
 
-// Cluster is what compute needs to know of a cluster.
-type Cluster struct {
-	ID, Name, Region string
-	Status           string // ACTIVE when groups may change
-	HyperPodName     string
-	EKSName          string
-	Zones            []string
-	SecurityGroupID  string
-	ExecutionRoleArn string
-	Imported         bool
-}
-
 // Clusters is the part of the cluster area compute uses.
 type Clusters interface {
-	// Cluster returns the cluster id, or a NOT_FOUND error.
-	Cluster(id string) (*Cluster, error)
-	// Live lists the clusters whose compute the refresher keeps current.
-	Live() ([]*Cluster, error)
+	// Get returns the cluster id, or a NOT_FOUND error.
+	Get(id string) (*hyperpod.Cluster, error)
+	// Active lists the clusters whose compute the refresher keeps current.
+	Active() ([]*hyperpod.Cluster, error)
 	// ComputeSubnet returns the id of the cluster's compute subnet in zone,
 	// making it first when create is true (a /20 placed by
 	// netplan.ComputeSubnet and routed like the others); "" when there is
@@ -239,11 +133,11 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 // stepStart decodes op's stored request into in, then reads the cluster
 // it names (clusterID, called after the decode) and that cluster's
 // provider: what every operation of this area needs to build its phases.
-func (s *Service) stepStart(op *ops.Operation, in any, clusterID func() string) (*Cluster, *cloud.Provider, error) {
+func (s *Service) stepStart(op *ops.Operation, in any, clusterID func() string) (*hyperpod.Cluster, *cloud.Provider, error) {
 	if err := json.Unmarshal(op.Input, in); err != nil {
 		return nil, nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
 	}
-	c, err := s.clusters.Cluster(clusterID())
+	c, err := s.clusters.Get(clusterID())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -274,31 +168,25 @@ func (s *Service) checkProvider(region string) (*cloud.Provider, error) {
 }
 
 // Group returns the instance group id.
-func (s *Service) Group(id string) (*InstanceGroup, error) {
-	var g InstanceGroup
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(GroupKind, id, &g) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "instance group %q does not exist; list the cluster's instance groups to find its id", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &g, nil
+func (s *Service) Group(id string) (*hyperpod.InstanceGroup, error) {
+	return store.Lookup[hyperpod.InstanceGroup](s.store, GroupKind, id, "", store.Missing{Noun: "instance group", List: "list the cluster's instance groups"})
 }
 
 // Groups returns the live groups of a cluster in creation order (deleted
 // ones too when withDeleted).
-func (s *Service) Groups(clusterID string, withDeleted bool) ([]*InstanceGroup, error) {
-	return s.groupsWhere(func(g *InstanceGroup) bool {
-		return g.ClusterID == clusterID && (withDeleted || g.Status != GroupDeleted)
+func (s *Service) Groups(clusterID string, withDeleted bool) ([]*hyperpod.InstanceGroup, error) {
+	return s.groupsWhere(func(g *hyperpod.InstanceGroup) bool {
+		return g.ClusterID == clusterID && (withDeleted || g.Status != hyperpod.GroupDeleted)
 	})
 }
 
 // GroupsPage returns one page of the live groups of a cluster in creation
 // order (their ULIDs' order), reading from the cursor on.
-func (s *Service) GroupsPage(clusterID string, req store.PageRequest) (*store.Page[InstanceGroup], error) {
-	live := func(g *InstanceGroup) bool { return g.ClusterID == clusterID && g.Status != GroupDeleted }
-	var page *store.Page[InstanceGroup]
+func (s *Service) GroupsPage(clusterID string, req store.PageRequest) (*store.Page[hyperpod.InstanceGroup], error) {
+	live := func(g *hyperpod.InstanceGroup) bool {
+		return g.ClusterID == clusterID && g.Status != hyperpod.GroupDeleted
+	}
+	var page *store.Page[hyperpod.InstanceGroup]
 	err := s.store.View(func(tx *store.Tx) (err error) {
 		page, err = store.ReadPage(tx, store.Scan{Kind: GroupKind}, req, live)
 		return err
@@ -308,11 +196,11 @@ func (s *Service) GroupsPage(clusterID string, req store.PageRequest) (*store.Pa
 
 // groupsWhere returns the group records that keep accepts, in creation
 // order.
-func (s *Service) groupsWhere(keep func(*InstanceGroup) bool) ([]*InstanceGroup, error) {
-	var out []*InstanceGroup
+func (s *Service) groupsWhere(keep func(*hyperpod.InstanceGroup) bool) ([]*hyperpod.InstanceGroup, error) {
+	var out []*hyperpod.InstanceGroup
 	err := s.store.View(func(tx *store.Tx) error {
 		return tx.List(GroupKind, "", func(_ string, raw []byte) (bool, error) {
-			var g InstanceGroup
+			var g hyperpod.InstanceGroup
 			if err := json.Unmarshal(raw, &g); err != nil {
 				return false, err
 			}
@@ -327,15 +215,7 @@ func (s *Service) groupsWhere(keep func(*InstanceGroup) bool) ([]*InstanceGroup,
 
 // Node returns the node whose instance id is id.
 func (s *Service) Node(id string) (*Node, error) {
-	var n Node
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(NodeKind, id, &n) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "node %q does not exist (it may have been replaced or deleted); list the cluster's nodes to find its id", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
+	return store.Lookup[Node](s.store, NodeKind, id, "", store.Missing{Noun: "node", List: "it may have been replaced or deleted: list the cluster's nodes"})
 }
 
 // Nodes returns the nodes of a cluster (of one group when groupID is set),
@@ -356,7 +236,7 @@ func (s *Service) Nodes(clusterID, groupID string) ([]*Node, error) {
 // checked is a cluster as a request's checks read it: its record, its
 // region's ports (reads retried) and its HyperPod cluster as described now.
 type checked struct {
-	cluster  *Cluster
+	cluster  *hyperpod.Cluster
 	p        *cloud.Provider
 	hyperPod *sagemaker.DescribeClusterOutput
 }
@@ -372,12 +252,12 @@ func (s *Service) readActive(ctx context.Context, id, field string) (*checked, e
 }
 
 // read describes the HyperPod cluster of c for a request's checks.
-func (s *Service) read(ctx context.Context, c *Cluster) (*checked, error) {
+func (s *Service) read(ctx context.Context, c *hyperpod.Cluster) (*checked, error) {
 	p, err := s.checkProvider(c.Region)
 	if err != nil {
 		return nil, err
 	}
-	hp, err := describe(ctx, p, c.HyperPodName)
+	hp, err := describe(ctx, p, c.HyperPod.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -385,15 +265,15 @@ func (s *Service) read(ctx context.Context, c *Cluster) (*checked, error) {
 }
 
 // activeCluster returns the cluster when its groups may change.
-func (s *Service) activeCluster(id, field string) (*Cluster, error) {
-	c, err := s.clusters.Cluster(id)
+func (s *Service) activeCluster(id, field string) (*hyperpod.Cluster, error) {
+	c, err := s.clusters.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; its instance groups and nodes can change only while it is ACTIVE", c.Name, c.Status).WithField(field)
+	if err := c.RequireActive(field, "its instance groups and nodes can change"); err != nil {
+		return nil, err
 	}
-	if c.HyperPodName == "" {
+	if c.HyperPod.Name == "" {
 		return nil, errs.New(errs.Precondition, "cluster %s has no HyperPod cluster (it was imported without one)", c.Name).WithField(field)
 	}
 	return c, nil

@@ -7,28 +7,29 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/instantstart/instantstart/engine/app"
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
-	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
-const speed = 5000
-
-// fixture is a control plane on the simulator with one ACTIVE cluster in
+// fixture is the engine on the simulator with one ACTIVE cluster in
 // us-west-2a and us-west-2b whose "gpu" group runs one ml.g5.xlarge.
 type fixture struct {
+	app      *app.App
 	world    *sim.World
 	runner   *ops.Runner
 	clusters *cluster.Service
 	svc      *compute.Service
-	cluster  *compute.Cluster
+	cluster  *hyperpod.Cluster
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -40,42 +41,12 @@ func newFixture(t *testing.T) *fixture {
 // and region are the fixture's).
 func newFixtureWith(t *testing.T, opts sim.Options) *fixture {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Speed, opts.DefaultRegion = speed, "us-west-2"
-	world, err := sim.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
-	clusters := cluster.New(st, runner, world, cluster.Options{})
-	view := cluster.ComputeView{Service: clusters}
-	svc, err := compute.New(st, runner, world, view, compute.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	f := &fixture{world: world, runner: runner, clusters: clusters, svc: svc}
-	op, err := clusters.Create(context.Background(), "tester", cluster.CreateInput{
+	a := apptest.New(t, apptest.Options{Sim: opts})
+	f := &fixture{app: a, world: a.World, runner: a.Runner, clusters: a.Clusters, svc: a.Compute}
+	f.cluster = apptest.Cluster(t, a, cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"}},
-	}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.succeeded(t, op)
-	if f.cluster, err = view.Cluster(op.Target.ID); err != nil {
-		t.Fatal(err)
-	}
-	f.sync(t)
+		InstanceGroups: []hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"}},
+	})
 	return f
 }
 
@@ -96,25 +67,24 @@ func (f *fixture) sync(t *testing.T) {
 // healthy.
 func (f *fixture) onlyNode(t *testing.T) *compute.Node {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		f.sync(t)
-		nodes := mustNodes(t, f, f.groupNamed(t, "gpu").ID)
-		if len(nodes) == 1 && nodes[0].Healthy() {
-			return nodes[0]
-		}
-		if time.Now().After(deadline) {
+	var nodes []*compute.Node
+	defer func() {
+		if t.Failed() {
 			for _, n := range nodes {
 				t.Logf("node %+v", *n)
 			}
-			t.Fatalf("the gpu group has %d nodes; want one healthy", len(nodes))
 		}
-		time.Sleep(10 * time.Millisecond) // polling the simulator, with a deadline
-	}
+	}()
+	testwait.Eventually(t, "one healthy node in the gpu group", func() bool {
+		f.sync(t)
+		nodes = mustNodes(t, f, f.groupNamed(t, "gpu").ID)
+		return len(nodes) == 1 && nodes[0].Healthy()
+	})
+	return nodes[0]
 }
 
 // groupNamed returns the live group of the fixture's cluster named name.
-func (f *fixture) groupNamed(t *testing.T, name string) *compute.InstanceGroup {
+func (f *fixture) groupNamed(t *testing.T, name string) *hyperpod.InstanceGroup {
 	t.Helper()
 	groups, err := f.svc.Groups(f.cluster.ID, false)
 	if err != nil {
@@ -163,7 +133,7 @@ func wantErr(t *testing.T, err error, code errs.Code, field, hint string) {
 }
 
 func workers() compute.AddInput {
-	return compute.AddInput{GroupSpec: compute.GroupSpec{Name: "workers", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2b"}}
+	return compute.AddInput{GroupSpec: hyperpod.GroupSpec{Name: "workers", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2b"}}
 }
 
 func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
@@ -184,7 +154,7 @@ func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
 	}
 	f.sync(t)
 	g := f.groupNamed(t, "workers")
-	if g.Status != compute.GroupInService || g.CurrentCount != 2 || g.SubnetID == "" || !g.Managed || g.ThreadsPerCore != 1 || g.VolumeSizeGB != 500 {
+	if g.Status != hyperpod.GroupInService || g.CurrentCount != 2 || g.SubnetID == "" || !g.Managed || g.ThreadsPerCore != 1 || g.VolumeSizeGB != 500 {
 		t.Fatalf("group after add: %+v", g)
 	}
 	c, _ := f.clusters.Get(f.cluster.ID)
@@ -205,7 +175,7 @@ func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
 		t.Fatalf("%d nodes, want 2", len(nodes))
 	}
 	for _, n := range nodes {
-		if n.Status != "RUNNING" || n.Zone != "us-west-2b" || n.InstanceType != "ml.g5.12xlarge" || n.CapacityType != compute.OnDemand || n.LaunchTime == nil {
+		if n.Status != "RUNNING" || n.Zone != "us-west-2b" || n.InstanceType != "ml.g5.12xlarge" || n.CapacityType != hyperpod.OnDemand || n.LaunchTime == nil {
 			t.Fatalf("node %+v", n)
 		}
 	}
@@ -228,7 +198,7 @@ func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
 	f.noMutationSince(t, before)
 
 	// Update sends only what changed; sending the actual value is a no-op.
-	labels := []compute.Label{{Key: "team", Value: "vision"}}
+	labels := []hyperpod.Label{{Key: "team", Value: "vision"}}
 	op, err = f.svc.Update(ctx, "tester", g.ID, compute.UpdateInput{Labels: labels, SetLabels: true}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +209,7 @@ func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
 		t.Fatalf("group after update: %+v", g)
 	}
 	before = f.mutations()
-	same, onDemand := 3, compute.OnDemand
+	same, onDemand := 3, hyperpod.OnDemand
 	op, err = f.svc.Update(ctx, "tester", g.ID, compute.UpdateInput{Labels: labels, SetLabels: true, Count: &same, CapacityType: &onDemand,
 		DeepHealthChecks: []string{"InstanceConnectivity"}, SetHealthChecks: true}, "")
 	if err != nil {
@@ -251,7 +221,7 @@ func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
 	f.noMutationSince(t, before)
 
 	// Fixed fields.
-	spot, efa, zone := compute.Spot, compute.InterfaceEFAOnly, "us-west-2a"
+	spot, efa, zone := hyperpod.Spot, hyperpod.InterfaceEFAOnly, "us-west-2a"
 	_, err = f.svc.Update(ctx, "tester", g.ID, compute.UpdateInput{CapacityType: &spot, InterfaceMode: &efa, Zone: &zone}, "")
 	wantErr(t, err, errs.ImmutableField, "input.capacityType", "cannot change")
 	wantErr(t, err, errs.ImmutableField, "input.networkInterfaceMode", "cannot change")
@@ -264,7 +234,7 @@ func TestInstanceGroupLifecycleWithNoops(t *testing.T) {
 	}
 	f.succeeded(t, op)
 	f.sync(t)
-	if g, err = f.svc.Group(g.ID); err != nil || g.Status != compute.GroupDeleted {
+	if g, err = f.svc.Group(g.ID); err != nil || g.Status != hyperpod.GroupDeleted {
 		t.Fatalf("group after delete: %+v, %v", g, err)
 	}
 	if nodes, _ := f.svc.Nodes(f.cluster.ID, g.ID); len(nodes) != 0 {
@@ -296,22 +266,22 @@ func TestAddInstanceGroupRefusals(t *testing.T) {
 		{"min above count", func(in *compute.AddInput) { in.MinCount = 5 }, errs.Validation, "input.minCount", ""},
 		{"flexible spot", func(in *compute.AddInput) {
 			in.InstanceTypes = []string{"ml.g5.12xlarge", "ml.g5.48xlarge"}
-			in.CapacityType = compute.Spot
+			in.CapacityType = hyperpod.Spot
 		}, errs.Precondition, "input.capacityType", "Spot"},
-		{"plan without arn", func(in *compute.AddInput) { in.CapacityType = compute.TrainingPlan }, errs.Validation, "input.trainingPlanArn", "ARN"},
+		{"plan without arn", func(in *compute.AddInput) { in.CapacityType = hyperpod.TrainingPlan }, errs.Validation, "input.trainingPlanArn", "ARN"},
 		{"plan in another zone", func(in *compute.AddInput) {
-			in.CapacityType, in.TrainingPlanArn, in.InstanceTypes, in.Zone = compute.TrainingPlan, p5Plan.Arn, []string{"ml.p5.48xlarge"}, "us-west-2b"
+			in.CapacityType, in.TrainingPlanArn, in.InstanceTypes, in.Zone = hyperpod.TrainingPlan, p5Plan.Arn, []string{"ml.p5.48xlarge"}, "us-west-2b"
 		}, errs.Precondition, "input.zone", "reserves capacity in " + p5Plan.Zone},
 		{"plan of another type", func(in *compute.AddInput) {
-			in.CapacityType, in.TrainingPlanArn, in.Zone = compute.TrainingPlan, p5Plan.Arn, ""
+			in.CapacityType, in.TrainingPlanArn, in.Zone = hyperpod.TrainingPlan, p5Plan.Arn, ""
 		}, errs.Precondition, "input.instanceType", "reserves ml.p5.48xlarge"},
 		{"more than the plan holds", func(in *compute.AddInput) {
-			in.CapacityType, in.TrainingPlanArn, in.InstanceTypes, in.Zone, in.Count = compute.TrainingPlan, p5Plan.Arn, []string{"ml.p5.48xlarge"}, "", 9
+			in.CapacityType, in.TrainingPlanArn, in.InstanceTypes, in.Zone, in.Count = hyperpod.TrainingPlan, p5Plan.Arn, []string{"ml.p5.48xlarge"}, "", 9
 		}, errs.Precondition, "input.count", "instances left"},
 		{"unknown plan", func(in *compute.AddInput) {
-			in.CapacityType, in.TrainingPlanArn = compute.TrainingPlan, "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nope"
+			in.CapacityType, in.TrainingPlanArn = hyperpod.TrainingPlan, "arn:aws:sagemaker:us-west-2:123456789012:training-plan/nope"
 		}, errs.Precondition, "input.trainingPlanArn", "does not exist"},
-		{"bad label", func(in *compute.AddInput) { in.Labels = []compute.Label{{Key: "bad key!", Value: "x"}} }, errs.Validation, "input.labels", "bad key!"},
+		{"bad label", func(in *compute.AddInput) { in.Labels = []hyperpod.Label{{Key: "bad key!", Value: "x"}} }, errs.Validation, "input.labels", "bad key!"},
 	}
 	before := f.mutations()
 	for _, tc := range cases {
@@ -333,8 +303,8 @@ func TestTrainingPlanGroupTakesThePlansZone(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	plan := f.p5Plan(t)
-	in := compute.AddInput{ClusterID: f.cluster.ID, GroupSpec: compute.GroupSpec{Name: "reserved", InstanceTypes: []string{"ml.p5.48xlarge"},
-		Count: 2, CapacityType: compute.TrainingPlan, TrainingPlanArn: plan.Arn}}
+	in := compute.AddInput{ClusterID: f.cluster.ID, GroupSpec: hyperpod.GroupSpec{Name: "reserved", InstanceTypes: []string{"ml.p5.48xlarge"},
+		Count: 2, CapacityType: hyperpod.TrainingPlan, TrainingPlanArn: plan.Arn}}
 	op, err := f.svc.Add(ctx, "tester", in, "")
 	if err != nil {
 		t.Fatal(err)
@@ -342,10 +312,10 @@ func TestTrainingPlanGroupTakesThePlansZone(t *testing.T) {
 	f.succeeded(t, op)
 	f.sync(t)
 	g := f.groupNamed(t, "reserved")
-	if g.Zone != plan.Zone || g.ThreadsPerCore != 2 || g.CapacityType != compute.TrainingPlan || g.TrainingPlanArn != plan.Arn {
+	if g.Zone != plan.Zone || g.ThreadsPerCore != 2 || g.CapacityType != hyperpod.TrainingPlan || g.TrainingPlanArn != plan.Arn {
 		t.Fatalf("training plan group: %+v (plan %+v)", g, plan)
 	}
-	spot := compute.Spot
+	spot := hyperpod.Spot
 	_, err = f.svc.Update(ctx, "tester", g.ID, compute.UpdateInput{CapacityType: &spot}, "")
 	wantErr(t, err, errs.ImmutableField, "input.capacityType", "TRAINING_PLAN")
 }
@@ -353,7 +323,7 @@ func TestTrainingPlanGroupTakesThePlansZone(t *testing.T) {
 func TestNodeActionsInBatches(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	in := compute.AddInput{ClusterID: f.cluster.ID, GroupSpec: compute.GroupSpec{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 27, Zone: "us-west-2a"}}
+	in := compute.AddInput{ClusterID: f.cluster.ID, GroupSpec: hyperpod.GroupSpec{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 27, Zone: "us-west-2a"}}
 	op, err := f.svc.Add(ctx, "tester", in, "")
 	if err != nil {
 		t.Fatal(err)
@@ -433,7 +403,7 @@ func TestNodeActionsInBatches(t *testing.T) {
 // p5Plan returns the simulator's training plan of ml.p5.48xlarge.
 func (f *fixture) p5Plan(t *testing.T) preflight.Plan {
 	t.Helper()
-	plans, err := preflight.New(f.world, preflight.Options{}).TrainingPlans(context.Background(), "us-west-2")
+	plans, err := f.app.Preflight.TrainingPlans(context.Background(), apptest.Region)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +440,7 @@ func TestDeletingTheClusterRetiresItsGroupsAndNodes(t *testing.T) {
 	if _, err := f.svc.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if g, err = f.svc.Group(g.ID); err != nil || g.Status != compute.GroupDeleted || !strings.Contains(g.StatusMessage, "train-1 was deleted") {
+	if g, err = f.svc.Group(g.ID); err != nil || g.Status != hyperpod.GroupDeleted || !strings.Contains(g.StatusMessage, "train-1 was deleted") {
 		t.Fatalf("group after its cluster was deleted: %+v, %v", g, err)
 	}
 	if n := mustNodes(t, f, ""); len(n) != 0 {

@@ -8,8 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -18,7 +18,7 @@ import (
 func (f *fixture) neuronCores(t *testing.T) int64 {
 	t.Helper()
 	p, _ := f.world.Provider("us-west-2")
-	kc, err := p.Kubernetes.Clients(context.Background(), f.cluster.EKSName)
+	kc, err := p.Kubernetes.Clients(context.Background(), f.cluster.EKS.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +34,8 @@ func (f *fixture) neuronCores(t *testing.T) int64 {
 	return total
 }
 
-func dependencyNamed(deps []cluster.Dependency, name string) *cluster.Dependency {
-	if i := slices.IndexFunc(deps, func(d cluster.Dependency) bool { return d.Name == name }); i >= 0 {
+func dependencyNamed(deps []hyperpod.Dependency, name string) *hyperpod.Dependency {
+	if i := slices.IndexFunc(deps, func(d hyperpod.Dependency) bool { return d.Name == name }); i >= 0 {
 		return &deps[i]
 	}
 	return nil
@@ -64,7 +64,7 @@ func TestAddingATrainiumGroupInstallsTheNeuronPlugin(t *testing.T) {
 		t.Fatalf("a GPU group got a dependencies phase: %+v", end.Phases)
 	}
 
-	trn := compute.AddInput{ClusterID: f.cluster.ID, GroupSpec: compute.GroupSpec{Name: "trainium", InstanceTypes: []string{"ml.trn1.32xlarge"}, Count: 1, Zone: "us-west-2a"}}
+	trn := compute.AddInput{ClusterID: f.cluster.ID, GroupSpec: hyperpod.GroupSpec{Name: "trainium", InstanceTypes: []string{"ml.trn1.32xlarge"}, Count: 1, Zone: "us-west-2a"}}
 	op, err = f.svc.Add(ctx, "tester", trn, "")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestAddingATrainiumGroupInstallsTheNeuronPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ = f.clusters.Get(f.cluster.ID)
-	if d := dependencyNamed(c.Dependencies, "neuron-device-plugin"); d == nil || d.Status != cluster.DependencyInstalled {
+	if d := dependencyNamed(c.Dependencies, "neuron-device-plugin"); d == nil || d.Status != hyperpod.DependencyInstalled {
 		t.Fatalf("after the refresh the cluster's dependencies are %+v", c.Dependencies)
 	}
 }

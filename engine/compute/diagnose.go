@@ -54,7 +54,7 @@ func (s *Service) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.clusters.Cluster(n.ClusterID)
+	c, err := s.clusters.Get(n.ClusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (s *Service) Diagnose(ctx context.Context, id string) (*Diagnosis, error) {
 	d := &Diagnosis{Node: n, AutoRecovery: hp.NodeRecovery == smtypes.ClusterNodeRecoveryAutomatic}
 	// The newest diagnosisEvents events, however the service pages them.
 	in := &sagemaker.ListClusterEventsInput{
-		ClusterName: aws.String(c.HyperPodName), NodeId: aws.String(n.ID), EventTimeAfter: aws.Time(time.Now().Add(-diagnosisWindow)),
+		ClusterName: aws.String(c.HyperPod.Name), NodeId: aws.String(n.ID), EventTimeAfter: aws.Time(time.Now().Add(-diagnosisWindow)),
 		SortOrder: smtypes.SortOrderDescending, MaxResults: aws.Int32(diagnosisEvents),
 	}
 	err = cloud.Pages("ListClusterEvents", func(token *string) (*string, error) {

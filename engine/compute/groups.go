@@ -17,6 +17,8 @@ import (
 	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -33,9 +35,9 @@ const (
 
 // groupInput is what a group operation stores: the group as it should be.
 type groupInput struct {
-	ClusterID string    `json:"clusterId"`
-	Desired   GroupSpec `json:"desired"`
-	Changed   []string  `json:"changed,omitempty"` // the fields an update changes
+	ClusterID string             `json:"clusterId"`
+	Desired   hyperpod.GroupSpec `json:"desired"`
+	Changed   []string           `json:"changed,omitempty"` // the fields an update changes
 }
 
 func (s *Service) register() {
@@ -57,7 +59,7 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 	if op, err := s.runner.Replay(replay); op != nil || err != nil {
 		return op, err
 	}
-	if bad := NormalizeSpec(&in.GroupSpec, func(f string) string { return "input." + f }, AddingGroup); len(bad) > 0 {
+	if bad := groupspec.Normalize(&in.GroupSpec, func(f string) string { return "input." + f }, groupspec.AddingGroup); len(bad) > 0 {
 		return nil, bad
 	}
 	t, err := s.readActive(ctx, in.ClusterID, "input.clusterId")
@@ -65,8 +67,8 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 		return nil, err
 	}
 	c, p, hp := t.cluster, t.p, t.hyperPod
-	if FindGroup(hp, in.Name) != nil {
-		return nil, errs.New(errs.Precondition, "HyperPod cluster %s already has an instance group named %s; choose another name", c.HyperPodName, in.Name).WithField("input.name")
+	if groupspec.Find(hp, in.Name) != nil {
+		return nil, errs.New(errs.Precondition, "HyperPod cluster %s already has an instance group named %s; choose another name", c.HyperPod.Name, in.Name).WithField("input.name")
 	}
 	if executionRole(c, hp) == "" {
 		return nil, errs.New(errs.Precondition, "cluster %s has no execution role for instances: import it again once one of its groups exists, or create the cluster with InstantStart", c.Name).WithField("input.clusterId")
@@ -91,21 +93,21 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 				return err
 			}
 			now := tx.Now()
-			return tx.Put(GroupKind, id, &InstanceGroup{ID: id, ClusterID: c.ID, GroupSpec: in.GroupSpec, Status: GroupPending, Managed: true, CreatedAt: now, UpdatedAt: now})
+			return tx.Put(GroupKind, id, &hyperpod.InstanceGroup{ID: id, ClusterID: c.ID, GroupSpec: in.GroupSpec, Status: hyperpod.GroupPending, Managed: true, CreatedAt: now, UpdatedAt: now})
 		},
 	})
 }
 
 // UpdateInput changes a group: nil fields stay as they are.
 type UpdateInput struct {
-	Count            *int     `json:"count,omitempty"`
-	MinCount         *int     `json:"minCount,omitempty"`
-	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
-	SetHealthChecks  bool     `json:"setDeepHealthChecks,omitempty"` // DeepHealthChecks was sent (it may be empty)
-	Labels           []Label  `json:"labels,omitempty"`
-	SetLabels        bool     `json:"setLabels,omitempty"`
-	Taints           []Taint  `json:"taints,omitempty"`
-	SetTaints        bool     `json:"setTaints,omitempty"`
+	Count            *int             `json:"count,omitempty"`
+	MinCount         *int             `json:"minCount,omitempty"`
+	DeepHealthChecks []string         `json:"deepHealthChecks,omitempty"`
+	SetHealthChecks  bool             `json:"setDeepHealthChecks,omitempty"` // DeepHealthChecks was sent (it may be empty)
+	Labels           []hyperpod.Label `json:"labels,omitempty"`
+	SetLabels        bool             `json:"setLabels,omitempty"`
+	Taints           []hyperpod.Taint `json:"taints,omitempty"`
+	SetTaints        bool             `json:"setTaints,omitempty"`
 	// Fixed for the group's lifetime: a different value is IMMUTABLE_FIELD.
 	CapacityType    *string  `json:"capacityType,omitempty"`
 	InterfaceMode   *string  `json:"networkInterfaceMode,omitempty"`
@@ -134,7 +136,7 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 	if op, err := s.runner.Replay(ops.Request{Kind: kind, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: in}); op != nil || err != nil {
 		return op, err
 	}
-	if g.Status == GroupDeleted || g.Status == GroupDeleting {
+	if g.Status == hyperpod.GroupDeleted || g.Status == hyperpod.GroupDeleting {
 		return nil, errs.New(errs.Precondition, "instance group %s is %s", g.Name, g.Status).WithField("id")
 	}
 	types := strings.Join(g.InstanceTypes, ",")
@@ -163,11 +165,11 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 		return nil, err
 	}
 	c, p, hp := t.cluster, t.p, t.hyperPod
-	d := FindGroup(hp, g.Name)
+	d := groupspec.Find(hp, g.Name)
 	if d == nil {
-		return nil, errs.New(errs.Precondition, "HyperPod cluster %s has no instance group %s (deleted outside InstantStart?); add it again", c.HyperPodName, g.Name).WithField("id")
+		return nil, errs.New(errs.Precondition, "HyperPod cluster %s has no instance group %s (deleted outside InstantStart?); add it again", c.HyperPod.Name, g.Name).WithField("id")
 	}
-	actual := ActualSpec(d)
+	actual := groupspec.Actual(d)
 	desired := actual
 	desired.InterfaceMode, desired.VolumeSizeGB = g.InterfaceMode, max(actual.VolumeSizeGB, g.VolumeSizeGB)
 	var changed []string
@@ -195,7 +197,7 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 		field = func(string) string { return "count" }
 	}
 	bad = append(bad, checkCounts(desired, field)...)
-	bad = append(bad, checkKubernetesConfig(desired.Labels, desired.Taints, field)...)
+	bad = append(bad, groupspec.CheckKubernetesConfig(desired.Labels, desired.Taints, field)...)
 	if len(bad) > 0 {
 		return nil, bad
 	}
@@ -211,7 +213,7 @@ func (s *Service) change(ctx context.Context, caller, kind, id string, in Update
 	})
 }
 
-func checkCounts(g GroupSpec, field func(string) string) errs.List {
+func checkCounts(g hyperpod.GroupSpec, field func(string) string) errs.List {
 	return append(capacity.CheckCounts(g.Count, g.MinCount, field), capacity.CheckDeepHealthChecks(g.DeepHealthChecks, field)...)
 }
 
@@ -225,7 +227,7 @@ func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string)
 	if op, err := s.runner.Replay(ops.Request{Kind: KindDeleteGroup, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey}); op != nil || err != nil {
 		return op, err
 	}
-	if g.Status == GroupDeleted {
+	if g.Status == hyperpod.GroupDeleted {
 		return nil, errs.New(errs.Precondition, "instance group %s was already deleted", g.Name).WithField("id")
 	}
 	c, err := s.activeCluster(g.ClusterID, "id")
@@ -298,8 +300,8 @@ type groupOutput struct {
 type groupWork struct {
 	s       *Service
 	p       *cloud.Provider
-	c       *Cluster
-	desired GroupSpec
+	c       *hyperpod.Cluster
+	desired hyperpod.GroupSpec
 }
 
 func (w *groupWork) observeSubnet(ctx context.Context, _ *ops.Run) (ops.Observation, error) {
@@ -320,11 +322,11 @@ func (w *groupWork) applySubnet(ctx context.Context, _ *ops.Run) (any, error) {
 
 // observeAdded: the group exists and has settled.
 func (w *groupWork) observeAdded(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	hp, err := describe(ctx, w.p, w.c.HyperPod.Name)
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	d := FindGroup(hp, w.desired.Name)
+	d := groupspec.Find(hp, w.desired.Name)
 	if d == nil {
 		return ops.Observation{State: ops.Absent}, nil
 	}
@@ -333,15 +335,15 @@ func (w *groupWork) observeAdded(ctx context.Context, run *ops.Run) (ops.Observa
 
 // observeUpdated: the group has the desired settings and has settled.
 func (w *groupWork) observeUpdated(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	hp, err := describe(ctx, w.p, w.c.HyperPod.Name)
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	d := FindGroup(hp, w.desired.Name)
+	d := groupspec.Find(hp, w.desired.Name)
 	if d == nil {
-		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "instance group %s no longer exists in HyperPod cluster %s", w.desired.Name, w.c.HyperPodName)}, nil
+		return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "instance group %s no longer exists in HyperPod cluster %s", w.desired.Name, w.c.HyperPod.Name)}, nil
 	}
-	if !matches(ActualSpec(d), w.desired) {
+	if !matches(groupspec.Actual(d), w.desired) {
 		if run.Applied && d.Status == smtypes.InstanceGroupStatusUpdating {
 			return ops.Observation{State: ops.Pending, Message: "HyperPod is updating the group"}, nil
 		}
@@ -372,7 +374,7 @@ func groupProgress(d *smtypes.ClusterInstanceGroupDetails, run *ops.Run) (ops.Ob
 }
 
 // matches reports whether the actual group has every desired setting.
-func matches(actual, desired GroupSpec) bool {
+func matches(actual, desired hyperpod.GroupSpec) bool {
 	return actual.Count == desired.Count && actual.MinCount == desired.MinCount && sameSet(actual.DeepHealthChecks, desired.DeepHealthChecks) &&
 		sameLabels(actual.Labels, desired.Labels) && sameTaints(actual.Taints, desired.Taints)
 }
@@ -380,7 +382,7 @@ func matches(actual, desired GroupSpec) bool {
 // applyGroup sends the group's whole desired spec with UpdateCluster, which
 // adds it or changes it.
 func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (any, error) {
-	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	hp, err := describe(ctx, w.p, w.c.HyperPod.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -389,26 +391,26 @@ func (w *groupWork) applyGroup(ctx context.Context, run *ops.Run) (any, error) {
 		return nil, err
 	}
 	subnet := made.SubnetID
-	if d := FindGroup(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
+	if d := groupspec.Find(hp, w.desired.Name); d != nil && d.OverrideVpcConfig != nil && len(d.OverrideVpcConfig.Subnets) > 0 {
 		subnet = d.OverrideVpcConfig.Subnets[0] // a group's subnets are fixed
 	}
-	spec := Specification(&w.desired, executionRole(w.c, hp), subnet, w.c.SecurityGroupID)
-	if d := FindGroup(hp, w.desired.Name); d != nil {
-		keepPlacement(&spec, d)
+	spec := groupspec.Specification(&w.desired, executionRole(w.c, hp), subnet, w.c.Network.SecurityGroupID)
+	if d := groupspec.Find(hp, w.desired.Name); d != nil {
+		groupspec.KeepPlacement(&spec, d)
 	}
-	_, err = w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
+	_, err = w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPod.Name), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
 	if err != nil {
-		return nil, errs.FromUpstream(err, "update HyperPod cluster "+w.c.HyperPodName)
+		return nil, errs.FromUpstream(err, "update HyperPod cluster "+w.c.HyperPod.Name)
 	}
 	return groupOutput{SubnetID: subnet}, nil
 }
 
 func (w *groupWork) observeDeleted(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-	hp, err := describe(ctx, w.p, w.c.HyperPodName)
+	hp, err := describe(ctx, w.p, w.c.HyperPod.Name)
 	if err != nil {
 		return ops.Observation{}, err
 	}
-	d := FindGroup(hp, w.desired.Name)
+	d := groupspec.Find(hp, w.desired.Name)
 	switch {
 	case d == nil:
 		return ops.Observation{State: ops.Done, Message: "the group is gone"}, nil
@@ -419,7 +421,7 @@ func (w *groupWork) observeDeleted(ctx context.Context, run *ops.Run) (ops.Obser
 }
 
 func (w *groupWork) applyDelete(ctx context.Context, _ *ops.Run) (any, error) {
-	_, err := w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPodName), InstanceGroupsToDelete: []string{w.desired.Name}})
+	_, err := w.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(w.c.HyperPod.Name), InstanceGroupsToDelete: []string{w.desired.Name}})
 	if err != nil && !errs.IsNotFound(err) {
 		return nil, errs.FromUpstream(err, "delete instance group "+w.desired.Name)
 	}
@@ -429,7 +431,7 @@ func (w *groupWork) applyDelete(ctx context.Context, _ *ops.Run) (any, error) {
 // reflectGroup brings the group record in line with an operation on it, in
 // the operation's own transaction.
 func reflectGroup(tx *store.Tx, op *ops.Operation) error {
-	var g InstanceGroup
+	var g hyperpod.InstanceGroup
 	if err := tx.Get(GroupKind, op.Target.ID, &g); err != nil {
 		return fmt.Errorf("load instance group %s: %w", op.Target.ID, err)
 	}
@@ -448,7 +450,7 @@ func reflectGroup(tx *store.Tx, op *ops.Operation) error {
 		switch op.Kind {
 		case KindDeleteGroup:
 			now := tx.Now()
-			g.Status, g.DeletedAt, g.CurrentCount = GroupDeleted, &now, 0
+			g.Status, g.DeletedAt, g.CurrentCount = hyperpod.GroupDeleted, &now, 0
 			if holder, err := tx.GetIndex(groupIndex, g.ClusterID+"/"+g.Name); err == nil && holder == g.ID {
 				if err := tx.DeleteIndex(groupIndex, g.ClusterID+"/"+g.Name); err != nil {
 					return err
@@ -462,8 +464,8 @@ func reflectGroup(tx *store.Tx, op *ops.Operation) error {
 			// storing the operation must not fail on it.
 			if out, err := ops.OutputOf[groupOutput](op, lastPhase(op)); err == nil && out.Status != "" {
 				g.Status = groupStatus(smtypes.InstanceGroupStatus(out.Status))
-			} else if g.Status == GroupPending || g.Status == GroupUpdating || g.Status == GroupCreating {
-				g.Status = GroupInService
+			} else if g.Status == hyperpod.GroupPending || g.Status == hyperpod.GroupUpdating || g.Status == hyperpod.GroupCreating {
+				g.Status = hyperpod.GroupInService
 			}
 		}
 		if out, err := ops.OutputOf[subnetOutput](op, phaseComputeSubnet); err == nil && out.SubnetID != "" {
@@ -476,17 +478,17 @@ func reflectGroup(tx *store.Tx, op *ops.Operation) error {
 		}
 		g.StatusMessage = fmt.Sprintf("%s failed: %s (retry the operation)", what, failed)
 		if op.Kind == KindAddGroup {
-			g.Status = GroupFailed
+			g.Status = hyperpod.GroupFailed
 		}
 	default:
 		switch op.Kind {
 		case KindAddGroup:
-			g.Status = GroupCreating
+			g.Status = hyperpod.GroupCreating
 		case KindDeleteGroup:
-			g.Status = GroupDeleting
+			g.Status = hyperpod.GroupDeleting
 		default:
 			if !op.Noop {
-				g.Status = GroupUpdating
+				g.Status = hyperpod.GroupUpdating
 			}
 		}
 	}
@@ -508,7 +510,7 @@ func lastPhase(op *ops.Operation) string {
 }
 
 // deleteGroupNodes removes the node records of a deleted group.
-func deleteGroupNodes(tx *store.Tx, g *InstanceGroup) error {
+func deleteGroupNodes(tx *store.Tx, g *hyperpod.InstanceGroup) error {
 	var gone []*Node
 	err := eachNode(tx, g.ClusterID, groupPosition(g.Name, g.ID), func(n *Node) (bool, error) {
 		gone = append(gone, n)
@@ -532,17 +534,17 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(x, y)
 }
 
-func sameLabels(a, b []Label) bool {
+func sameLabels(a, b []hyperpod.Label) bool {
 	x, y := slices.Clone(a), slices.Clone(b)
-	cmp := func(p, q Label) int { return strings.Compare(p.Key, q.Key) }
+	cmp := func(p, q hyperpod.Label) int { return strings.Compare(p.Key, q.Key) }
 	slices.SortFunc(x, cmp)
 	slices.SortFunc(y, cmp)
 	return len(x) == len(y) && (len(x) == 0 || reflect.DeepEqual(x, y))
 }
 
-func sameTaints(a, b []Taint) bool {
+func sameTaints(a, b []hyperpod.Taint) bool {
 	x, y := slices.Clone(a), slices.Clone(b)
-	cmp := func(p, q Taint) int {
+	cmp := func(p, q hyperpod.Taint) int {
 		return strings.Compare(p.Key+"="+p.Value+":"+p.Effect, q.Key+"="+q.Value+":"+q.Effect)
 	}
 	slices.SortFunc(x, cmp)

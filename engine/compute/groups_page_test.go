@@ -1,10 +1,13 @@
-package compute
+package compute_test
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
+	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -13,21 +16,17 @@ import (
 // a's live groups: each page is in creation order, matches Groups, and
 // decodes no record past the one after the page.
 func TestGroupsPageReadsOnlyItsPage(t *testing.T) {
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	a := apptest.New(t, apptest.Options{})
 	var ids store.IDs
-	err = st.Update(func(tx *store.Tx) error {
+	err := a.Store.Update(func(tx *store.Tx) error {
 		for i := range 30 {
-			for _, g := range []InstanceGroup{
-				{ClusterID: "a", GroupSpec: GroupSpec{Name: fmt.Sprintf("g%02d", i)}, Status: GroupInService},
-				{ClusterID: "b", GroupSpec: GroupSpec{Name: fmt.Sprintf("b%02d", i)}, Status: GroupInService},
-				{ClusterID: "a", GroupSpec: GroupSpec{Name: fmt.Sprintf("gone%02d", i)}, Status: GroupDeleted},
+			for _, g := range []hyperpod.InstanceGroup{
+				{ClusterID: "a", GroupSpec: hyperpod.GroupSpec{Name: fmt.Sprintf("g%02d", i)}, Status: hyperpod.GroupInService},
+				{ClusterID: "b", GroupSpec: hyperpod.GroupSpec{Name: fmt.Sprintf("b%02d", i)}, Status: hyperpod.GroupInService},
+				{ClusterID: "a", GroupSpec: hyperpod.GroupSpec{Name: fmt.Sprintf("gone%02d", i)}, Status: hyperpod.GroupDeleted},
 			} {
 				g.ID = ids.NewID()
-				if err := tx.Put(GroupKind, g.ID, &g); err != nil {
+				if err := tx.Put(compute.GroupKind, g.ID, &g); err != nil {
 					return err
 				}
 			}
@@ -37,8 +36,7 @@ func TestGroupsPageReadsOnlyItsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{store: st}
-	all, err := s.Groups("a", false)
+	all, err := a.Compute.Groups("a", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +46,7 @@ func TestGroupsPageReadsOnlyItsPage(t *testing.T) {
 	var paged []string
 	after := ""
 	for range 10 {
-		page, err := s.GroupsPage("a", store.PageRequest{First: 7, After: after})
+		page, err := a.Compute.GroupsPage("a", store.PageRequest{First: 7, After: after})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -116,7 +117,7 @@ func (s *Service) NodesPage(clusterID, groupID string, req store.PageRequest) (*
 	err := s.store.View(func(tx *store.Tx) error {
 		within := ""
 		if groupID != "" {
-			var g InstanceGroup
+			var g hyperpod.InstanceGroup
 			err := tx.Get(GroupKind, groupID, &g)
 			if errors.Is(err, store.ErrNotFound) || err == nil && g.ClusterID != clusterID {
 				page = &store.Page[Node]{}

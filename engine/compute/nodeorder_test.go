@@ -1,4 +1,4 @@
-package compute
+package compute_test
 
 import (
 	"errors"
@@ -7,23 +7,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
+	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
-// nodeStore is a store holding cluster c1 with groups "a" (a1) and "a-b"
-// (a2), cluster c2 with group "a" (b1), and n nodes in each group of c1 and
-// one in c2, written as syncNodes writes them.
-func nodeStore(t testing.TB, n int) (*Service, *store.Store) {
+// nodeStore is the compute service of an engine, and its store, holding
+// cluster c1 with groups "a" (a1) and "a-b" (a2), cluster c2 with group "a"
+// (b1), and n nodes in each group of c1 and one in c2, written as syncNodes
+// writes them.
+func nodeStore(t testing.TB, n int) (*compute.Service, *store.Store) {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	a := apptest.New(t, apptest.Options{})
 	start := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-	var nodes []*Node
-	for _, g := range []InstanceGroup{{ID: "a1", ClusterID: "c1", GroupSpec: GroupSpec{Name: "a"}}, {ID: "a2", ClusterID: "c1", GroupSpec: GroupSpec{Name: "a-b"}}, {ID: "b1", ClusterID: "c2", GroupSpec: GroupSpec{Name: "a"}}} {
+	var nodes []*compute.Node
+	for _, g := range []hyperpod.InstanceGroup{{ID: "a1", ClusterID: "c1", GroupSpec: hyperpod.GroupSpec{Name: "a"}}, {ID: "a2", ClusterID: "c1", GroupSpec: hyperpod.GroupSpec{Name: "a-b"}}, {ID: "b1", ClusterID: "c2", GroupSpec: hyperpod.GroupSpec{Name: "a"}}} {
 		count := n
 		if g.ClusterID == "c2" {
 			count = 1
@@ -31,16 +31,16 @@ func nodeStore(t testing.TB, n int) (*Service, *store.Store) {
 		for i := range count {
 			// Later nodes get smaller ids, so id order is not list order.
 			launch := start.Add(time.Duration(i) * time.Second)
-			nodes = append(nodes, &Node{ID: fmt.Sprintf("i-%s-%05d", g.ID, 99999-i), ClusterID: g.ClusterID, GroupID: g.ID, GroupName: g.Name, LaunchTime: &launch})
+			nodes = append(nodes, &compute.Node{ID: fmt.Sprintf("i-%s-%05d", g.ID, 99999-i), ClusterID: g.ClusterID, GroupID: g.ID, GroupName: g.Name, LaunchTime: &launch})
 		}
-		if err := st.Update(func(tx *store.Tx) error { return tx.Put(GroupKind, g.ID, g) }); err != nil {
+		if err := a.Store.Update(func(tx *store.Tx) error { return tx.Put(compute.GroupKind, g.ID, g) }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for part := range slices.Chunk(nodes, 1000) {
-		err := st.Update(func(tx *store.Tx) error {
+		err := a.Store.Update(func(tx *store.Tx) error {
 			for _, node := range part {
-				if err := putNode(tx, nil, node); err != nil {
+				if err := compute.PutNode(tx, nil, node); err != nil {
 					return err
 				}
 			}
@@ -50,14 +50,10 @@ func nodeStore(t testing.TB, n int) (*Service, *store.Store) {
 			t.Fatal(err)
 		}
 	}
-	s := &Service{store: st}
-	if err := s.indexNodes(); err != nil {
-		t.Fatal(err)
-	}
-	return s, st
+	return a.Compute, a.Store
 }
 
-func pageIDs(p *store.Page[Node]) []string {
+func pageIDs(p *store.Page[compute.Node]) []string {
 	var out []string
 	for _, n := range p.Items {
 		out = append(out, n.ID)
@@ -74,7 +70,7 @@ func nodeIDs(group string, from, to int) []string {
 }
 
 // readAll pages through the list from its start, size at a time.
-func readAll(t *testing.T, s *Service, cluster, group string, size int) []string {
+func readAll(t *testing.T, s *compute.Service, cluster, group string, size int) []string {
 	t.Helper()
 	var all []string
 	after := ""
@@ -87,7 +83,7 @@ func readAll(t *testing.T, s *Service, cluster, group string, size int) []string
 		if !p.HasNext {
 			return all
 		}
-		after = NodeCursor(p.Items[len(p.Items)-1])
+		after = compute.NodeCursor(p.Items[len(p.Items)-1])
 	}
 	t.Fatal("paging did not end")
 	return nil
@@ -130,11 +126,11 @@ func TestNodesPageCursors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cursor := NodeCursor(first.Items[2])
+	cursor := compute.NodeCursor(first.Items[2])
 
 	// The node at the cursor goes between two pages: the next page starts
 	// past its place all the same.
-	err = st.Update(func(tx *store.Tx) error { return deleteNode(tx, first.Items[2]) })
+	err = st.Update(func(tx *store.Tx) error { return compute.DeleteNode(tx, first.Items[2]) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,12 +148,12 @@ func TestNodesPageCursors(t *testing.T) {
 	if err != nil || !slices.Equal(pageIDs(inA2), nodeIDs("a2", 0, 2)) {
 		t.Fatalf("group a2 after a cursor in a1: %v, %v", pageIDs(inA2), err)
 	}
-	inA1, err := s.NodesPage("c1", "a1", store.PageRequest{First: 2, After: NodeCursor(next.Items[2]), Count: true})
+	inA1, err := s.NodesPage("c1", "a1", store.PageRequest{First: 2, After: compute.NodeCursor(next.Items[2]), Count: true})
 	if err != nil || len(inA1.Items) != 0 || inA1.HasNext || inA1.Total != 4 {
 		t.Fatalf("group a1 after a cursor in a2: %+v, %v; want an empty last page, 4 in all", inA1, err)
 	}
 
-	for _, bad := range []string{"i-a1-99999", "not base64!", NodeCursor(&Node{ID: "x"})[:2], string(make([]byte, 600))} {
+	for _, bad := range []string{"i-a1-99999", "not base64!", compute.NodeCursor(&compute.Node{ID: "x"})[:2], string(make([]byte, 600))} {
 		_, err := s.NodesPage("c1", "", store.PageRequest{First: 3, After: bad})
 		var e *errs.Error
 		if !errors.As(err, &e) || e.Code != errs.Validation || e.Field != "after" {
@@ -174,7 +170,7 @@ func TestNodeIndexFollowsChanges(t *testing.T) {
 	moved := *nodes[0]
 	later := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
 	moved.LaunchTime = &later
-	if err := st.Update(func(tx *store.Tx) error { return putNode(tx, nodes[0], &moved) }); err != nil {
+	if err := st.Update(func(tx *store.Tx) error { return compute.PutNode(tx, nodes[0], &moved) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := readAll(t, s, "c1", "a1", 5); !slices.Equal(got, []string{nodes[1].ID, nodes[0].ID}) {
@@ -188,11 +184,11 @@ func TestNodeIndexFollowsChanges(t *testing.T) {
 func TestIndexingAStoreFromBeforeTheIndex(t *testing.T) {
 	s, st := nodeStore(t, 700)
 	err := st.Update(func(tx *store.Tx) error {
-		if err := tx.DeleteIndex(metaIndex, nodeOrderBuilt); err != nil {
+		if err := tx.DeleteIndex(compute.MetaIndex, compute.NodeOrderBuilt); err != nil {
 			return err
 		}
-		return tx.ScanIndex(nodeOrderIndex, "", func(key, _ string) (bool, error) {
-			return true, tx.DeleteIndex(nodeOrderIndex, key)
+		return tx.ScanIndex(compute.NodeOrderIndex, "", func(key, _ string) (bool, error) {
+			return true, tx.DeleteIndex(compute.NodeOrderIndex, key)
 		})
 	})
 	if err != nil {
@@ -208,7 +204,7 @@ func TestIndexingAStoreFromBeforeTheIndex(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Fatalf("with no index the list counts %d nodes", n)
 	}
-	if err := s.indexNodes(); err != nil {
+	if err := s.IndexNodes(); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n != 1400 {
@@ -224,11 +220,11 @@ func TestIndexingAStoreFromBeforeTheIndex(t *testing.T) {
 // node" is the whole read that each page cost before the index.
 func BenchmarkNodesPage(b *testing.B) {
 	s, _ := nodeStore(b, 5000)
-	mid, err := s.NodesPage("c1", "", store.PageRequest{First: 1, After: NodeCursor(&Node{GroupName: "a", GroupID: "a1", ID: "i"})})
+	mid, err := s.NodesPage("c1", "", store.PageRequest{First: 1, After: compute.NodeCursor(&compute.Node{GroupName: "a", GroupID: "a1", ID: "i"})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	after := NodeCursor(mid.Items[0])
+	after := compute.NodeCursor(mid.Items[0])
 	b.Run("50 after 5000", func(b *testing.B) {
 		decoded := 0
 		for b.Loop() {

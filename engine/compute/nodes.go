@@ -53,7 +53,7 @@ func (s *Service) DeleteNodes(ctx context.Context, caller, clusterID string, nod
 }
 
 func (s *Service) nodeAction(caller, kind, clusterID string, nodeIDs []string, key string) (*ops.Operation, error) {
-	c, err := s.clusters.Cluster(clusterID)
+	c, err := s.clusters.Get(clusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (s *Service) nodeSteps(op *ops.Operation) ([]ops.Step, error) {
 	}
 	var steps []ops.Step
 	for i, batch := range chunks(in.NodeIDs, size) {
-		b := &nodeBatch{p: p, hyperPod: c.HyperPodName, kind: op.Kind, ids: batch}
+		b := &nodeBatch{p: p, hyperPod: c.HyperPod.Name, kind: op.Kind, ids: batch}
 		st := ops.Step{Name: batchPhase(i + 1), Title: fmt.Sprintf("%s %s", verb, plural(len(batch), "node")),
 			Observe: b.observe, Apply: b.apply, Timeout: time.Hour}
 		if i > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
@@ -36,14 +37,14 @@ func watchNode(t *testing.T, f *fixture, clock *simtest.PausableClock, id string
 		if done(n) {
 			return seen, true
 		}
-		clock.Step(time.Duration(float64(time.Minute) / speed)) // a minute of real-world time, as the simulator counts it
+		clock.Step(time.Duration(float64(time.Minute) / apptest.Speed)) // a minute of real-world time, as the simulator counts it
 	}
 	return seen, false
 }
 
 func injectNodeFault(t *testing.T, f *fixture) {
 	t.Helper()
-	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultNode, Cluster: f.cluster.HyperPodName, Recovery: "reboot", Count: 1}); err != nil {
+	if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultNode, Cluster: f.cluster.HyperPod.Name, Recovery: "reboot", Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -81,7 +82,7 @@ func TestNodeFaultWithoutAutoRecoveryStaysUntilRebooted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(f.cluster.HyperPodName), NodeRecovery: smtypes.ClusterNodeRecoveryNone}); err != nil {
+	if _, err := p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(f.cluster.HyperPod.Name), NodeRecovery: smtypes.ClusterNodeRecoveryNone}); err != nil {
 		t.Fatal(err)
 	}
 	node := f.onlyNode(t)

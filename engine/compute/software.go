@@ -14,6 +14,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -51,7 +52,7 @@ type softwareOutput struct {
 // UpdateSoftware starts an UpdateClusterSoftware operation on the groups
 // named (all of the cluster's when none is).
 func (s *Service) UpdateSoftware(ctx context.Context, caller, clusterID string, groups []string, rolling RollingUpdate, idempotencyKey string) (*ops.Operation, error) {
-	c, err := s.clusters.Cluster(clusterID)
+	c, err := s.clusters.Get(clusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +81,8 @@ func (s *Service) UpdateSoftware(ctx context.Context, caller, clusterID string, 
 		switch {
 		case seen[name]:
 			bad = append(bad, errs.Field(field, "instance group %s is named twice", name))
-		case FindGroup(t.hyperPod, name) == nil:
-			bad = append(bad, errs.Field(field, "HyperPod cluster %s has no instance group %s; name one of its groups, or none to update them all", c.HyperPodName, name))
+		case groupspec.Find(t.hyperPod, name) == nil:
+			bad = append(bad, errs.Field(field, "HyperPod cluster %s has no instance group %s; name one of its groups, or none to update them all", c.HyperPod.Name, name))
 		}
 		seen[name] = true
 	}
@@ -105,7 +106,7 @@ func (s *Service) softwareSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &softwareWork{p: p, hyperPod: c.HyperPodName, in: in}
+	w := &softwareWork{p: p, hyperPod: c.HyperPod.Name, in: in}
 	return []ops.Step{{Name: phaseUpdateSoftware, Title: fmt.Sprintf("Update the software of %s in batches of %d%%", strings.Join(in.Groups, ", "), in.Rolling.MaxUnavailablePercent),
 		Observe: w.observe, Apply: w.apply, Timeout: 24 * time.Hour}}, nil
 }
@@ -160,7 +161,7 @@ func (w *softwareWork) observe(ctx context.Context, run *ops.Run) (ops.Observati
 	progress := fmt.Sprintf("%d of %d nodes on the latest image", out.Updated, out.Nodes)
 	running, upToDate := false, true
 	for _, name := range w.in.Groups {
-		g := FindGroup(hp, name)
+		g := groupspec.Find(hp, name)
 		if g == nil {
 			return ops.Observation{State: ops.Broken, Err: errs.New(errs.Precondition, "instance group %s no longer exists in HyperPod cluster %s", name, w.hyperPod)}, nil
 		}

@@ -4,30 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
-
-// ended follows op to its end.
-func (f *fixture) ended(t *testing.T, op *ops.Operation) *ops.Operation {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		end, err := f.runner.Wait(context.Background(), op.ID, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if end.Status.Terminal() {
-			return end
-		}
-	}
-	t.Fatalf("operation %s did not end", op.ID)
-	return nil
-}
 
 func TestUpdateClusterSoftwareMovesTheNodesToTheLatestImage(t *testing.T) {
 	f := newFixture(t)
@@ -47,7 +31,7 @@ func TestUpdateClusterSoftwareMovesTheNodesToTheLatestImage(t *testing.T) {
 	}
 	f.sync(t)
 	after := f.groupNamed(t, "gpu").Software
-	want := compute.Software{ImageVersion: sim.ImageVersionAvailable, TargetImageVersion: sim.ImageVersionAvailable, ImageVersionStatus: "UP_TO_DATE", UpdateStatus: "SUCCEEDED"}
+	want := hyperpod.Software{ImageVersion: sim.ImageVersionAvailable, TargetImageVersion: sim.ImageVersionAvailable, ImageVersionStatus: "UP_TO_DATE", UpdateStatus: "SUCCEEDED"}
 	if after != want {
 		t.Errorf("after the update the group's software is %+v, want %+v", after, want)
 	}
@@ -61,7 +45,7 @@ func TestUpdateClusterSoftwareStopsOnAnUnhealthyBatch(t *testing.T) {
 	for _, rollback := range []bool{false, true} {
 		f := newFixture(t)
 		node := f.onlyNode(t)
-		if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultPatch, Cluster: f.cluster.HyperPodName}); err != nil {
+		if _, err := f.world.InjectFault(sim.Fault{Kind: sim.FaultPatch, Cluster: f.cluster.HyperPod.Name}); err != nil {
 			t.Fatal(err)
 		}
 		op, err := f.svc.UpdateSoftware(context.Background(), "tester", f.cluster.ID, []string{"gpu"},
@@ -69,7 +53,11 @@ func TestUpdateClusterSoftwareStopsOnAnUnhealthyBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		end := f.ended(t, op)
+		var end *ops.Operation
+		testwait.Eventually(t, "the software update ends", func() bool {
+			end, err = f.runner.Get(op.ID)
+			return err == nil && end.Status.Terminal()
+		})
 		if end.Status != ops.Failed || end.Error == nil {
 			t.Fatalf("rollback %v: the operation ended %s", rollback, end.Status)
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/compute"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // TestCreateClusterAndAddInstanceGroupSpecifyAGroupAlike sends each group
@@ -21,13 +23,13 @@ import (
 func TestCreateClusterAndAddInstanceGroupSpecifyAGroupAlike(t *testing.T) {
 	cases := []struct {
 		name string
-		spec compute.GroupSpec
+		spec hyperpod.GroupSpec
 	}{
-		{"defaults", compute.GroupSpec{Name: "plain", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2a"}},
-		{"settings given", compute.GroupSpec{Name: "tuned", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2b",
+		{"defaults", hyperpod.GroupSpec{Name: "plain", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2a"}},
+		{"settings given", hyperpod.GroupSpec{Name: "tuned", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2b",
 			ThreadsPerCore: 2, VolumeSizeGB: 200, DeepHealthChecks: []string{"InstanceStress"}}},
-		{"spot", compute.GroupSpec{Name: "spot", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2a", CapacityType: compute.Spot}},
-		{"EFA only", compute.GroupSpec{Name: "efa", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2a", InterfaceMode: compute.InterfaceEFAOnly}},
+		{"spot", hyperpod.GroupSpec{Name: "spot", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2a", CapacityType: hyperpod.Spot}},
+		{"EFA only", hyperpod.GroupSpec{Name: "efa", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, MinCount: 1, Zone: "us-west-2a", InterfaceMode: hyperpod.InterfaceEFAOnly}},
 	}
 	f := newFixture(t)
 	ctx := context.Background()
@@ -56,14 +58,14 @@ func TestCreateClusterAndAddInstanceGroupSpecifyAGroupAlike(t *testing.T) {
 		}
 		return out
 	}
-	created, added := describe("twin"), describe(f.cluster.HyperPodName)
+	created, added := describe("twin"), describe(f.cluster.HyperPod.Name)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fromCreate, fromAdd := compute.FindGroup(created, c.spec.Name), compute.FindGroup(added, c.spec.Name)
+			fromCreate, fromAdd := groupspec.Find(created, c.spec.Name), groupspec.Find(added, c.spec.Name)
 			if fromCreate == nil || fromAdd == nil {
 				t.Fatalf("group %s: created %v, added %v; want both", c.spec.Name, fromCreate != nil, fromAdd != nil)
 			}
-			a, b := compute.ActualSpec(fromCreate), compute.ActualSpec(fromAdd)
+			a, b := groupspec.Actual(fromCreate), groupspec.Actual(fromAdd)
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("createCluster gave %+v\naddInstanceGroup gave %+v", a, b)
 			}

@@ -18,7 +18,8 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/engine/refresh"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -35,7 +36,7 @@ const (
 // changed or is still changing (nodes booting, groups updating), so that
 // the refresher knows to look again soon.
 func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
-	clusters, err := s.clusters.Live()
+	clusters, err := s.clusters.Active()
 	if err != nil {
 		return false, err
 	}
@@ -43,7 +44,7 @@ func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
 		return false, err
 	}
 	for _, c := range clusters {
-		if c.HyperPodName == "" {
+		if c.HyperPod.Name == "" {
 			continue
 		}
 		b, err := s.Sync(ctx, c)
@@ -67,7 +68,7 @@ type placement struct{ zone, subnet string }
 // rather than a subnet of their own, and groups found in HyperPod are new.
 // A group whose subnets span zones has none; its nodes' zones come from
 // Kubernetes. It reads EC2 only when a group needs it.
-func (s *Service) placements(ctx context.Context, p *cloud.Provider, c *Cluster, hp *sagemaker.DescribeClusterOutput) (map[string]placement, error) {
+func (s *Service) placements(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, hp *sagemaker.DescribeClusterOutput) (map[string]placement, error) {
 	known, err := s.Groups(c.ID, false)
 	if err != nil {
 		return nil, err
@@ -76,7 +77,7 @@ func (s *Service) placements(ctx context.Context, p *cloud.Provider, c *Cluster,
 	var ask []string
 	for _, d := range hp.InstanceGroups {
 		name := aws.ToString(d.InstanceGroupName)
-		if slices.ContainsFunc(known, func(g *InstanceGroup) bool { return g.Name == name && g.Zone != "" && g.SubnetID != "" }) {
+		if slices.ContainsFunc(known, func(g *hyperpod.InstanceGroup) bool { return g.Name == name && g.Zone != "" && g.SubnetID != "" }) {
 			continue
 		}
 		var subnets []string
@@ -118,7 +119,7 @@ func (s *Service) placements(ctx context.Context, p *cloud.Provider, c *Cluster,
 // gone from the store) and drops their node records, so that nothing
 // shows instances of a cluster that no longer exists. Clusters that are
 // merely not ACTIVE (creating, deleting, failed) keep their records.
-func (s *Service) retire(live []*Cluster) error {
+func (s *Service) retire(live []*hyperpod.Cluster) error {
 	isLive := map[string]bool{}
 	for _, c := range live {
 		isLive[c.ID] = true
@@ -135,13 +136,13 @@ func (s *Service) retire(live []*Cluster) error {
 		if _, seen := gone[g.ClusterID]; seen {
 			continue
 		}
-		c, err := s.clusters.Cluster(g.ClusterID)
+		c, err := s.clusters.Get(g.ClusterID)
 		switch {
 		case errs.CodeOf(err) == errs.NotFound:
 			gone[g.ClusterID] = "its cluster no longer exists"
 		case err != nil:
 			return err
-		case c.Status == "DELETED":
+		case c.Status == hyperpod.ClusterDeleted:
 			gone[g.ClusterID] = "its cluster " + c.Name + " was deleted"
 		default:
 			isLive[g.ClusterID] = true // not ACTIVE, but still there
@@ -157,7 +158,7 @@ func (s *Service) retire(live []*Cluster) error {
 				continue
 			}
 			now := tx.Now()
-			g.Status, g.StatusMessage, g.CurrentCount, g.DeletedAt, g.UpdatedAt = GroupDeleted, "deleted: "+why, 0, &now, now
+			g.Status, g.StatusMessage, g.CurrentCount, g.DeletedAt, g.UpdatedAt = hyperpod.GroupDeleted, "deleted: "+why, 0, &now, now
 			if err := tx.Put(GroupKind, g.ID, g); err != nil {
 				return err
 			}
@@ -173,13 +174,13 @@ func (s *Service) retire(live []*Cluster) error {
 }
 
 // allGroups returns every group record that is not DELETED.
-func (s *Service) allGroups() ([]*InstanceGroup, error) {
-	return s.groupsWhere(func(g *InstanceGroup) bool { return g.Status != GroupDeleted })
+func (s *Service) allGroups() ([]*hyperpod.InstanceGroup, error) {
+	return s.groupsWhere(func(g *hyperpod.InstanceGroup) bool { return g.Status != hyperpod.GroupDeleted })
 }
 
 // Sync brings the records of one cluster's groups and nodes in line with
 // HyperPod and Kubernetes.
-func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
+func (s *Service) Sync(ctx context.Context, c *hyperpod.Cluster) (busy bool, err error) {
 	p, err := s.provider(c.Region)
 	if err != nil {
 		return false, err
@@ -187,11 +188,11 @@ func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
 	// A record written after this moment (an operation ending) is newer
 	// than what is read below, and is left for the next round.
 	readAt := time.Now()
-	hp, err := describe(ctx, p, c.HyperPodName)
+	hp, err := describe(ctx, p, c.HyperPod.Name)
 	if err != nil {
 		return false, err
 	}
-	summaries, err := listNodes(ctx, p, c.HyperPodName)
+	summaries, err := listNodes(ctx, p, c.HyperPod.Name)
 	if err != nil {
 		return false, err
 	}
@@ -208,7 +209,7 @@ func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
 			return err
 		}
 		for _, g := range groups {
-			if g.Status != GroupInService && g.Status != GroupDeleted && g.Status != GroupFailed {
+			if g.Status != hyperpod.GroupInService && g.Status != hyperpod.GroupDeleted && g.Status != hyperpod.GroupFailed {
 				busy = true
 			}
 		}
@@ -221,14 +222,14 @@ func (s *Service) Sync(ctx context.Context, c *Cluster) (busy bool, err error) {
 
 // syncGroups updates the group records from HyperPod's details, making
 // records for groups found there, and returns the records by name.
-func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.ClusterInstanceGroupDetails, placed map[string]placement, readAt time.Time) (_ map[string]*InstanceGroup, stale bool, _ error) {
-	byName := map[string]*InstanceGroup{}
+func (s *Service) syncGroups(tx *store.Tx, c *hyperpod.Cluster, details []smtypes.ClusterInstanceGroupDetails, placed map[string]placement, readAt time.Time) (_ map[string]*hyperpod.InstanceGroup, stale bool, _ error) {
+	byName := map[string]*hyperpod.InstanceGroup{}
 	err := tx.List(GroupKind, "", func(_ string, raw []byte) (bool, error) {
-		var g InstanceGroup
+		var g hyperpod.InstanceGroup
 		if err := json.Unmarshal(raw, &g); err != nil {
 			return false, err
 		}
-		if g.ClusterID == c.ID && g.Status != GroupDeleted {
+		if g.ClusterID == c.ID && g.Status != hyperpod.GroupDeleted {
 			byName[g.Name] = &g
 		}
 		return true, nil
@@ -247,14 +248,14 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 			continue
 		}
 		if !known {
-			g = &InstanceGroup{ID: s.ids.NewID(), ClusterID: c.ID, Managed: !c.Imported, CreatedAt: tx.Now()}
+			g = &hyperpod.InstanceGroup{ID: s.ids.NewID(), ClusterID: c.ID, Managed: !c.Imported, CreatedAt: tx.Now()}
 			if err := tx.PutIndex(groupIndex, c.ID+"/"+name, g.ID); err != nil {
 				return nil, false, err
 			}
 			byName[name] = g
 		}
 		before := *g
-		actual := ActualSpec(d)
+		actual := groupspec.Actual(d)
 		if !known {
 			g.GroupSpec = actual
 		}
@@ -274,7 +275,7 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		g.Software = softwareOf(d)
 		if !s.operationRunning(g.LastOperationID) {
 			g.Status = groupStatus(d.Status)
-			if g.Status == GroupInService {
+			if g.Status == hyperpod.GroupInService {
 				g.StatusMessage = ""
 			}
 		}
@@ -287,11 +288,11 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 		}
 	}
 	for name, g := range byName {
-		if seen[name] || g.Status == GroupPending || s.operationRunning(g.LastOperationID) {
+		if seen[name] || g.Status == hyperpod.GroupPending || s.operationRunning(g.LastOperationID) {
 			continue // being added
 		}
 		now := tx.Now()
-		g.Status, g.CurrentCount, g.DeletedAt, g.UpdatedAt = GroupDeleted, 0, &now, now
+		g.Status, g.CurrentCount, g.DeletedAt, g.UpdatedAt = hyperpod.GroupDeleted, 0, &now, now
 		g.StatusMessage = "the group no longer exists in HyperPod (deleted outside InstantStart?)"
 		if err := tx.Put(GroupKind, g.ID, g); err != nil {
 			return nil, false, err
@@ -305,8 +306,8 @@ func (s *Service) syncGroups(tx *store.Tx, c *Cluster, details []smtypes.Cluster
 }
 
 // softwareOf reads the image a group runs and its software update.
-func softwareOf(d *smtypes.ClusterInstanceGroupDetails) Software {
-	return Software{
+func softwareOf(d *smtypes.ClusterInstanceGroupDetails) hyperpod.Software {
+	return hyperpod.Software{
 		ImageVersion:       aws.ToString(d.CurrentImageReleaseVersion),
 		TargetImageVersion: aws.ToString(d.DesiredImageReleaseVersion),
 		ImageVersionStatus: schemaEnum(d.ImageVersionStatus),
@@ -314,7 +315,7 @@ func softwareOf(d *smtypes.ClusterInstanceGroupDetails) Software {
 	}
 }
 
-func sameGroup(a, b *InstanceGroup) bool {
+func sameGroup(a, b *hyperpod.InstanceGroup) bool {
 	x, y := *a, *b
 	x.UpdatedAt, y.UpdatedAt = time.Time{}, time.Time{}
 	ja, _ := json.Marshal(x)
@@ -338,11 +339,11 @@ type kubeNode struct {
 // kubeNodes reads the HyperPod nodes of the cluster's Kubernetes API, by
 // instance id. It returns nil when the API cannot be reached: health is then
 // UNKNOWN rather than guessed.
-func (s *Service) kubeNodes(ctx context.Context, p *cloud.Provider, c *Cluster) map[string]kubeNode {
-	if p.Kubernetes == nil || c.EKSName == "" {
+func (s *Service) kubeNodes(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster) map[string]kubeNode {
+	if p.Kubernetes == nil || c.EKS.Name == "" {
 		return nil
 	}
-	kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+	kc, err := p.Kubernetes.Clients(ctx, c.EKS.Name)
 	if err != nil {
 		s.log.Debug("kubernetes unreachable", "cluster", c.ID, "err", err)
 		return nil
@@ -406,7 +407,7 @@ func schemaEnum[E ~string](s E) string {
 
 // syncNodes updates the node records of a cluster: new instances get a
 // record, changed ones are rewritten, and those gone are deleted.
-func syncNodes(tx *store.Tx, c *Cluster, groups map[string]*InstanceGroup, summaries map[string]smtypes.ClusterNodeSummary, kube map[string]kubeNode) (changed, busy bool, err error) {
+func syncNodes(tx *store.Tx, c *hyperpod.Cluster, groups map[string]*hyperpod.InstanceGroup, summaries map[string]smtypes.ClusterNodeSummary, kube map[string]kubeNode) (changed, busy bool, err error) {
 	existing := map[string]*Node{}
 	err = eachNode(tx, c.ID, "", func(n *Node) (bool, error) {
 		existing[n.ID] = n
@@ -469,16 +470,4 @@ func sameNode(a, b *Node) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
-}
-
-// Refresher runs Refresh: every Fast while groups or nodes are changing,
-// backing off to Slow while all is settled.
-type Refresher struct {
-	Service    *Service
-	Fast, Slow time.Duration
-}
-
-// Run refreshes until ctx ends.
-func (r Refresher) Run(ctx context.Context) {
-	refresh.Loop(ctx, r.Fast, r.Slow, r.Service.log, "refresh compute", r.Service.Refresh)
 }

@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -12,136 +11,13 @@ import (
 	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // AddInput asks for a new instance group.
 type AddInput struct {
 	ClusterID string `json:"clusterId"`
-	GroupSpec
-}
-
-// labelKeyPattern is a Kubernetes label or taint key: an optional DNS
-// prefix and a name of up to 63 characters.
-var labelKeyPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-
-// labelValuePattern is a Kubernetes label value.
-var labelValuePattern = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
-
-var taintEffects = []string{"NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"}
-
-// SpecContext says which request asks for a group: the rules differ in two
-// places only.
-type SpecContext int
-
-const (
-	// AddingGroup is addInstanceGroup: any capacity type, and the minimum
-	// count defaults to the count.
-	AddingGroup SpecContext = iota
-	// CreatingCluster is a group of createCluster: no training plan yet
-	// (a plan's capacity is added to a cluster that exists), and no
-	// minimum count unless one is given.
-	CreatingCluster
-)
-
-// NormalizeSpec fills defaults into g and checks what can be checked
-// without AWS: the one normalizer of an instance group, for every request
-// that asks for one. field names a field of g in the request's terms.
-func NormalizeSpec(g *GroupSpec, field func(string) string, in SpecContext) errs.List {
-	var bad errs.List
-	g.Name = strings.TrimSpace(g.Name)
-	switch {
-	case len(g.InstanceTypes) == 0:
-		bad = append(bad, errs.Field(field("instanceType"), "give the instance type (instanceType), or a prioritised list of types (instanceTypes) for a flexible group"))
-	case len(g.InstanceTypes) > 10:
-		bad = append(bad, errs.Field(field("instanceTypes"), "a flexible group takes at most 10 instance types, not %d", len(g.InstanceTypes)))
-	}
-	for i, t := range g.InstanceTypes {
-		if slices.Index(g.InstanceTypes, t) != i {
-			bad = append(bad, errs.Field(field("instanceTypes"), "instance type %s is listed twice: list each type once", t))
-		}
-	}
-	if g.CapacityType == "" {
-		g.CapacityType = OnDemand
-	}
-	switch g.CapacityType {
-	case OnDemand:
-	case Spot:
-		if g.Flexible() {
-			bad = append(bad, errs.New(errs.Precondition, "a flexible group (several instance types) cannot use Spot capacity: choose ON_DEMAND, or one instance type for Spot").WithField(field("capacityType")))
-		}
-	case TrainingPlan:
-		if in == CreatingCluster {
-			bad = append(bad, errs.Field(field("capacityType"), "instance groups on a training plan are added once the cluster exists: create the cluster without this group, then add it with addInstanceGroup and the plan's ARN"))
-			break
-		}
-		if g.TrainingPlanArn == "" {
-			bad = append(bad, errs.Field(field("trainingPlanArn"), "TRAINING_PLAN capacity needs the plan's ARN: list the region's plans with the trainingPlans query"))
-		}
-		if g.Flexible() {
-			bad = append(bad, errs.New(errs.Precondition, "a training plan reserves one instance type: give the plan's type as instanceType, not a list").WithField(field("instanceTypes")))
-		}
-	default:
-		types := "ON_DEMAND, SPOT, TRAINING_PLAN"
-		if in == CreatingCluster {
-			types = "ON_DEMAND, SPOT"
-		}
-		bad = append(bad, errs.Field(field("capacityType"), "capacity type %q is not one of %s", g.CapacityType, types))
-	}
-	if g.CapacityType != TrainingPlan && g.TrainingPlanArn != "" {
-		bad = append(bad, errs.Field(field("trainingPlanArn"), "a training plan ARN needs capacityType TRAINING_PLAN"))
-	}
-	if g.InterfaceMode == "" {
-		g.InterfaceMode = InterfaceStandard
-	}
-	if g.InterfaceMode != InterfaceStandard && g.InterfaceMode != InterfaceEFAOnly {
-		bad = append(bad, errs.Field(field("networkInterfaceMode"), "network interface mode %q is not one of STANDARD, EFA_ONLY", g.InterfaceMode))
-	}
-	first := ""
-	if len(g.InstanceTypes) > 0 {
-		first = g.InstanceTypes[0]
-	}
-	if g.ThreadsPerCore == 0 {
-		g.ThreadsPerCore = capacity.DefaultThreadsPerCore(first, g.CapacityType == TrainingPlan)
-	}
-	if g.VolumeSizeGB == 0 {
-		g.VolumeSizeGB = capacity.DefaultVolumeSizeGB
-	}
-	if g.MinCount == 0 && in == AddingGroup {
-		g.MinCount = g.Count
-	}
-	bad = append(bad, capacity.CheckGroupShape(capacity.GroupShape{Name: g.Name, InstanceTypes: g.InstanceTypes, Count: g.Count, MinCount: g.MinCount,
-		ThreadsPerCore: g.ThreadsPerCore, VolumeSizeGB: g.VolumeSizeGB, DeepHealthChecks: g.DeepHealthChecks}, field)...)
-	return append(bad, checkKubernetesConfig(g.Labels, g.Taints, field)...)
-}
-
-// checkKubernetesConfig checks label and taint keys, values and effects.
-func checkKubernetesConfig(labels []Label, taints []Taint, field func(string) string) errs.List {
-	var bad errs.List
-	seen := map[string]bool{}
-	for _, l := range labels {
-		if !labelKeyPattern.MatchString(l.Key) || strings.HasPrefix(l.Key, "sagemaker.amazonaws.com/") {
-			bad = append(bad, errs.Field(field("labels"), "label key %q is not valid: use [prefix/]name, up to 63 letters, digits, '-', '_' or '.' in the name; the sagemaker.amazonaws.com/ prefix is HyperPod's", l.Key))
-		}
-		if !labelValuePattern.MatchString(l.Value) {
-			bad = append(bad, errs.Field(field("labels"), "label value %q of %s is not valid: up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", l.Value, l.Key))
-		}
-		if seen[l.Key] {
-			bad = append(bad, errs.Field(field("labels"), "label %s is given twice", l.Key))
-		}
-		seen[l.Key] = true
-	}
-	for _, t := range taints {
-		if !labelKeyPattern.MatchString(t.Key) {
-			bad = append(bad, errs.Field(field("taints"), "taint key %q is not valid: use [prefix/]name, up to 63 letters, digits, '-', '_' or '.'", t.Key))
-		}
-		if !labelValuePattern.MatchString(t.Value) {
-			bad = append(bad, errs.Field(field("taints"), "taint value %q of %s is not valid", t.Value, t.Key))
-		}
-		if !slices.Contains(taintEffects, t.Effect) {
-			bad = append(bad, errs.Field(field("taints"), "taint effect %q of %s is not one of %s", t.Effect, t.Key, strings.Join(taintEffects, ", ")))
-		}
-	}
-	return bad
+	hyperpod.GroupSpec
 }
 
 // plan is a training plan as a group needs it.
@@ -184,8 +60,8 @@ func trainingPlan(ctx context.Context, p *cloud.Provider, arn string) (*plan, er
 // checkPlacement settles the group's zone and checks it, the instance types
 // offered there, the training plan, and the quota. extra is how many more
 // instances the request adds.
-func (s *Service) checkPlacement(ctx context.Context, p *cloud.Provider, c *Cluster, g *GroupSpec, extra int) error {
-	if g.CapacityType == TrainingPlan {
+func (s *Service) checkPlacement(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, g *hyperpod.GroupSpec, extra int) error {
+	if g.CapacityType == hyperpod.TrainingPlan {
 		pl, err := trainingPlan(ctx, p, g.TrainingPlanArn)
 		if err != nil {
 			return err
@@ -218,7 +94,7 @@ func (s *Service) checkPlacement(ctx context.Context, p *cloud.Provider, c *Clus
 	if err := capacity.CheckOfferings(ctx, p, demands); err != nil {
 		return err
 	}
-	if g.CapacityType == TrainingPlan || extra <= 0 {
+	if g.CapacityType == hyperpod.TrainingPlan || extra <= 0 {
 		return nil // the plan's capacity is reserved, not drawn from the quota
 	}
 	inUse, err := capacity.Usage(ctx, p)

@@ -122,3 +122,13 @@ func (l List) Err() error {
 	}
 	return l
 }
+
+// Clip shortens what a client sent to 100 bytes for a message that quotes
+// it, so that an error answers in proportion to the mistake, not to the
+// input.
+func Clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "..."
+	}
+	return s
+}

@@ -42,7 +42,7 @@ const (
 // needOIDC refuses a feature whose role trusts the cluster's OIDC provider
 // on a cluster that has none.
 func needOIDC(e *env, feature, field string) error {
-	if e.c.OIDCProviderArn == "" || e.c.OIDCIssuer == "" {
+	if e.c.EKS.OIDCProviderArn == "" || e.c.OIDCIssuerHost() == "" {
 		return errs.New(errs.Precondition, "cluster %s has no IAM OIDC provider, which the %s role trusts; import the cluster again once its EKS cluster has one", e.c.Name, feature).WithField(field)
 	}
 	return nil
@@ -79,7 +79,7 @@ func inferencePolicy(e *env) policyDocument {
 		{Effect: "Allow", Action: []string{"sagemaker:CreateEndpoint", "sagemaker:CreateEndpointConfig", "sagemaker:CreateModel", "sagemaker:DeleteEndpoint",
 			"sagemaker:DeleteEndpointConfig", "sagemaker:DeleteModel", "sagemaker:DescribeEndpoint", "sagemaker:DescribeEndpointConfig", "sagemaker:DescribeModel",
 			"sagemaker:UpdateEndpoint", "sagemaker:DescribeHubContent", "sagemaker:DescribeClusterNode", "sagemaker:ListClusterNodes"},
-			Resource: []string{fmt.Sprintf("arn:aws:sagemaker:%s:%s:*", e.c.Region, e.c.AccountID)}},
+			Resource: []string{fmt.Sprintf("arn:aws:sagemaker:%s:%s:*", e.c.Region, e.c.AccountID())}},
 		{Effect: "Allow", Action: []string{"elasticloadbalancing:Describe*", "acm:ImportCertificate", "acm:DeleteCertificate", "acm:DescribeCertificate",
 			"cloudwatch:PutMetricData", "logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, Resource: []string{"*"}},
 	}}

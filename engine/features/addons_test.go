@@ -15,9 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 )
@@ -50,7 +50,7 @@ func (f *fixture) provider(t *testing.T) *cloud.Provider {
 // groupChecks reads the deep health checks of each instance group.
 func (f *fixture) groupChecks(t *testing.T) map[string][]string {
 	t.Helper()
-	out, err := f.provider(t).SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String(f.cluster.HyperPodName)})
+	out, err := f.provider(t).SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String(f.cluster.HyperPod.Name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,19 +65,19 @@ func (f *fixture) groupChecks(t *testing.T) map[string][]string {
 }
 
 func TestDeepHealthChecksCoverTheAcceleratedGroups(t *testing.T) {
-	f := newFixtureWith(t, []compute.GroupSpec{
+	f := newFixtureWith(t, []hyperpod.GroupSpec{
 		{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"},
 		{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, Zone: "us-west-2a"},
 	})
 	ctx := context.Background()
-	got := f.feature(t, features.DeepHealthChecks)
+	got := f.feature(t, hyperpod.DeepHealthChecks)
 	if got.Status != features.Disabled || len(got.Resources) != 0 {
 		t.Fatalf("before: %+v", got)
 	}
 
 	// A group without accelerators and an unknown check are refused.
 	before := f.mutations()
-	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.DeepHealthChecks, Enable: true,
+	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.DeepHealthChecks, Enable: true,
 		Settings: &features.Settings{InstanceGroups: []string{"cpu"}, Checks: []string{"InstanceStress", "Vibes"}}}}, "")
 	if fields := fieldsOf(err); !strings.Contains(fields, "input.deepHealthChecks.instanceGroups[0]") || !strings.Contains(fields, "input.deepHealthChecks.checks[1]") {
 		t.Fatalf("cpu group and unknown check: %v", err)
@@ -87,13 +87,13 @@ func TestDeepHealthChecksCoverTheAcceleratedGroups(t *testing.T) {
 	}
 
 	// By default the checks go on every accelerated group, and only there.
-	on := features.Toggle{Name: features.DeepHealthChecks, Enable: true}
+	on := features.Toggle{Name: hyperpod.DeepHealthChecks, Enable: true}
 	f.toggleMakes(t, on, "sagemaker.UpdateCluster")
 	checks := f.groupChecks(t)
 	if !slices.Equal(checks["gpu"], []string{"InstanceStress", "InstanceConnectivity"}) || len(checks["cpu"]) != 0 {
 		t.Fatalf("after enabling: %v", checks)
 	}
-	got = f.feature(t, features.DeepHealthChecks)
+	got = f.feature(t, hyperpod.DeepHealthChecks)
 	if got.Status != features.Enabled || len(got.Resources) != 1 || got.Settings == nil || !slices.Equal(got.Settings.InstanceGroups, []string{"gpu"}) {
 		t.Fatalf("after enabling: %+v", got)
 	}
@@ -102,19 +102,19 @@ func TestDeepHealthChecksCoverTheAcceleratedGroups(t *testing.T) {
 		t.Fatalf("the gpu group's count changed to %d", target)
 	}
 
-	f.toggleMakes(t, features.Toggle{Name: features.DeepHealthChecks}, "sagemaker.UpdateCluster")
+	f.toggleMakes(t, features.Toggle{Name: hyperpod.DeepHealthChecks}, "sagemaker.UpdateCluster")
 	if checks := f.groupChecks(t); len(checks["gpu"]) != 0 {
 		t.Fatalf("after disabling: %v", checks)
 	}
 }
 
 func TestDeepHealthChecksWithoutAcceleratedGroups(t *testing.T) {
-	f := newFixtureWith(t, []compute.GroupSpec{{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, Zone: "us-west-2a"}})
-	got := f.feature(t, features.DeepHealthChecks)
+	f := newFixtureWith(t, []hyperpod.GroupSpec{{Name: "cpu", InstanceTypes: []string{"ml.m5.xlarge"}, Count: 1, Zone: "us-west-2a"}})
+	got := f.feature(t, hyperpod.DeepHealthChecks)
 	if got.Status != features.Disabled || !strings.Contains(got.Message, "no instance group of GPU or Trainium") {
 		t.Fatalf("table row: %+v", got)
 	}
-	_, err := f.svc.Update(context.Background(), "tester", f.cluster.ID, []features.Toggle{{Name: features.DeepHealthChecks, Enable: true}}, "")
+	_, err := f.svc.Update(context.Background(), "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.DeepHealthChecks, Enable: true}}, "")
 	if !strings.Contains(codesOf(err), string(errs.Precondition)) {
 		t.Fatalf("enabling with no accelerated group: %v", err)
 	}
@@ -124,13 +124,13 @@ func TestS3CSIDriverChainAndBucketChange(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	for _, bad := range []*features.Settings{{}, {Buckets: []string{"Bad_Bucket"}}, {Buckets: []string{"data", "data"}}} {
-		_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.S3CSIDriver, Enable: true, Settings: bad}}, "")
+		_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.S3CSIDriver, Enable: true, Settings: bad}}, "")
 		if !strings.Contains(fieldsOf(err), "input.s3CsiDriver.buckets") {
 			t.Errorf("buckets %v: %v", bad.Buckets, err)
 		}
 	}
 
-	on := features.Toggle{Name: features.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets"}}}
+	on := features.Toggle{Name: hyperpod.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets"}}}
 	f.toggleMakes(t, on, "eks.CreateAddon", "iam.AttachRolePolicy", "iam.CreatePolicy", "iam.CreateRole")
 	p := f.provider(t)
 	addon, err := p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String("train-1"), AddonName: aws.String("aws-mountpoint-s3-csi-driver")})
@@ -143,17 +143,17 @@ func TestS3CSIDriverChainAndBucketChange(t *testing.T) {
 	}
 
 	// Another list of buckets is a new version of the policy, nothing else.
-	more := features.Toggle{Name: features.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets", "models"}}}
+	more := features.Toggle{Name: hyperpod.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets", "models"}}}
 	f.toggleMakes(t, more, "iam.CreatePolicyVersion")
-	got := f.feature(t, features.S3CSIDriver)
+	got := f.feature(t, hyperpod.S3CSIDriver)
 	if got.Status != features.Enabled || got.Message != "" || !slices.Equal(got.Settings.Buckets, []string{"datasets", "models"}) {
 		t.Fatalf("after the change: %+v", got)
 	}
 
 	// Disabling removes the add-on, the role and every version of the policy.
-	f.toggleMakes(t, features.Toggle{Name: features.S3CSIDriver},
+	f.toggleMakes(t, features.Toggle{Name: hyperpod.S3CSIDriver},
 		"eks.DeleteAddon", "iam.DeletePolicy", "iam.DeletePolicyVersion", "iam.DeleteRole", "iam.DetachRolePolicy")
-	if got := f.feature(t, features.S3CSIDriver); got.Status != features.Disabled || len(got.Resources) != 0 {
+	if got := f.feature(t, hyperpod.S3CSIDriver); got.Status != features.Disabled || len(got.Resources) != 0 {
 		t.Fatalf("after disabling: %+v", got)
 	}
 }
@@ -161,14 +161,14 @@ func TestS3CSIDriverChainAndBucketChange(t *testing.T) {
 func TestObservabilityWritesToTheWorkspace(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.Observability, Enable: true,
+	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.Observability, Enable: true,
 		Settings: &features.Settings{WorkspaceArn: "arn:aws:aps:eu-west-1:123456789012:workspace/ws-abc"}}}, "")
 	if !strings.Contains(fieldsOf(err), "input.observability.prometheusWorkspaceArn") || !strings.Contains(err.Error(), "us-west-2") {
 		t.Fatalf("a workspace in another region: %v", err)
 	}
 
 	ws := "arn:aws:aps:us-west-2:123456789012:workspace/ws-1111"
-	op := f.toggleMakes(t, features.Toggle{Name: features.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: ws}},
+	op := f.toggleMakes(t, features.Toggle{Name: hyperpod.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: ws}},
 		"eks.CreateAddon", "eks.CreatePodIdentityAssociation", "iam.AttachRolePolicy", "iam.CreateRole")
 	if op.Phases[0].Name != "observability/addon-eks-pod-identity-agent" {
 		t.Fatalf("the pod identity agent is not first: %s", op.Phases[0].Name)
@@ -196,15 +196,15 @@ func TestObservabilityWritesToTheWorkspace(t *testing.T) {
 
 	// Another workspace updates the add-on in place.
 	other := "arn:aws:aps:us-west-2:123456789012:workspace/ws-2222"
-	f.toggleMakes(t, features.Toggle{Name: features.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: other}}, "eks.UpdateAddon")
+	f.toggleMakes(t, features.Toggle{Name: hyperpod.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: other}}, "eks.UpdateAddon")
 	if v := values(); v["arn"] != other {
 		t.Fatalf("configuration after the change %v", v)
 	}
 
 	// Disabling leaves the shared pod identity agent.
-	f.toggleMakes(t, features.Toggle{Name: features.Observability},
+	f.toggleMakes(t, features.Toggle{Name: hyperpod.Observability},
 		"eks.DeleteAddon", "eks.DeletePodIdentityAssociation", "iam.DeleteRole", "iam.DetachRolePolicy")
-	got := f.feature(t, features.Observability)
+	got := f.feature(t, hyperpod.Observability)
 	if got.Status != features.Disabled || len(got.Resources) != 1 || !got.Resources[0].Shared {
 		t.Fatalf("after disabling: %+v", got)
 	}
@@ -213,11 +213,11 @@ func TestObservabilityWritesToTheWorkspace(t *testing.T) {
 func TestInferenceOperatorChain(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.InferenceOperator, Enable: true, Settings: &features.Settings{}}}, "")
+	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.InferenceOperator, Enable: true, Settings: &features.Settings{}}}, "")
 	if !strings.Contains(fieldsOf(err), "input.inferenceOperator.tlsCertificateBucket") {
 		t.Fatalf("no bucket: %v", err)
 	}
-	on := features.Toggle{Name: features.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "tls-certs"}}
+	on := features.Toggle{Name: hyperpod.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "tls-certs"}}
 	op := f.toggleMakes(t, on, "eks.CreateAddon", "iam.AttachRolePolicy", "iam.CreatePolicy", "iam.CreateRole")
 	var phases []string
 	for _, ph := range op.Phases {
@@ -240,14 +240,14 @@ func TestInferenceOperatorChain(t *testing.T) {
 	if err != nil || !strings.Contains(aws.ToString(role.Role.AssumeRolePolicyDocument), "hyperpod-inference-system%3Ahyperpod-inference-operator-controller-manager") {
 		t.Fatalf("role %+v, %v", role, err)
 	}
-	f.toggleMakes(t, features.Toggle{Name: features.InferenceOperator}, "eks.DeleteAddon", "iam.DeletePolicy", "iam.DeleteRole", "iam.DetachRolePolicy")
+	f.toggleMakes(t, features.Toggle{Name: hyperpod.InferenceOperator}, "eks.DeleteAddon", "iam.DeletePolicy", "iam.DeleteRole", "iam.DetachRolePolicy")
 }
 
 func TestKubeRayAndKEDAAreHelmReleases(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	before := f.mutations()
-	f.update(t, features.Toggle{Name: features.KubeRay, Enable: true}, features.Toggle{Name: features.KEDA, Enable: true})
+	f.update(t, features.Toggle{Name: hyperpod.KubeRay, Enable: true}, features.Toggle{Name: hyperpod.KEDA, Enable: true})
 	// KEDA's operator also gets a pod identity role that may query
 	// Prometheus, for the ScaledObjects of endpoints.
 	want := []string{"eks.CreatePodIdentityAssociation", "helm.Install", "iam.AttachRolePolicy", "iam.CreateRole"}
@@ -255,10 +255,10 @@ func TestKubeRayAndKEDAAreHelmReleases(t *testing.T) {
 		t.Fatalf("made %v, want %v", got, want)
 	}
 	before = f.mutations()
-	if op := f.update(t, features.Toggle{Name: features.KubeRay, Enable: true}, features.Toggle{Name: features.KEDA, Enable: true}); !op.Noop || len(f.made(before)) != 0 {
+	if op := f.update(t, features.Toggle{Name: hyperpod.KubeRay, Enable: true}, features.Toggle{Name: hyperpod.KEDA, Enable: true}); !op.Noop || len(f.made(before)) != 0 {
 		t.Fatal("installing twice was not a no-op")
 	}
-	for name, ref := range map[features.Name]string{features.KubeRay: "helm release kuberay/kuberay-operator", features.KEDA: "helm release keda/keda"} {
+	for name, ref := range map[hyperpod.Feature]string{hyperpod.KubeRay: "helm release kuberay/kuberay-operator", hyperpod.KEDA: "helm release keda/keda"} {
 		got := f.feature(t, name)
 		last := got.Resources[len(got.Resources)-1]
 		if got.Status != features.Enabled || last.Kind != "HELM_RELEASE" || last.Ref != ref {
@@ -272,8 +272,8 @@ func TestKubeRayAndKEDAAreHelmReleases(t *testing.T) {
 	if _, err := kc.Core.AppsV1().Deployments("kuberay").Get(ctx, "kuberay-operator", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the operator's deployment: %v", err)
 	}
-	f.toggleMakes(t, features.Toggle{Name: features.KubeRay}, "helm.Uninstall")
-	if got := f.feature(t, features.KubeRay); got.Status != features.Disabled {
+	f.toggleMakes(t, features.Toggle{Name: hyperpod.KubeRay}, "helm.Uninstall")
+	if got := f.feature(t, hyperpod.KubeRay); got.Status != features.Disabled {
 		t.Fatalf("after removing: %+v", got)
 	}
 
@@ -285,7 +285,7 @@ func TestKubeRayAndKEDAAreHelmReleases(t *testing.T) {
 	if _, err := f.world.InjectFault(fault); err != nil {
 		t.Fatal(err)
 	}
-	op, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.KubeRay, Enable: true}}, "")
+	op, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.KubeRay, Enable: true}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,18 +297,18 @@ func TestKubeRayAndKEDAAreHelmReleases(t *testing.T) {
 	if err != nil || done.Status != ops.Failed {
 		t.Fatalf("operation %+v, %v", done, err)
 	}
-	if got := f.feature(t, features.KubeRay); got.Status != features.Failed || !strings.Contains(got.Message, "pods not ready") {
+	if got := f.feature(t, hyperpod.KubeRay); got.Status != features.Failed || !strings.Contains(got.Message, "pods not ready") {
 		t.Fatalf("after the failed install: %+v", got)
 	}
 
 	// Enabling again upgrades the failed release in place.
 	f.world.ClearFaults()
 	before = f.mutations()
-	f.update(t, features.Toggle{Name: features.KubeRay, Enable: true})
+	f.update(t, features.Toggle{Name: hyperpod.KubeRay, Enable: true})
 	if got := f.made(before); !slices.Equal(got, []string{"helm.Install"}) {
 		t.Fatalf("retrying made %v", got)
 	}
-	if got := f.feature(t, features.KubeRay); got.Status != features.Enabled || !strings.Contains(got.Resources[0].Detail, "revision 2 deployed") {
+	if got := f.feature(t, hyperpod.KubeRay); got.Status != features.Enabled || !strings.Contains(got.Resources[0].Detail, "revision 2 deployed") {
 		t.Fatalf("after the retry: %+v", got)
 	}
 }

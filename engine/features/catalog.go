@@ -13,11 +13,12 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // definition is a feature: its chain of links, prerequisites first.
 type definition struct {
-	name               Name
+	name               hyperpod.Feature
 	title, description string
 	field              string // the input field that toggles it
 	dependsOn          []string
@@ -33,7 +34,7 @@ type definition struct {
 	settings func(ctx context.Context, e *env) (*Settings, error)
 	// requires names features it needs on: they cannot be turned off while
 	// it is on.
-	requires []Name
+	requires []hyperpod.Feature
 	// empty says why the feature has nothing to make in a cluster, for
 	// features whose links depend on the cluster (deep health checks
 	// without accelerated groups).
@@ -43,12 +44,12 @@ type definition struct {
 // catalog lists the features in the order the table shows them.
 var catalog = []*definition{
 	{
-		name: NodeAutoRecovery, title: "Node auto-recovery", field: "input.nodeAutoRecovery",
+		name: hyperpod.NodeAutoRecovery, title: "Node auto-recovery", field: "input.nodeAutoRecovery",
 		description: "HyperPod reboots or replaces a node whose health checks fail, with no one asking.",
 		links:       func(e *env) []link { return []link{nodeRecoveryLink(e)} },
 	},
 	{
-		name: DeepHealthChecks, title: "Deep health checks", field: "input.deepHealthChecks",
+		name: hyperpod.DeepHealthChecks, title: "Deep health checks", field: "input.deepHealthChecks",
 		description: "New nodes of the GPU and Trainium instance groups run HyperPod's deep health checks (accelerator stress, network connectivity) before they take work.",
 		dependsOn:   []string{"instance groups of GPU or Trainium instances"},
 		empty:       "the cluster has no instance group of GPU or Trainium instances",
@@ -67,10 +68,10 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: KarpenterAutoscaling, title: "Managed Karpenter autoscaling", field: "input.karpenter",
+		name: hyperpod.KarpenterAutoscaling, title: "Managed Karpenter autoscaling", field: "input.karpenter",
 		description: "HyperPod's managed Karpenter grows the chosen instance groups (from zero) when pods are pending and shrinks them when idle. It scales HyperPod instance groups only.",
 		dependsOn:   []string{"NODE_AUTO_RECOVERY", "continuous node provisioning"},
-		requires:    []Name{NodeAutoRecovery},
+		requires:    []hyperpod.Feature{hyperpod.NodeAutoRecovery},
 		check:       checkKarpenter,
 		links: func(e *env) []link {
 			name := iamName(e.c, "autoscaling")
@@ -85,7 +86,7 @@ var catalog = []*definition{
 				recovery,
 				policyLink(e, "policy", "IAM policy to add and remove the cluster's nodes", name, autoscalingPolicy(e)),
 				roleLink(e, "role", "IAM cluster role of the autoscaler", name, serviceTrust("hyperpod.sagemaker.amazonaws.com"),
-					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, name)}),
 				clusterSettingLink(e, "autoscaling", "AutoScaling Karpenter",
 					func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
 						as := out.AutoScaling
@@ -116,7 +117,7 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: TrainingOperator, title: "Training operator", field: "input.trainingOperator",
+		name: hyperpod.TrainingOperator, title: "Training operator", field: "input.trainingOperator",
 		description: "The HyperPod training operator add-on: runs HyperPodPyTorchJob with process-level recovery and hang detection.",
 		dependsOn:   []string{"EKS add-on eks-pod-identity-agent", "EKS add-on cert-manager"},
 		links: func(e *env) []link {
@@ -131,7 +132,7 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: InferenceOperator, title: "Inference operator", field: "input.inferenceOperator",
+		name: hyperpod.InferenceOperator, title: "Inference operator", field: "input.inferenceOperator",
 		description: "The HyperPod inference operator add-on: deploys models from S3, FSx or JumpStart as InferenceEndpointConfig and JumpStartModel objects, with TLS certificates kept in an S3 bucket.",
 		dependsOn:   []string{"EKS add-on cert-manager", "the cluster's IAM OIDC provider"},
 		check:       checkInferenceOperator,
@@ -141,7 +142,7 @@ var catalog = []*definition{
 				addonLink(e, "cert-manager", true),
 				policyLink(e, "policy", "IAM policy of the inference operator", name, inferencePolicy(e)),
 				roleLink(e, "role", "IAM execution role of the inference operator", name, oidcTrust(e, inferenceNamespace, inferenceServiceAccount),
-					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, name)}),
 				addonWith(e, inferenceAddon, addonConfig{values: map[string]any{
 					"executionRoleArn": roleArn(e, name), "tlsCertificateS3Bucket": e.settings.Bucket,
 				}}),
@@ -152,7 +153,7 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: TieredCheckpointing, title: "Managed tiered checkpointing", field: "input.tieredCheckpointing",
+		name: hyperpod.TieredCheckpointing, title: "Managed tiered checkpointing", field: "input.tieredCheckpointing",
 		description: "Checkpoints kept in node memory and copied to S3, through an identity scoped to one bucket and one service account.",
 		dependsOn:   []string{"the cluster's IAM OIDC provider"},
 		defaults: func(s *Settings) {
@@ -165,7 +166,7 @@ var catalog = []*definition{
 			return []link{
 				policyLink(e, "policy", "IAM policy for bucket "+s.Bucket, name, bucketPolicy(s.Bucket)),
 				roleLink(e, "role", "IAM role for service account "+s.Namespace+"/"+s.ServiceAccount, name, oidcTrust(e, s.Namespace, s.ServiceAccount),
-					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, name)}),
 				serviceAccountLink(e, s.Namespace, s.ServiceAccount, map[string]string{roleAnnotation: roleArn(e, name)}),
 				clusterSettingLink(e, "tiered-storage", "TieredStorageConfig Enable",
 					func(out *sagemaker.DescribeClusterOutput) (bool, bool) {
@@ -199,7 +200,7 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: Observability, title: "Observability", field: "input.observability",
+		name: hyperpod.Observability, title: "Observability", field: "input.observability",
 		description: "The HyperPod observability add-on: GPU, EFA, node, Kubernetes and training-job metrics collected in the cluster and written to an Amazon Managed Service for Prometheus workspace, for Grafana dashboards.",
 		dependsOn:   []string{"EKS add-on eks-pod-identity-agent", "an Amazon Managed Service for Prometheus workspace"},
 		check:       checkObservability,
@@ -217,13 +218,13 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: KubeRay, title: "KubeRay operator", field: "input.kubeRay",
+		name: hyperpod.KubeRay, title: "KubeRay operator", field: "input.kubeRay",
 		description: "The KubeRay operator (Helm chart " + kubeRayChart.Chart + " " + kubeRayChart.Version + " in namespace " + kubeRayChart.Namespace + "): runs RayCluster, RayJob and RayService, for Ray-based training such as VERL.",
 		links:       func(e *env) []link { return []link{helmLink(e, kubeRayChart)} },
 	},
 	loadBalancerControllerFeature,
 	{
-		name: KEDA, title: "KEDA", field: "input.keda",
+		name: hyperpod.KEDA, title: "KEDA", field: "input.keda",
 		description: "Kubernetes event-driven autoscaling (Helm chart " + kedaChart.Chart + " " + kedaChart.Version + " in namespace " + kedaChart.Namespace + "): scales inference deployments on Prometheus or CloudWatch metrics with ScaledObject. Its operator runs as a service account whose pod identity role may query Amazon Managed Service for Prometheus, where the OBSERVABILITY feature writes the metrics endpoints scale on.",
 		dependsOn:   []string{"EKS add-on eks-pod-identity-agent"},
 		links: func(e *env) []link {
@@ -237,7 +238,7 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: S3CSIDriver, title: "S3 CSI driver (Mountpoint for Amazon S3)", field: "input.s3CsiDriver",
+		name: hyperpod.S3CSIDriver, title: "S3 CSI driver (Mountpoint for Amazon S3)", field: "input.s3CsiDriver",
 		description: "The aws-mountpoint-s3-csi-driver add-on, with an IAM role (through the cluster's OIDC provider) allowed to read and write only the buckets named: mounts S3 buckets into pods as volumes, for datasets, models and checkpoints.",
 		dependsOn:   []string{"the cluster's IAM OIDC provider"},
 		check:       checkS3CSIDriver,
@@ -246,7 +247,7 @@ var catalog = []*definition{
 			return []link{
 				policyLink(e, "policy", "IAM policy for buckets "+strings.Join(e.settings.Buckets, ", "), name, mountPolicy(e.settings.Buckets)),
 				roleLink(e, "role", "IAM role of the driver's service account", name, oidcTrust(e, s3CSINamespace, s3CSIServiceAccount),
-					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+					[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, name)}),
 				addonWith(e, s3CSIAddon, addonConfig{roleName: name}),
 			}
 		},
@@ -255,12 +256,12 @@ var catalog = []*definition{
 		},
 	},
 	{
-		name: FSxCSIDriver, title: "FSx for Lustre CSI driver", field: "input.fsxCsiDriver",
+		name: hyperpod.FSxCSIDriver, title: "FSx for Lustre CSI driver", field: "input.fsxCsiDriver",
 		description: "The aws-fsx-csi-driver add-on: mounts FSx for Lustre file systems into pods through static PersistentVolumes (addStorage with kind FSX_LUSTRE turns it on). Static volumes need no IAM role: the nodes mount the file system over the network.",
 		links:       func(e *env) []link { return []link{addonLink(e, fsxCSIAddon, false)} },
 	},
 	{
-		name: MLflow, title: "MLflow tracking (SageMaker managed MLflow)", field: "input.mlflow",
+		name: hyperpod.MLflow, title: "MLflow tracking (SageMaker managed MLflow)", field: "input.mlflow",
 		description: "A SageMaker managed MLflow tracking server for the cluster's training jobs: made (with an IAM role, trusted by SageMaker, that may read and write only its artifact prefix of the shared bucket) or an existing one; " +
 			"jobs report their metrics to it as the service account " + cloud.MLflowServiceAccount + ", whose pod identity role may call only that server. Turning it off removes what it made, never a server it only uses.",
 		dependsOn: []string{"EKS add-on eks-pod-identity-agent", "the cluster's shared bucket"},
@@ -305,7 +306,7 @@ func serviceTrust(service string) policyDocument {
 // autoscalingPolicy lets the autoscaler add and remove the cluster's nodes,
 // and nothing else.
 func autoscalingPolicy(e *env) policyDocument {
-	arn := fmt.Sprintf("arn:aws:sagemaker:%s:%s:cluster/*", e.c.Region, e.c.AccountID)
+	arn := fmt.Sprintf("arn:aws:sagemaker:%s:%s:cluster/*", e.c.Region, e.c.AccountID())
 	return policyDocument{Version: "2012-10-17", Statement: []statement{{Effect: "Allow",
 		Action: []string{"sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"}, Resource: []string{arn}}}}
 }
@@ -323,7 +324,7 @@ func checkKarpenter(ctx context.Context, e *env) error {
 		return err
 	}
 	if out.NodeProvisioningMode != smtypes.ClusterNodeProvisioningModeContinuous {
-		return errs.New(errs.Precondition, "HyperPod cluster %s does not provision nodes continuously, which managed Karpenter needs; it can be set only when a cluster is created", e.c.HyperPodName).WithField(f)
+		return errs.New(errs.Precondition, "HyperPod cluster %s does not provision nodes continuously, which managed Karpenter needs; it can be set only when a cluster is created", e.c.HyperPod.Name).WithField(f)
 	}
 	var names []string
 	for _, g := range out.InstanceGroups {
@@ -341,7 +342,7 @@ func checkKarpenter(ctx context.Context, e *env) error {
 	return nil
 }
 
-func find(n Name) *definition {
+func find(n hyperpod.Feature) *definition {
 	for _, d := range catalog {
 		if d.name == n {
 			return d
@@ -434,10 +435,10 @@ func podsTrust() policyDocument {
 // through the cluster's OIDC provider.
 func oidcTrust(e *env, namespace, sa string) policyDocument {
 	return policyDocument{Version: "2012-10-17", Statement: []statement{{Effect: "Allow",
-		Principal: map[string]string{"Federated": e.c.OIDCProviderArn}, Action: []string{"sts:AssumeRoleWithWebIdentity"},
+		Principal: map[string]string{"Federated": e.c.EKS.OIDCProviderArn}, Action: []string{"sts:AssumeRoleWithWebIdentity"},
 		Condition: map[string]map[string]string{"StringEquals": {
-			e.c.OIDCIssuer + ":sub": "system:serviceaccount:" + namespace + ":" + sa,
-			e.c.OIDCIssuer + ":aud": "sts.amazonaws.com",
+			e.c.OIDCIssuerHost() + ":sub": "system:serviceaccount:" + namespace + ":" + sa,
+			e.c.OIDCIssuerHost() + ":aud": "sts.amazonaws.com",
 		}}}}}
 }
 

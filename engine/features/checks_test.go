@@ -6,6 +6,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 )
@@ -17,7 +18,7 @@ import (
 func TestUpdateRetriesThrottledReads(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	on := features.Toggle{Name: features.NodeAutoRecovery, Enable: true}
+	on := features.Toggle{Name: hyperpod.NodeAutoRecovery, Enable: true}
 	throttle := sim.Fault{Kind: sim.FaultThrottle, Service: "sagemaker", Operation: "DescribeCluster", Count: 2}
 	if _, err := f.world.InjectFault(throttle); err != nil {
 		t.Fatal(err)

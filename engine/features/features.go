@@ -24,30 +24,9 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
-)
-
-// Name names a feature as the schema does.
-type Name string
-
-// The features.
-const (
-	NodeAutoRecovery     Name = "NODE_AUTO_RECOVERY"
-	TrainingOperator     Name = "TRAINING_OPERATOR"
-	TieredCheckpointing  Name = "TIERED_CHECKPOINTING"
-	KarpenterAutoscaling Name = "KARPENTER_AUTOSCALING"
-	DeepHealthChecks     Name = "DEEP_HEALTH_CHECKS"
-	InferenceOperator    Name = "INFERENCE_OPERATOR"
-	Observability        Name = "OBSERVABILITY"
-	KubeRay              Name = "KUBERAY"
-	KEDA                 Name = "KEDA"
-	S3CSIDriver          Name = "S3_CSI_DRIVER"
-	FSxCSIDriver         Name = "FSX_CSI_DRIVER"
-	MLflow               Name = "MLFLOW"
-	// LoadBalancerController is the AWS Load Balancer Controller, which
-	// makes the Network Load Balancers of LoadBalancer Services.
-	LoadBalancerController Name = "LOAD_BALANCER_CONTROLLER"
 )
 
 // Status is a feature's state.
@@ -142,7 +121,7 @@ func (s Settings) orElse(earlier Settings) Settings {
 
 // Feature is one row of a cluster's feature table.
 type Feature struct {
-	Name        Name
+	Name        hyperpod.Feature
 	Title       string
 	Description string
 	Status      Status
@@ -155,44 +134,25 @@ type Feature struct {
 	LastOperationID string
 }
 
-// Cluster is what the features need to know of a cluster.
-type Cluster struct {
-	ID, Name, Region string
-	Status           string // ACTIVE when features may change
-	EKSName          string
-	HyperPodName     string
-	OIDCProviderArn  string
-	OIDCIssuer       string // without https://
-	AccountID        string
-}
-
 // Clusters is the part of the cluster area the features use.
 type Clusters interface {
-	// Cluster returns the cluster id, or a NOT_FOUND error.
-	Cluster(id string) (*Cluster, error)
-}
-
-// SharedBucket is a cluster's shared bucket, as the features see it.
-type SharedBucket struct {
-	Name string
-	// Namespace is where its claim is, and so where the jobs run.
-	Namespace string
+	// Get returns the cluster id, or a NOT_FOUND error.
+	Get(id string) (*hyperpod.Cluster, error)
+	// Reach returns the cluster id and the ports of its region, whose
+	// reads are retried with retryReads.
+	Reach(id string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, error)
 }
 
 // Buckets is the part of the storage area the features use.
 type Buckets interface {
 	// SharedBucket returns the cluster's shared bucket when pods can mount
 	// it, nil otherwise.
-	SharedBucket(clusterID string) (*SharedBucket, error)
+	SharedBucket(clusterID string) (*hyperpod.Bucket, error)
 }
 
 // Options tune the service.
 type Options struct {
-	// ReadRetry bounds the retries of the reads that check a request or
-	// read the feature table; zero means the runner's
-	// (ops.Runner.ReadRetry).
-	ReadRetry ops.ReadRetry
-	Logger    *slog.Logger
+	Logger *slog.Logger
 	// Buckets tells the cluster's shared bucket, which MLFLOW keeps its
 	// artifacts in and whose namespace its jobs run in; nil knows none,
 	// and MLFLOW then cannot be turned on.
@@ -203,7 +163,6 @@ type Options struct {
 type Service struct {
 	store    *store.Store
 	runner   *ops.Runner
-	regions  cloud.Regions
 	clusters Clusters
 	opts     Options
 	log      *slog.Logger
@@ -220,34 +179,31 @@ const (
 
 // New returns the service and registers its operation kind with runner
 // (before runner.Start, so resumed operations find their kind).
-func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, opts Options) *Service {
-	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = runner.ReadRetry()
-	}
+func New(st *store.Store, runner *ops.Runner, clusters Clusters, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, opts: opts, log: opts.Logger}
+	s := &Service{store: st, runner: runner, clusters: clusters, opts: opts, log: opts.Logger}
 	runner.Register(ops.Definition{Kind: Kind, StatusQuery: statusQuery, Steps: s.steps})
 	return s
 }
 
 // record is the stored newest toggle of one feature of a cluster.
 type record struct {
-	ClusterID   string    `json:"clusterId"`
-	Name        Name      `json:"name"`
-	Enable      bool      `json:"enable"`
-	Settings    *Settings `json:"settings,omitempty"`
-	OperationID string    `json:"operationId"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ClusterID   string           `json:"clusterId"`
+	Name        hyperpod.Feature `json:"name"`
+	Enable      bool             `json:"enable"`
+	Settings    *Settings        `json:"settings,omitempty"`
+	OperationID string           `json:"operationId"`
+	UpdatedAt   time.Time        `json:"updatedAt"`
 }
 
-func recordKey(clusterID string, name Name) string { return clusterID + "/" + string(name) }
+func recordKey(clusterID string, name hyperpod.Feature) string { return clusterID + "/" + string(name) }
 
 // env is what a feature's links work with.
 type env struct {
 	p        *cloud.Provider
-	c        *Cluster
+	c        *hyperpod.Cluster
 	settings Settings
 	// look, when set, holds one DescribeCluster for a whole look at the
 	// features (a table read, a request checked), so that their links do
@@ -267,9 +223,9 @@ func (e *env) describe(ctx context.Context) (*sagemaker.DescribeClusterOutput, e
 	if e.look != nil && e.look.hp != nil {
 		return e.look.hp, nil
 	}
-	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+	out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPod.Name)})
 	if err != nil {
-		return nil, errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+		return nil, errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPod.Name)
 	}
 	if e.look != nil {
 		e.look.hp = out
@@ -277,33 +233,9 @@ func (e *env) describe(ctx context.Context) (*sagemaker.DescribeClusterOutput, e
 	return out, nil
 }
 
-// context returns the cluster id and its region's provider.
-func (s *Service) context(clusterID string) (*Cluster, *cloud.Provider, error) {
-	c, err := s.clusters.Cluster(clusterID)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := s.regions.Provider(c.Region)
-	if err != nil {
-		return nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
-	}
-	return c, p, nil
-}
-
-// checkContext is context for the reads that check a request or answer a
-// query: a throttled AWS or Helm read is tried again (Options.ReadRetry)
-// before the request fails with it.
-func (s *Service) checkContext(clusterID string) (*Cluster, *cloud.Provider, error) {
-	c, p, err := s.context(clusterID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, cloud.RetryReads(p, s.opts.ReadRetry.Do), nil
-}
-
 // List returns the cluster's feature table, read from AWS and Kubernetes.
 func (s *Service) List(ctx context.Context, clusterID string) ([]*Feature, error) {
-	c, p, err := s.checkContext(clusterID)
+	c, p, err := s.clusters.Reach(clusterID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -311,8 +243,8 @@ func (s *Service) List(ctx context.Context, clusterID string) ([]*Feature, error
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; its features are read and changed only while it is ACTIVE", c.Name, c.Status).WithField("clusterId")
+	if err := c.RequireActive("clusterId", "its features are read and changed"); err != nil {
+		return nil, err
 	}
 	look := &snapshot{}
 	var out []*Feature
@@ -364,8 +296,8 @@ func (s *Service) overlay(f *Feature, rec *record) {
 	}
 }
 
-func (s *Service) records(clusterID string) (map[Name]*record, error) {
-	out := map[Name]*record{}
+func (s *Service) records(clusterID string) (map[hyperpod.Feature]*record, error) {
+	out := map[hyperpod.Feature]*record{}
 	err := s.store.View(func(tx *store.Tx) error {
 		return tx.List(recordKind, clusterID+"/", func(_ string, raw []byte) (bool, error) {
 			var r record
@@ -381,9 +313,9 @@ func (s *Service) records(clusterID string) (map[Name]*record, error) {
 
 // Toggle is one feature to turn on or off.
 type Toggle struct {
-	Name     Name      `json:"name"`
-	Enable   bool      `json:"enable"`
-	Settings *Settings `json:"settings,omitempty"`
+	Name     hyperpod.Feature `json:"name"`
+	Enable   bool             `json:"enable"`
+	Settings *Settings        `json:"settings,omitempty"`
 }
 
 // input is what an UpdateClusterFeatures operation stores.
@@ -396,7 +328,7 @@ type input struct {
 // match the actual state change nothing; when none differs the operation
 // succeeds at once as a no-op.
 func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles []Toggle, idempotencyKey string) (*ops.Operation, error) {
-	c, err := s.clusters.Cluster(clusterID)
+	c, err := s.clusters.Get(clusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -408,10 +340,10 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 	if len(toggles) == 0 {
 		return nil, errs.Field("input", "send at least one feature to turn on or off")
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; features can change only while it is ACTIVE", c.Name, c.Status).WithField("clusterId")
+	if err := c.RequireActive("clusterId", "features can change"); err != nil {
+		return nil, err
 	}
-	_, p, err := s.checkContext(clusterID)
+	_, p, err := s.clusters.Reach(clusterID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +419,7 @@ func (s *Service) Update(ctx context.Context, caller, clusterID string, toggles 
 
 // checkDependents refuses to turn d off while a feature that requires it
 // is on (or being turned on), unless the same request turns that one off.
-func checkDependents(ctx context.Context, base *env, d *definition, toggles []Toggle, records map[Name]*record) *errs.Error {
+func checkDependents(ctx context.Context, base *env, d *definition, toggles []Toggle, records map[hyperpod.Feature]*record) *errs.Error {
 	for _, other := range catalog {
 		if !slices.Contains(other.requires, d.name) {
 			continue
@@ -522,12 +454,12 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 	if err := json.Unmarshal(op.Input, &in); err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
 	}
-	c, p, err := s.context(in.ClusterID)
+	c, p, err := s.clusters.Reach(in.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}
 	var steps []ops.Step
-	last := map[Name]string{} // a toggle's last phase
+	last := map[hyperpod.Feature]string{} // a toggle's last phase
 	// Turning off what another feature of the request requires waits for
 	// that feature to be off: order the toggles so that dependents come
 	// first when disabling.
@@ -588,6 +520,6 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 }
 
 // phasePrefix is the start of the phase names of a feature's links.
-func phasePrefix(n Name) string {
+func phasePrefix(n hyperpod.Feature) string {
 	return strings.ReplaceAll(strings.ToLower(string(n)), "_", "-") + "/"
 }

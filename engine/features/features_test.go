@@ -13,23 +13,23 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/app"
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
-	"github.com/instantstart/instantstart/engine/store"
 )
 
-const speed = 5000
-
 type fixture struct {
+	app     *app.App
 	world   *sim.World
 	runner  *ops.Runner
 	svc     *features.Service
-	cluster *features.Cluster
+	cluster *hyperpod.Cluster
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -38,43 +38,11 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // newFixtureWith is newFixture with the cluster's initial instance groups.
-func newFixtureWith(t *testing.T, groups []compute.GroupSpec) *fixture {
+func newFixtureWith(t *testing.T, groups []hyperpod.GroupSpec) *fixture {
 	t.Helper()
-	return newFixtureOpts(t, groups, features.Options{})
-}
-
-// newFixtureOpts is newFixtureWith with the features service's options.
-func newFixtureOpts(t *testing.T, groups []compute.GroupSpec, opts features.Options) *fixture {
-	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
-	clusters := cluster.New(st, runner, world, cluster.Options{})
-	view := cluster.FeaturesView{Service: clusters}
-	svc := features.New(st, runner, world, view, opts)
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	f := &fixture{world: world, runner: runner, svc: svc}
-	op, err := clusters.Create(context.Background(), "tester", cluster.CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: groups}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.succeeded(t, op)
-	if f.cluster, err = view.Cluster(op.Target.ID); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	a := apptest.New(t, apptest.Options{})
+	c := apptest.Cluster(t, a, cluster.CreateInput{Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"}, InstanceGroups: groups})
+	return &fixture{app: a, world: a.World, runner: a.Runner, svc: a.Features, cluster: c}
 }
 
 func (f *fixture) succeeded(t *testing.T, op *ops.Operation) *ops.Operation {
@@ -87,7 +55,7 @@ func (f *fixture) mutations() map[string]int { return simtest.Mutations(f.world)
 // made returns the calls whose counts grew since before.
 func (f *fixture) made(before map[string]int) []string { return simtest.MadeSince(f.world, before) }
 
-func (f *fixture) feature(t *testing.T, name features.Name) *features.Feature {
+func (f *fixture) feature(t *testing.T, name hyperpod.Feature) *features.Feature {
 	t.Helper()
 	list, err := f.svc.List(context.Background(), f.cluster.ID)
 	if err != nil {
@@ -114,10 +82,10 @@ func (f *fixture) update(t *testing.T, toggles ...features.Toggle) *ops.Operatio
 func TestTieredCheckpointingMakesAndRemovesExactlyItsChain(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	if got := f.feature(t, features.TieredCheckpointing); got.Status != features.Disabled || len(got.Resources) != 0 {
+	if got := f.feature(t, hyperpod.TieredCheckpointing); got.Status != features.Disabled || len(got.Resources) != 0 {
 		t.Fatalf("before: %+v", got)
 	}
-	on := features.Toggle{Name: features.TieredCheckpointing, Enable: true, Settings: &features.Settings{Bucket: "ckpt-bucket", MemoryPercentage: 40}}
+	on := features.Toggle{Name: hyperpod.TieredCheckpointing, Enable: true, Settings: &features.Settings{Bucket: "ckpt-bucket", MemoryPercentage: 40}}
 
 	before := f.mutations()
 	op := f.update(t, on)
@@ -157,11 +125,11 @@ func TestTieredCheckpointingMakesAndRemovesExactlyItsChain(t *testing.T) {
 	if err != nil || sa.Annotations["eks.amazonaws.com/role-arn"] != aws.ToString(role.Role.Arn) {
 		t.Fatalf("service account %+v, %v", sa, err)
 	}
-	hp, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(f.cluster.HyperPodName)})
+	hp, err := p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(f.cluster.HyperPod.Name)})
 	if err != nil || hp.TieredStorageConfig == nil || hp.TieredStorageConfig.Mode != smtypes.ClusterConfigModeEnable || aws.ToInt32(hp.TieredStorageConfig.InstanceMemoryAllocationPercentage) != 40 {
 		t.Fatalf("cluster setting %+v, %v", hp.TieredStorageConfig, err)
 	}
-	got := f.feature(t, features.TieredCheckpointing)
+	got := f.feature(t, hyperpod.TieredCheckpointing)
 	var kinds []string
 	for _, r := range got.Resources {
 		kinds = append(kinds, r.Kind)
@@ -190,7 +158,7 @@ func TestTieredCheckpointingMakesAndRemovesExactlyItsChain(t *testing.T) {
 
 	// Disabling removes exactly the chain, in reverse.
 	before = f.mutations()
-	op = f.update(t, features.Toggle{Name: features.TieredCheckpointing})
+	op = f.update(t, features.Toggle{Name: hyperpod.TieredCheckpointing})
 	want = []string{"iam.DeletePolicy", "iam.DeleteRole", "iam.DetachRolePolicy", "kubernetes.delete serviceaccounts", "sagemaker.UpdateCluster"}
 	if got := f.made(before); !slices.Equal(got, want) {
 		t.Fatalf("disabling made %v, want %v", got, want)
@@ -198,11 +166,11 @@ func TestTieredCheckpointingMakesAndRemovesExactlyItsChain(t *testing.T) {
 	if op.Phases[0].Name != "tiered-checkpointing/tiered-storage" || op.Phases[3].Name != "tiered-checkpointing/policy" {
 		t.Fatalf("disable phases start %s, end %s", op.Phases[0].Name, op.Phases[3].Name)
 	}
-	if got := f.feature(t, features.TieredCheckpointing); got.Status != features.Disabled || len(got.Resources) != 0 {
+	if got := f.feature(t, hyperpod.TieredCheckpointing); got.Status != features.Disabled || len(got.Resources) != 0 {
 		t.Fatalf("after disabling: %+v", got)
 	}
 	before = f.mutations()
-	if op := f.update(t, features.Toggle{Name: features.TieredCheckpointing}); !op.Noop || len(f.made(before)) != 0 {
+	if op := f.update(t, features.Toggle{Name: hyperpod.TieredCheckpointing}); !op.Noop || len(f.made(before)) != 0 {
 		t.Fatal("disabling twice was not a no-op")
 	}
 }
@@ -220,7 +188,7 @@ func TestTieredCheckpointingRefusals(t *testing.T) {
 		{features.Settings{Bucket: "ok-bucket", ServiceAccount: "Not OK"}, "input.tieredCheckpointing.serviceAccount"},
 	} {
 		s := tc.settings
-		_, err := f.svc.Update(context.Background(), "tester", f.cluster.ID, []features.Toggle{{Name: features.TieredCheckpointing, Enable: true, Settings: &s}}, "")
+		_, err := f.svc.Update(context.Background(), "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.TieredCheckpointing, Enable: true, Settings: &s}}, "")
 		if !strings.Contains(codesOf(err), string(errs.Validation)) || !strings.Contains(fieldsOf(err), tc.field) {
 			t.Errorf("%+v: %v", tc.settings, err)
 		}
@@ -260,7 +228,7 @@ func codesOf(err error) string {
 func TestTrainingOperatorInstallsPrerequisitesFirst(t *testing.T) {
 	f := newFixture(t)
 	before := f.mutations()
-	op := f.update(t, features.Toggle{Name: features.TrainingOperator, Enable: true})
+	op := f.update(t, features.Toggle{Name: hyperpod.TrainingOperator, Enable: true})
 	var phases []string
 	for _, p := range op.Phases {
 		phases = append(phases, p.Name)
@@ -273,17 +241,17 @@ func TestTrainingOperatorInstallsPrerequisitesFirst(t *testing.T) {
 	if got := f.made(before); !slices.Equal(got, want) {
 		t.Fatalf("enabling made %v, want %v (the base add-ons exist already)", got, want)
 	}
-	got := f.feature(t, features.TrainingOperator)
+	got := f.feature(t, hyperpod.TrainingOperator)
 	if got.Status != features.Enabled || len(got.Resources) != 5 {
 		t.Fatalf("after enabling: %+v", got)
 	}
 	before = f.mutations()
-	f.update(t, features.Toggle{Name: features.TrainingOperator})
+	f.update(t, features.Toggle{Name: hyperpod.TrainingOperator})
 	want = []string{"eks.DeleteAddon", "eks.DeletePodIdentityAssociation", "iam.DeleteRole", "iam.DetachRolePolicy"}
 	if got := f.made(before); !slices.Equal(got, want) {
 		t.Fatalf("disabling made %v, want %v (the shared add-ons stay)", got, want)
 	}
-	got = f.feature(t, features.TrainingOperator)
+	got = f.feature(t, hyperpod.TrainingOperator)
 	if got.Status != features.Disabled || len(got.Resources) != 2 || !got.Resources[0].Shared {
 		t.Fatalf("after disabling: %+v", got)
 	}
@@ -292,18 +260,18 @@ func TestTrainingOperatorInstallsPrerequisitesFirst(t *testing.T) {
 func TestNodeAutoRecoveryToggles(t *testing.T) {
 	f := newFixture(t)
 	described := f.world.Calls()["sagemaker"]["DescribeCluster"]
-	if got := f.feature(t, features.NodeAutoRecovery); got.Status != features.Enabled {
+	if got := f.feature(t, hyperpod.NodeAutoRecovery); got.Status != features.Enabled {
 		t.Fatalf("a new cluster's auto-recovery: %+v", got)
 	}
 	if n := f.world.Calls()["sagemaker"]["DescribeCluster"] - described; n != 1 {
 		t.Fatalf("reading the feature table described the cluster %d times, want once", n)
 	}
 	before := f.mutations()
-	if op := f.update(t, features.Toggle{Name: features.NodeAutoRecovery, Enable: true}); !op.Noop || len(f.made(before)) != 0 {
+	if op := f.update(t, features.Toggle{Name: hyperpod.NodeAutoRecovery, Enable: true}); !op.Noop || len(f.made(before)) != 0 {
 		t.Fatal("enabling what is on was not a no-op")
 	}
-	f.update(t, features.Toggle{Name: features.NodeAutoRecovery})
-	if got := f.feature(t, features.NodeAutoRecovery); got.Status != features.Disabled {
+	f.update(t, features.Toggle{Name: hyperpod.NodeAutoRecovery})
+	if got := f.feature(t, hyperpod.NodeAutoRecovery); got.Status != features.Disabled {
 		t.Fatalf("after disabling: %+v", got)
 	}
 	if got := f.made(before); !maps.Equal(map[string]bool{"sagemaker.UpdateCluster": true}, setOf(got)) {
@@ -322,23 +290,23 @@ func setOf(s []string) map[string]bool {
 func TestDisablingUsesTheSettingsItWasEnabledWith(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	f.update(t, features.Toggle{Name: features.TieredCheckpointing, Enable: true,
+	f.update(t, features.Toggle{Name: hyperpod.TieredCheckpointing, Enable: true,
 		Settings: &features.Settings{Bucket: "ckpt-bucket", Namespace: "team-a", ServiceAccount: "trainer"}})
-	got := f.feature(t, features.TieredCheckpointing)
+	got := f.feature(t, hyperpod.TieredCheckpointing)
 	if got.Status != features.Enabled || got.Settings.Namespace != "team-a" || got.Settings.ServiceAccount != "trainer" {
 		t.Fatalf("after enabling: %+v", got)
 	}
 	// Off, naming nothing: the chain it was enabled with goes.
-	f.update(t, features.Toggle{Name: features.TieredCheckpointing})
+	f.update(t, features.Toggle{Name: hyperpod.TieredCheckpointing})
 	p, _ := f.world.Provider("us-west-2")
-	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKSName)
+	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKS.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kc.Core.CoreV1().ServiceAccounts("team-a").Get(ctx, "trainer", metav1.GetOptions{}); err == nil {
 		t.Fatal("the custom service account is still there")
 	}
-	if got := f.feature(t, features.TieredCheckpointing); got.Status != features.Disabled {
+	if got := f.feature(t, hyperpod.TieredCheckpointing); got.Status != features.Disabled {
 		t.Fatalf("after disabling: %+v", got)
 	}
 }

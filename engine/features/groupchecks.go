@@ -12,8 +12,9 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 
 	"github.com/instantstart/instantstart/engine/capacity"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/groupspec"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // resolveCheckedGroups names, when the request does not, every group of
@@ -30,7 +31,7 @@ func resolveCheckedGroups(ctx context.Context, e *env) error {
 		return err
 	}
 	for _, g := range out.InstanceGroups {
-		if !slices.ContainsFunc(compute.ActualSpec(&g).InstanceTypes, func(t string) bool { return !capacity.Accelerated(t) }) {
+		if !slices.ContainsFunc(groupspec.Actual(&g).InstanceTypes, func(t string) bool { return !capacity.Accelerated(t) }) {
 			e.settings.InstanceGroups = append(e.settings.InstanceGroups, aws.ToString(g.InstanceGroupName))
 		}
 	}
@@ -54,12 +55,12 @@ func checkDeepHealthChecks(ctx context.Context, e *env) error {
 	}
 	for i, name := range e.settings.InstanceGroups {
 		field := fmt.Sprintf("%sinstanceGroups[%d]", f, i)
-		g := compute.FindGroup(out, name)
+		g := groupspec.Find(out, name)
 		if g == nil {
 			bad = append(bad, errs.New(errs.Precondition, "cluster %s has no instance group %s", e.c.Name, name).WithField(field))
 			continue
 		}
-		for _, t := range compute.ActualSpec(g).InstanceTypes {
+		for _, t := range groupspec.Actual(g).InstanceTypes {
 			if !capacity.Accelerated(t) {
 				bad = append(bad, errs.New(errs.Precondition, "instance group %s runs %s, which has no GPU or Trainium accelerators; HyperPod runs deep health checks only on those", name, t).WithField(field))
 				break
@@ -77,18 +78,18 @@ func checkDeepHealthChecks(ctx context.Context, e *env) error {
 func groupChecksLink(e *env, group string, checks []string) link {
 	title := "deep health checks of instance group " + group
 	update := func(ctx context.Context, change func(have []string) []string) error {
-		out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPodName)})
+		out, err := e.p.SageMaker.DescribeCluster(ctx, &sagemaker.DescribeClusterInput{ClusterName: aws.String(e.c.HyperPod.Name)})
 		if err != nil {
-			return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPodName)
+			return errs.FromUpstream(err, "describe HyperPod cluster "+e.c.HyperPod.Name)
 		}
-		g := compute.FindGroup(out, group)
+		g := groupspec.Find(out, group)
 		if g == nil {
 			return errs.New(errs.Precondition, "cluster %s has no instance group %s any more", e.c.Name, group)
 		}
-		spec := compute.RespecGroup(g, func(s *compute.GroupSpec) { s.DeepHealthChecks = change(s.DeepHealthChecks) })
-		_, err = e.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(e.c.HyperPodName), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
+		spec := groupspec.Respec(g, func(s *hyperpod.GroupSpec) { s.DeepHealthChecks = change(s.DeepHealthChecks) })
+		_, err = e.p.SageMaker.UpdateCluster(ctx, &sagemaker.UpdateClusterInput{ClusterName: aws.String(e.c.HyperPod.Name), InstanceGroups: []smtypes.ClusterInstanceGroupSpecification{spec}})
 		if err != nil {
-			return errs.FromUpstream(err, "update instance group "+group+" of HyperPod cluster "+e.c.HyperPodName)
+			return errs.FromUpstream(err, "update instance group "+group+" of HyperPod cluster "+e.c.HyperPod.Name)
 		}
 		return nil
 	}
@@ -98,7 +99,7 @@ func groupChecksLink(e *env, group string, checks []string) link {
 			if err != nil {
 				return linkState{}, err
 			}
-			g := compute.FindGroup(out, group)
+			g := groupspec.Find(out, group)
 			if g == nil {
 				return linkState{}, nil
 			}

@@ -33,7 +33,7 @@ func helmLink(e *env, chart cloud.HelmChart) link {
 			if err != nil {
 				return linkState{}, err
 			}
-			r, err := h.Release(ctx, e.c.EKSName, chart.Namespace, chart.Release)
+			r, err := h.Release(ctx, e.c.EKS.Name, chart.Namespace, chart.Release)
 			if err != nil {
 				return linkState{}, errs.Wrap(errs.Upstream, err, "read %s: %v", ref, err)
 			}
@@ -55,7 +55,7 @@ func helmLink(e *env, chart cloud.HelmChart) link {
 			if err != nil {
 				return err
 			}
-			if _, err := h.Install(ctx, e.c.EKSName, chart); err != nil {
+			if _, err := h.Install(ctx, e.c.EKS.Name, chart); err != nil {
 				return errs.Wrap(errs.Upstream, err, "install %s: %v", ref, err)
 			}
 			return nil
@@ -65,7 +65,7 @@ func helmLink(e *env, chart cloud.HelmChart) link {
 			if err != nil {
 				return err
 			}
-			if err := h.Uninstall(ctx, e.c.EKSName, chart.Namespace, chart.Release); err != nil {
+			if err := h.Uninstall(ctx, e.c.EKS.Name, chart.Namespace, chart.Release); err != nil {
 				return errs.Wrap(errs.Upstream, err, "uninstall %s: %v", ref, err)
 			}
 			return nil

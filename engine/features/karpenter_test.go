@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sagemaker"
@@ -12,16 +11,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
 // groupCounts reads an instance group's target and current counts.
 func (f *fixture) groupCounts(t *testing.T, name string) (target, current int32) {
 	t.Helper()
 	p, _ := f.world.Provider("us-west-2")
-	out, err := p.SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String(f.cluster.HyperPodName)})
+	out, err := p.SageMaker.DescribeCluster(context.Background(), &sagemaker.DescribeClusterInput{ClusterName: aws.String(f.cluster.HyperPod.Name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,29 +34,17 @@ func (f *fixture) groupCounts(t *testing.T, name string) (target, current int32)
 	return 0, 0
 }
 
-// eventually polls cond with a deadline.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen", what)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the simulator, with a deadline
-	}
-}
-
 func TestKarpenterScalesAGroupFromZeroAndBack(t *testing.T) {
-	f := newFixtureWith(t, []compute.GroupSpec{{Name: "burst", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 0, Zone: "us-west-2a"}})
+	f := newFixtureWith(t, []hyperpod.GroupSpec{{Name: "burst", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 0, Zone: "us-west-2a"}})
 	ctx := context.Background()
 
 	// Refusals first: no groups, an unknown group; nothing is made.
 	before := f.mutations()
-	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{}}}, "")
+	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{}}}, "")
 	if !strings.Contains(fieldsOf(err), "input.karpenter.instanceGroups") {
 		t.Fatalf("no groups: %v", err)
 	}
-	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"nope"}}}}, "")
+	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"nope"}}}}, "")
 	if !strings.Contains(codesOf(err), string(errs.Precondition)) {
 		t.Fatalf("unknown group: %v", err)
 	}
@@ -64,9 +52,9 @@ func TestKarpenterScalesAGroupFromZeroAndBack(t *testing.T) {
 		t.Fatalf("refusals made %v", got)
 	}
 
-	on := features.Toggle{Name: features.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"burst"}}}
+	on := features.Toggle{Name: hyperpod.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"burst"}}}
 	f.update(t, on)
-	got := f.feature(t, features.KarpenterAutoscaling)
+	got := f.feature(t, hyperpod.KarpenterAutoscaling)
 	if got.Status != features.Enabled || got.Settings == nil || len(got.Settings.InstanceGroups) != 1 {
 		t.Fatalf("after enabling: %+v", got)
 	}
@@ -74,14 +62,14 @@ func TestKarpenterScalesAGroupFromZeroAndBack(t *testing.T) {
 		t.Fatal("enabling twice was not a no-op")
 	}
 	// Auto-recovery cannot go while Karpenter needs it.
-	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.NodeAutoRecovery}}, "")
+	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.NodeAutoRecovery}}, "")
 	if !strings.Contains(err.Error(), "turn Managed Karpenter autoscaling off first") {
 		t.Fatalf("turning auto-recovery off under Karpenter: %v", err)
 	}
 
 	// A pending GPU pod grows the group from zero; it runs there.
 	p, _ := f.world.Provider("us-west-2")
-	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKSName)
+	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKS.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +79,7 @@ func TestKarpenterScalesAGroupFromZeroAndBack(t *testing.T) {
 	if _, err := kc.Core.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the pod running on a new node", func() bool {
+	testwait.Eventually(t, "the pod running on a new node", func() bool {
 		p, err := kc.Core.CoreV1().Pods("default").Get(ctx, "train", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != ""
 	})
@@ -103,18 +91,18 @@ func TestKarpenterScalesAGroupFromZeroAndBack(t *testing.T) {
 	if err := kc.Core.CoreV1().Pods("default").Delete(ctx, "train", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the group back at zero", func() bool {
+	testwait.Eventually(t, "the group back at zero", func() bool {
 		target, current := f.groupCounts(t, "burst")
 		return target == 0 && current == 0
 	})
 
 	// Off removes the objects, the setting, the role and the policy, and
 	// leaves auto-recovery on.
-	f.update(t, features.Toggle{Name: features.KarpenterAutoscaling})
-	if got := f.feature(t, features.KarpenterAutoscaling); got.Status != features.Disabled {
+	f.update(t, features.Toggle{Name: hyperpod.KarpenterAutoscaling})
+	if got := f.feature(t, hyperpod.KarpenterAutoscaling); got.Status != features.Disabled {
 		t.Fatalf("after disabling: %+v", got)
 	}
-	if got := f.feature(t, features.NodeAutoRecovery); got.Status != features.Enabled {
+	if got := f.feature(t, hyperpod.NodeAutoRecovery); got.Status != features.Enabled {
 		t.Fatalf("auto-recovery after Karpenter went: %+v", got)
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -148,7 +149,7 @@ func sameDocument(encoded string, want policyDocument) bool {
 
 // iamName names an IAM role or policy of the cluster: instantstart-<cluster>-<suffix>,
 // shortened to IAM's 64 characters with the cluster's id when the name is long.
-func iamName(c *Cluster, suffix string) string {
+func iamName(c *hyperpod.Cluster, suffix string) string {
 	name := "instantstart-" + c.Name + "-" + suffix
 	if len(name) <= 64 {
 		return name
@@ -171,7 +172,7 @@ func accountOf(arn string) string {
 
 // policyLink is a customer managed policy with document doc.
 func policyLink(e *env, key, title, name string, doc policyDocument) link {
-	arn := fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)
+	arn := fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, name)
 	return link{key: key, title: title, kind: "IAM_POLICY", timeout: 5 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {
 			out, err := e.p.IAM.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String(arn)})
@@ -319,7 +320,7 @@ func roleLink(e *env, key, title, name string, trust policyDocument, attach []st
 }
 
 func roleArn(e *env, name string) string {
-	return fmt.Sprintf("arn:aws:iam::%s:role%s%s", e.c.AccountID, iamPath, name)
+	return fmt.Sprintf("arn:aws:iam::%s:role%s%s", e.c.AccountID(), iamPath, name)
 }
 
 // addonLink is an EKS add-on with EKS's default configuration.
@@ -361,7 +362,7 @@ func addonWith(e *env, name string, cfg addonConfig) link {
 	}
 	return link{key: "addon-" + name, title: "EKS add-on " + name, kind: "EKS_ADDON", shared: cfg.shared, timeout: 20 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {
-			out, err := e.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name)})
+			out, err := e.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String(e.c.EKS.Name), AddonName: aws.String(name)})
 			if errs.IsNotFound(err) {
 				return linkState{}, nil
 			}
@@ -379,7 +380,7 @@ func addonWith(e *env, name string, cfg addonConfig) link {
 			return st, nil
 		},
 		create: func(ctx context.Context) error {
-			in := &eks.CreateAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name), ResolveConflicts: ekstypes.ResolveConflictsOverwrite,
+			in := &eks.CreateAddonInput{ClusterName: aws.String(e.c.EKS.Name), AddonName: aws.String(name), ResolveConflicts: ekstypes.ResolveConflictsOverwrite,
 				ServiceAccountRoleArn: optional(role), ConfigurationValues: optional(values)}
 			out, err := e.p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: in.ClusterName, AddonName: in.AddonName})
 			switch {
@@ -403,7 +404,7 @@ func addonWith(e *env, name string, cfg addonConfig) link {
 			return nil
 		},
 		delete: func(ctx context.Context) error {
-			_, err := e.p.EKS.DeleteAddon(ctx, &eks.DeleteAddonInput{ClusterName: aws.String(e.c.EKSName), AddonName: aws.String(name)})
+			_, err := e.p.EKS.DeleteAddon(ctx, &eks.DeleteAddonInput{ClusterName: aws.String(e.c.EKS.Name), AddonName: aws.String(name)})
 			if err != nil && !errs.IsNotFound(err) {
 				return errs.FromUpstream(err, "remove EKS add-on "+name)
 			}
@@ -415,7 +416,7 @@ func addonWith(e *env, name string, cfg addonConfig) link {
 // podIdentityLink lets the service account namespace/sa assume role.
 func podIdentityLink(e *env, namespace, sa, role string) link {
 	find := func(ctx context.Context) (*ekstypes.PodIdentityAssociationSummary, error) {
-		in := &eks.ListPodIdentityAssociationsInput{ClusterName: aws.String(e.c.EKSName), Namespace: aws.String(namespace), ServiceAccount: aws.String(sa)}
+		in := &eks.ListPodIdentityAssociationsInput{ClusterName: aws.String(e.c.EKS.Name), Namespace: aws.String(namespace), ServiceAccount: aws.String(sa)}
 		var found *ekstypes.PodIdentityAssociationSummary
 		err := cloud.Pages("ListPodIdentityAssociations", func(token *string) (*string, error) {
 			in.NextToken = token
@@ -443,7 +444,7 @@ func podIdentityLink(e *env, namespace, sa, role string) link {
 			return linkState{present: true, settled: true, matches: true, ref: aws.ToString(a.AssociationArn)}, nil
 		},
 		create: func(ctx context.Context) error {
-			_, err := e.p.EKS.CreatePodIdentityAssociation(ctx, &eks.CreatePodIdentityAssociationInput{ClusterName: aws.String(e.c.EKSName),
+			_, err := e.p.EKS.CreatePodIdentityAssociation(ctx, &eks.CreatePodIdentityAssociationInput{ClusterName: aws.String(e.c.EKS.Name),
 				Namespace: aws.String(namespace), ServiceAccount: aws.String(sa), RoleArn: aws.String(roleArn(e, role))})
 			if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
 				return errs.FromUpstream(err, "create the pod identity association of "+namespace+"/"+sa)
@@ -455,7 +456,7 @@ func podIdentityLink(e *env, namespace, sa, role string) link {
 			if err != nil || a == nil {
 				return err
 			}
-			_, err = e.p.EKS.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{ClusterName: aws.String(e.c.EKSName), AssociationId: a.AssociationId})
+			_, err = e.p.EKS.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{ClusterName: aws.String(e.c.EKS.Name), AssociationId: a.AssociationId})
 			if err != nil && !errs.IsNotFound(err) {
 				return errs.FromUpstream(err, "delete the pod identity association of "+namespace+"/"+sa)
 			}
@@ -469,7 +470,7 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 	ref := "serviceaccount/" + namespace + "/" + name
 	return link{key: "service-account", title: "service account " + namespace + "/" + name, kind: "KUBERNETES_OBJECT", timeout: 5 * time.Minute,
 		state: func(ctx context.Context) (linkState, error) {
-			kc, err := e.p.KubeOf(ctx, e.c.EKSName)
+			kc, err := e.p.KubeOf(ctx, e.c.EKS.Name)
 			if err != nil {
 				return linkState{}, err
 			}
@@ -487,7 +488,7 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 			return linkState{present: true, settled: sa.DeletionTimestamp == nil, matches: matches, ref: ref}, nil
 		},
 		create: func(ctx context.Context) error {
-			kc, err := e.p.KubeOf(ctx, e.c.EKSName)
+			kc, err := e.p.KubeOf(ctx, e.c.EKS.Name)
 			if err != nil {
 				return err
 			}
@@ -518,7 +519,7 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 			return nil
 		},
 		delete: func(ctx context.Context) error {
-			kc, err := e.p.KubeOf(ctx, e.c.EKSName)
+			kc, err := e.p.KubeOf(ctx, e.c.EKS.Name)
 			if err != nil {
 				return err
 			}
@@ -535,10 +536,10 @@ func serviceAccountLink(e *env, namespace, name string, annotations map[string]s
 func clusterSettingLink(e *env, key, title string, on func(*sagemaker.DescribeClusterOutput) (present, matches bool),
 	set func(in *sagemaker.UpdateClusterInput, enable bool)) link {
 	update := func(ctx context.Context, enable bool) error {
-		in := &sagemaker.UpdateClusterInput{ClusterName: aws.String(e.c.HyperPodName)}
+		in := &sagemaker.UpdateClusterInput{ClusterName: aws.String(e.c.HyperPod.Name)}
 		set(in, enable)
 		if _, err := e.p.SageMaker.UpdateCluster(ctx, in); err != nil {
-			return errs.FromUpstream(err, "update HyperPod cluster "+e.c.HyperPodName)
+			return errs.FromUpstream(err, "update HyperPod cluster "+e.c.HyperPod.Name)
 		}
 		return nil
 	}

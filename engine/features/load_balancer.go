@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // The AWS Load Balancer Controller, as InstantStart installs it: its Helm
@@ -17,7 +18,7 @@ const (
 )
 
 var loadBalancerControllerFeature = &definition{
-	name: LoadBalancerController, title: "AWS Load Balancer Controller", field: "input.loadBalancerController",
+	name: hyperpod.LoadBalancerController, title: "AWS Load Balancer Controller", field: "input.loadBalancerController",
 	description: "The AWS Load Balancer Controller (Helm chart aws-load-balancer-controller " + lbcChartVersion + " in namespace " + lbcNamespace + "), with an IAM role given by pod identity that may manage Elastic Load Balancing and the security groups of its load balancers: makes a Network Load Balancer for each LoadBalancer Service, as internet-facing inference endpoints use.",
 	dependsOn:   []string{"EKS add-on eks-pod-identity-agent"},
 	links: func(e *env) []link {
@@ -26,7 +27,7 @@ var loadBalancerControllerFeature = &definition{
 			addonLink(e, "eks-pod-identity-agent", true),
 			policyLink(e, "policy", "IAM policy of the load balancer controller", name, loadBalancerControllerPolicy()),
 			roleLink(e, "role", "IAM role of the load balancer controller", name, podsTrust(),
-				[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, name)}),
+				[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, name)}),
 			podIdentityLink(e, lbcNamespace, lbcServiceAccount, name),
 			helmLink(e, loadBalancerControllerChart(e)),
 		}
@@ -38,7 +39,7 @@ func loadBalancerControllerChart(e *env) cloud.HelmChart {
 	return cloud.HelmChart{Release: "aws-load-balancer-controller", Namespace: lbcNamespace, Repository: "https://aws.github.io/eks-charts",
 		Chart: "aws-load-balancer-controller", Version: lbcChartVersion,
 		Values: map[string]any{
-			"clusterName":    e.c.EKSName,
+			"clusterName":    e.c.EKS.Name,
 			"region":         e.c.Region,
 			"serviceAccount": map[string]any{"create": true, "name": lbcServiceAccount},
 		}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // MLFLOW is the cluster's SageMaker managed MLflow tracking server, made
@@ -48,14 +49,14 @@ func mlflowLinks(e *env) []link {
 		out = append(out,
 			policyLink(e, "server-policy", "IAM policy for the artifacts at "+s.ArtifactStoreURI, server, artifactPolicy(s.ArtifactStoreURI)),
 			roleLink(e, "server-role", "IAM role of the tracking server", server, serviceTrust("sagemaker.amazonaws.com"),
-				[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, server)}),
+				[]string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, server)}),
 			trackingServerLink(e))
 	} else {
 		out = append(out, importedServerLink(e))
 	}
 	return append(out,
 		policyLink(e, "policy", "IAM policy to call tracking server "+mlflowServerArn(e), pods, trackingPolicy(mlflowServerArn(e))),
-		roleLink(e, "role", "IAM role of the training pods", pods, podsTrust(), []string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID, iamPath, pods)}),
+		roleLink(e, "role", "IAM role of the training pods", pods, podsTrust(), []string{fmt.Sprintf("arn:aws:iam::%s:policy%s%s", e.c.AccountID(), iamPath, pods)}),
 		serviceAccountLink(e, s.Namespace, s.ServiceAccount, nil),
 		podIdentityLink(e, s.Namespace, s.ServiceAccount, pods),
 	)
@@ -66,7 +67,7 @@ func mlflowServerArn(e *env) string {
 	if e.settings.TrackingServerName == "" {
 		return e.settings.TrackingServerArn
 	}
-	return fmt.Sprintf("arn:aws:sagemaker:%s:%s:mlflow-tracking-server/%s", e.c.Region, e.c.AccountID, e.settings.TrackingServerName)
+	return fmt.Sprintf("arn:aws:sagemaker:%s:%s:mlflow-tracking-server/%s", e.c.Region, e.c.AccountID(), e.settings.TrackingServerName)
 }
 
 // mlflowSettings reports MLFLOW's settings for the table: the server's
@@ -201,20 +202,20 @@ func checkMLflow(ctx context.Context, e *env) error {
 		bad = append(bad, errs.Field(f+"trackingServerArn", "give either an existing tracking server's ARN or a new server's name, size and artifact location, not both"))
 	}
 	if s.TrackingServerName != "" && !trackingServerName.MatchString(s.TrackingServerName) {
-		bad = append(bad, errs.Field(f+"trackingServerName", "%q is not a tracking server name: up to 256 letters, digits and hyphens, starting and ending with a letter or a digit", clip(s.TrackingServerName)))
+		bad = append(bad, errs.Field(f+"trackingServerName", "%q is not a tracking server name: up to 256 letters, digits and hyphens, starting and ending with a letter or a digit", errs.Clip(s.TrackingServerName)))
 	}
 	if s.TrackingServerSize != "" && !slices.Contains(trackingServerSizes, s.TrackingServerSize) {
-		bad = append(bad, errs.Field(f+"trackingServerSize", "%q is not a tracking server size: use %s", clip(s.TrackingServerSize), strings.Join(trackingServerSizes, ", ")))
+		bad = append(bad, errs.Field(f+"trackingServerSize", "%q is not a tracking server size: use %s", errs.Clip(s.TrackingServerSize), strings.Join(trackingServerSizes, ", ")))
 	}
 	var bucket, prefix string
 	if s.ArtifactStoreURI != "" {
 		var problem string
 		if bucket, prefix, problem = splitArtifactURI(s.ArtifactStoreURI); problem != "" {
-			bad = append(bad, errs.Field(f+"artifactStoreUri", "%q is not an S3 location s3://<bucket>/<prefix>/: %s", clip(s.ArtifactStoreURI), problem))
+			bad = append(bad, errs.Field(f+"artifactStoreUri", "%q is not an S3 location s3://<bucket>/<prefix>/: %s", errs.Clip(s.ArtifactStoreURI), problem))
 		}
 	}
 	if m := trackingServerArn.FindStringSubmatch(s.TrackingServerArn); s.TrackingServerArn != "" && m == nil {
-		bad = append(bad, errs.Field(f+"trackingServerArn", "%q is not a tracking server ARN (arn:aws:sagemaker:<region>:<account>:mlflow-tracking-server/<name>)", clip(s.TrackingServerArn)))
+		bad = append(bad, errs.Field(f+"trackingServerArn", "%q is not a tracking server ARN (arn:aws:sagemaker:<region>:<account>:mlflow-tracking-server/<name>)", errs.Clip(s.TrackingServerArn)))
 	} else if m != nil && m[1] != e.c.Region {
 		bad = append(bad, errs.Field(f+"trackingServerArn", "tracking server %s is in %s; jobs of cluster %s report to a server of its own region %s", m[3], m[1], e.c.Name, e.c.Region))
 	}
@@ -242,7 +243,7 @@ func checkMLflow(ctx context.Context, e *env) error {
 		}
 		s.ArtifactStoreURI = "s3://" + bucket + "/" + prefix
 		if !trackingServerName.MatchString(s.TrackingServerName) {
-			return errs.Field(f+"trackingServerName", "the default name %q is not a tracking server name; give one", clip(s.TrackingServerName))
+			return errs.Field(f+"trackingServerName", "the default name %q is not a tracking server name; give one", errs.Clip(s.TrackingServerName))
 		}
 		if err := checkMadeServer(ctx, e); err != nil {
 			return err
@@ -263,8 +264,8 @@ func checkMLflow(ctx context.Context, e *env) error {
 }
 
 // sharedBucketOf returns the cluster's shared bucket, or a PRECONDITION.
-func sharedBucketOf(e *env) (*SharedBucket, error) {
-	var shared *SharedBucket
+func sharedBucketOf(e *env) (*hyperpod.Bucket, error) {
+	var shared *hyperpod.Bucket
 	if e.buckets != nil {
 		var err error
 		if shared, err = e.buckets.SharedBucket(e.c.ID); err != nil {
@@ -326,7 +327,7 @@ func splitArtifactURI(uri string) (bucket, prefix, problem string) {
 	}
 	bucket, prefix, _ = strings.Cut(rest, "/")
 	if p := cloud.BucketNameProblem(bucket); p != "" {
-		return "", "", fmt.Sprintf("bucket %q: %s", clip(bucket), p)
+		return "", "", fmt.Sprintf("bucket %q: %s", errs.Clip(bucket), p)
 	}
 	prefix = strings.TrimSuffix(prefix, "/")
 	switch {
@@ -340,12 +341,4 @@ func splitArtifactURI(uri string) (bucket, prefix, problem string) {
 		return bucket, "", ""
 	}
 	return bucket, prefix + "/", ""
-}
-
-// clip shortens what a message quotes of the caller's input.
-func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
 }

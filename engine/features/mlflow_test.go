@@ -15,11 +15,14 @@ import (
 	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
 const (
@@ -27,24 +30,19 @@ const (
 	madeServer   = "arn:aws:sagemaker:us-west-2:123456789012:mlflow-tracking-server/train-1-mlflow"
 )
 
-// sharedBuckets is the storage area as the features see it: the shared
-// bucket is bucket, none when it is empty.
-type sharedBuckets struct{ bucket string }
-
-func (b *sharedBuckets) SharedBucket(string) (*features.SharedBucket, error) {
-	if b.bucket == "" {
-		return nil, nil
-	}
-	return &features.SharedBucket{Name: b.bucket, Namespace: "default"}, nil
+// newMLflowFixture is a fixture whose cluster has its shared bucket.
+func newMLflowFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.sharedBucket(t)
+	return f
 }
 
-// newMLflowFixture is a fixture whose cluster has its shared bucket.
-func newMLflowFixture(t *testing.T) (*fixture, *sharedBuckets) {
+// sharedBucket adds the cluster's shared bucket, sharedBucket, through the
+// storage area.
+func (f *fixture) sharedBucket(t *testing.T) {
 	t.Helper()
-	b := &sharedBuckets{bucket: sharedBucket}
-	f := newFixtureOpts(t, nil, features.Options{Buckets: b})
-	f.s3Bucket(t, sharedBucket)
-	return f, b
+	apptest.SharedBucket(t, f.app, f.cluster.ID, sharedBucket)
 }
 
 func (f *fixture) s3Bucket(t *testing.T, name string) {
@@ -87,18 +85,17 @@ func (f *fixture) policyDocument(t *testing.T, name string) string {
 func phasesOf(ops []string) string { return strings.Join(ops, ",") }
 
 func TestMLflowMakesATrackingServerAndItsChain(t *testing.T) {
-	f, _ := newMLflowFixture(t)
+	f := newMLflowFixture(t)
 	ctx := context.Background()
-	view := features.TrainingOperatorView{Service: f.svc}
-	if got := f.feature(t, features.MLflow); got.Status != features.Disabled || len(got.Resources) != 0 {
+	if got := f.feature(t, hyperpod.MLflow); got.Status != features.Disabled || len(got.Resources) != 0 {
 		t.Fatalf("before: %+v", got)
 	}
-	if srv, err := view.MLflow(ctx, f.cluster.ID); srv != nil || err != nil {
-		t.Fatalf("the training view before: %+v, %v", srv, err)
+	if srv, err := f.svc.MLflow(ctx, f.cluster.ID); srv != nil || err != nil {
+		t.Fatalf("MLflow for the jobs before: %+v, %v", srv, err)
 	}
 
 	before := f.mutations()
-	on := features.Toggle{Name: features.MLflow, Enable: true, Settings: &features.Settings{}}
+	on := features.Toggle{Name: hyperpod.MLflow, Enable: true, Settings: &features.Settings{}}
 	op := f.update(t, on)
 	var phases []string
 	for _, p := range op.Phases {
@@ -139,7 +136,7 @@ func TestMLflowMakesATrackingServerAndItsChain(t *testing.T) {
 	if doc := f.policyDocument(t, "instantstart-train-1-mlflow"); doc != `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sagemaker-mlflow:*"],"Resource":["`+madeServer+`"]}]}` {
 		t.Fatalf("pods' policy %s", doc)
 	}
-	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKSName)
+	kc, err := p.Kubernetes.Clients(ctx, f.cluster.EKS.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +144,7 @@ func TestMLflowMakesATrackingServerAndItsChain(t *testing.T) {
 		t.Fatalf("the jobs' service account: %v", err)
 	}
 
-	got := f.feature(t, features.MLflow)
+	got := f.feature(t, hyperpod.MLflow)
 	var kinds []string
 	for _, r := range got.Resources {
 		kinds = append(kinds, r.Kind)
@@ -156,9 +153,9 @@ func TestMLflowMakesATrackingServerAndItsChain(t *testing.T) {
 		!slices.Contains(kinds, "MLFLOW_TRACKING_SERVER") || len(kinds) != 8 {
 		t.Fatalf("after enabling: %+v", got)
 	}
-	srvView, err := view.MLflow(ctx, f.cluster.ID)
-	if err != nil || srvView == nil || srvView.TrackingServerArn != madeServer || srvView.Namespace != "default" || srvView.ServiceAccount != cloud.MLflowServiceAccount {
-		t.Fatalf("the training view: %+v, %v", srvView, err)
+	forJobs, err := f.svc.MLflow(ctx, f.cluster.ID)
+	if err != nil || forJobs == nil || forJobs.TrackingServerArn != madeServer || forJobs.Namespace != "default" || forJobs.ServiceAccount != cloud.MLflowServiceAccount {
+		t.Fatalf("MLflow for the jobs: %+v, %v", forJobs, err)
 	}
 
 	// Again: nothing to do. Another size: refused, nothing made.
@@ -166,14 +163,14 @@ func TestMLflowMakesATrackingServerAndItsChain(t *testing.T) {
 	if op := f.update(t, on); !op.Noop {
 		t.Fatal("enabling twice was not a no-op")
 	}
-	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.MLflow, Enable: true, Settings: &features.Settings{TrackingServerSize: "Large"}}}, "")
+	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.MLflow, Enable: true, Settings: &features.Settings{TrackingServerSize: "Large"}}}, "")
 	if e := only(err); e.Code != errs.Precondition || e.Field != "input.mlflow.trackingServerName" || !strings.Contains(e.Message, "turn MLFLOW off first") {
 		t.Fatalf("another size: %v", err)
 	}
 	simtest.NoMutationSince(t, f.world, before)
 
 	// Off: everything it made goes, in reverse; the shared add-on stays.
-	op = f.update(t, features.Toggle{Name: features.MLflow})
+	op = f.update(t, features.Toggle{Name: hyperpod.MLflow})
 	want = []string{"eks.DeletePodIdentityAssociation", "iam.DeletePolicy", "iam.DeleteRole", "iam.DetachRolePolicy", "kubernetes.delete serviceaccounts", "sagemaker.DeleteMlflowTrackingServer"}
 	if got := f.made(before); !slices.Equal(got, want) {
 		t.Fatalf("disabling made %v, want %v", got, want)
@@ -184,16 +181,16 @@ func TestMLflowMakesATrackingServerAndItsChain(t *testing.T) {
 	if _, err := p.SageMaker.DescribeMlflowTrackingServer(ctx, &sagemaker.DescribeMlflowTrackingServerInput{TrackingServerName: aws.String("train-1-mlflow")}); !errs.IsNotFound(err) {
 		t.Fatalf("the made server after disabling: %v", err)
 	}
-	if got := f.feature(t, features.MLflow); got.Status != features.Disabled {
+	if got := f.feature(t, hyperpod.MLflow); got.Status != features.Disabled {
 		t.Fatalf("after disabling: %+v", got)
 	}
-	if srv, err := view.MLflow(ctx, f.cluster.ID); srv != nil || err != nil {
-		t.Fatalf("the training view after disabling: %+v, %v", srv, err)
+	if srv, err := f.svc.MLflow(ctx, f.cluster.ID); srv != nil || err != nil {
+		t.Fatalf("MLflow for the jobs after disabling: %+v, %v", srv, err)
 	}
 }
 
 func TestMLflowUsesAnExistingServerAndLeavesIt(t *testing.T) {
-	f, _ := newMLflowFixture(t)
+	f := newMLflowFixture(t)
 	ctx := context.Background()
 	p, _ := f.world.Provider("us-west-2")
 	f.s3Bucket(t, "team-mlflow")
@@ -211,7 +208,7 @@ func TestMLflowUsesAnExistingServerAndLeavesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	arn := aws.ToString(out.TrackingServerArn)
-	use := features.Toggle{Name: features.MLflow, Enable: true, Settings: &features.Settings{TrackingServerArn: arn}}
+	use := features.Toggle{Name: hyperpod.MLflow, Enable: true, Settings: &features.Settings{TrackingServerArn: arn}}
 
 	// Not yet Created, or not there at all: refused before anything is made.
 	before := f.mutations()
@@ -229,7 +226,7 @@ func TestMLflowUsesAnExistingServerAndLeavesIt(t *testing.T) {
 	if err := f.world.ClearFault(hold.ID); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the team's server Created", func() bool {
+	testwait.Eventually(t, "the team's server Created", func() bool {
 		return f.trackingServer(t, "team").TrackingServerStatus == smtypes.TrackingServerStatusCreated
 	})
 
@@ -242,24 +239,24 @@ func TestMLflowUsesAnExistingServerAndLeavesIt(t *testing.T) {
 	if doc := f.policyDocument(t, "instantstart-train-1-mlflow"); !strings.Contains(doc, `"Resource":["`+arn+`"]`) {
 		t.Fatalf("pods' policy %s", doc)
 	}
-	got := f.feature(t, features.MLflow)
+	got := f.feature(t, hyperpod.MLflow)
 	i := slices.IndexFunc(got.Resources, func(r features.Resource) bool { return r.Kind == "MLFLOW_TRACKING_SERVER" })
 	if got.Status != features.Enabled || i < 0 || !got.Resources[i].Shared || got.Resources[i].Ref != arn || got.Settings.TrackingServerName != "" {
 		t.Fatalf("after enabling: %+v", got)
 	}
-	srv, err := features.TrainingOperatorView{Service: f.svc}.MLflow(ctx, f.cluster.ID)
+	srv, err := f.svc.MLflow(ctx, f.cluster.ID)
 	if err != nil || srv == nil || srv.TrackingServerArn != arn {
-		t.Fatalf("the training view: %+v, %v", srv, err)
+		t.Fatalf("MLflow for the jobs: %+v, %v", srv, err)
 	}
 	// Asking for a server to be made instead is refused while this one is used.
-	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.MLflow, Enable: true, Settings: &features.Settings{TrackingServerName: "mine"}}}, "")
+	_, err = f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.MLflow, Enable: true, Settings: &features.Settings{TrackingServerName: "mine"}}}, "")
 	if e := only(err); e.Code != errs.Precondition || !strings.Contains(e.Message, "another tracking server") {
 		t.Fatalf("switching servers in place: %v", err)
 	}
 
 	// Off: the chain goes, the server it only used stays.
 	before = f.mutations()
-	f.update(t, features.Toggle{Name: features.MLflow})
+	f.update(t, features.Toggle{Name: hyperpod.MLflow})
 	want = []string{"eks.DeletePodIdentityAssociation", "iam.DeletePolicy", "iam.DeleteRole", "iam.DetachRolePolicy", "kubernetes.delete serviceaccounts"}
 	if got := f.made(before); !slices.Equal(got, want) {
 		t.Fatalf("disabling made %v, want %v", got, want)
@@ -267,14 +264,24 @@ func TestMLflowUsesAnExistingServerAndLeavesIt(t *testing.T) {
 	if s := f.trackingServer(t, "team").TrackingServerStatus; s != smtypes.TrackingServerStatusCreated {
 		t.Fatalf("the server it used is %s after disabling", s)
 	}
-	if got := f.feature(t, features.MLflow); got.Status != features.Disabled {
+	if got := f.feature(t, hyperpod.MLflow); got.Status != features.Disabled {
 		t.Fatalf("after disabling: %+v", got)
 	}
 }
 
 func TestMLflowRefusesBadSettingsBeforeAnything(t *testing.T) {
-	f, buckets := newMLflowFixture(t)
+	f := newFixture(t)
 	ctx := context.Background()
+	// No shared bucket: nothing to keep artifacts in, nor a namespace for
+	// the jobs.
+	before := f.mutations()
+	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.MLflow, Enable: true}}, "")
+	if e := only(err); e.Code != errs.Precondition || !strings.Contains(e.Message, "addStorage with kind S3") {
+		t.Fatalf("no shared bucket: %v", err)
+	}
+	simtest.NoMutationSince(t, f.world, before)
+
+	f.sharedBucket(t)
 	p, _ := f.world.Provider("us-west-2")
 	// A server of the default name that this cluster did not make.
 	if _, err := p.IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("someone"), AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[]}`)}); err != nil {
@@ -285,7 +292,7 @@ func TestMLflowRefusesBadSettingsBeforeAnything(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	before := f.mutations()
+	before = f.mutations()
 	for _, tc := range []struct {
 		settings features.Settings
 		code     errs.Code
@@ -306,17 +313,10 @@ func TestMLflowRefusesBadSettingsBeforeAnything(t *testing.T) {
 		{features.Settings{TrackingServerName: "taken"}, errs.Precondition, "input.mlflow.trackingServerName"},
 	} {
 		s := tc.settings
-		_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.MLflow, Enable: true, Settings: &s}}, "")
+		_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: hyperpod.MLflow, Enable: true, Settings: &s}}, "")
 		if codesOf(err) != string(tc.code) || !strings.Contains(fieldsOf(err), tc.field) {
 			t.Errorf("%+v: %v (codes %s, fields %s)", clipped(tc.settings), err, codesOf(err), fieldsOf(err))
 		}
-	}
-	// No shared bucket: nothing to keep artifacts in, nor a namespace for
-	// the jobs.
-	buckets.bucket = ""
-	_, err := f.svc.Update(ctx, "tester", f.cluster.ID, []features.Toggle{{Name: features.MLflow, Enable: true}}, "")
-	if e := only(err); e.Code != errs.Precondition || !strings.Contains(e.Message, "addStorage with kind S3") {
-		t.Fatalf("no shared bucket: %v", err)
 	}
 	simtest.NoMutationSince(t, f.world, before)
 }

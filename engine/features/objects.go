@@ -29,7 +29,7 @@ func objectLink(e *env, key, title string, gvr schema.GroupVersionResource, kind
 		Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
 		Delete(context.Context, string, metav1.DeleteOptions, ...string) error
 	}, error) {
-		kc, err := e.p.KubeOf(ctx, e.c.EKSName)
+		kc, err := e.p.KubeOf(ctx, e.c.EKS.Name)
 		if err != nil {
 			return nil, err
 		}

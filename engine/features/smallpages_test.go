@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/instantstart/instantstart/engine/cloud"
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
 )
@@ -17,16 +17,14 @@ import (
 // make fewer deletes, or a second create: the mutating calls must be the
 // same.
 func TestOnePageAtATimeMakesTheSameCalls(t *testing.T) {
-	sim1 := func(w *sim.World) cloud.Regions { return w }
-	plain := newFlowStack(t, sim1)
-	paged := newFlowStack(t, sim1)
-	if _, err := paged.world.InjectFault(sim.Fault{Kind: sim.FaultSmallPages, Value: 1}); err != nil {
-		t.Fatal(err)
-	}
-	plain.run(t)
-	paged.run(t)
+	plain := newFlowApp(t, nil)
+	paged := newFlowApp(t, nil, func(o *apptest.Options) {
+		o.Faults = []sim.Fault{{Kind: sim.FaultSmallPages, Value: 1}}
+	})
+	runFlow(t, plain)
+	runFlow(t, paged)
 
-	want, got := simtest.Mutations(plain.world), simtest.Mutations(paged.world)
+	want, got := simtest.Mutations(plain.World), simtest.Mutations(paged.World)
 	if !maps.Equal(want, got) {
 		for _, k := range slices.Sorted(maps.Keys(joinKeys(want, got))) {
 			if want[k] != got[k] {
@@ -37,7 +35,7 @@ func TestOnePageAtATimeMakesTheSameCalls(t *testing.T) {
 	// The fault paged the lists that hold several items: a role's
 	// attached policies, the region's quotas.
 	for _, c := range []struct{ svc, op string }{{"iam", "ListAttachedRolePolicies"}, {"servicequotas", "ListServiceQuotas"}} {
-		if n, before := paged.world.Calls()[c.svc][c.op], plain.world.Calls()[c.svc][c.op]; n <= before {
+		if n, before := paged.World.Calls()[c.svc][c.op], plain.World.Calls()[c.svc][c.op]; n <= before {
 			t.Errorf("%s %s: %d calls one item a page, %d with whole pages: the fault did not page it", c.svc, c.op, n, before)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
@@ -127,8 +128,8 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 	}
 	charts := chartFolder(t)
 
-	embedded := newFlowStack(t, func(w *sim.World) cloud.Regions { return w })
-	wire := newFlowStack(t, func(w *sim.World) cloud.Regions {
+	embedded := newFlowApp(t, nil)
+	wire := newFlowApp(t, func(w *sim.World) cloud.Regions {
 		h := &simwire.Handler{Providers: w.Provider, DefaultRegion: w.DefaultRegion()}
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
@@ -143,14 +144,14 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		return onTheWire{aws: a, world: w, realKube: true}
-	}, func(o *sim.Options) {
-		o.KubeAPIServer = &sim.KubeAPIServer{Endpoint: endpoint, CAPEM: api.CAData}
+	}, func(o *apptest.Options) {
+		o.Sim.KubeAPIServer = &sim.KubeAPIServer{Endpoint: endpoint, CAPEM: api.CAData}
 		// Real Helm installs against a real server take real seconds: at
 		// this pace the dependencies phase has 12 s, not the 2 s floor.
 		o.Speed = realKubeSpeed
 	})
-	embedded.run(t)
-	wire.run(t)
+	runFlow(t, embedded)
+	runFlow(t, wire)
 
 	// The Kubernetes half of the wire run is on the real server: each
 	// install or upgrade is one revision of a release, kept in a Secret.
@@ -189,7 +190,7 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 		t.Errorf("%d of the engine's EKS tokens were refused", n)
 	}
 
-	want, got := simtest.Mutations(embedded.world), simtest.Mutations(wire.world)
+	want, got := simtest.Mutations(embedded.World), simtest.Mutations(wire.World)
 	if got["helm.Install"] != 0 {
 		t.Errorf("the wire run installed %d releases on the simulator's Helm, not on the real server", got["helm.Install"])
 	}
@@ -202,9 +203,9 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 			}
 		}
 	}
-	for svc := range wire.world.Calls() {
+	for svc := range wire.World.Calls() {
 		if svc == "kubernetes" || svc == "helm" {
-			t.Errorf("the wire run called the simulator's own %s: %v", svc, wire.world.Calls()[svc])
+			t.Errorf("the wire run called the simulator's own %s: %v", svc, wire.World.Calls()[svc])
 		}
 	}
 }

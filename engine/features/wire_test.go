@@ -9,17 +9,17 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/instantstart/instantstart/engine/app"
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud"
 	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
-	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/simwire"
-	"github.com/instantstart/instantstart/engine/store"
 )
 
 // onTheWire gives the real provider's AWS clients (aws-sdk-go-v2, as
@@ -54,72 +54,46 @@ func (r onTheWire) Provider(region string) (*cloud.Provider, error) {
 	return &p, nil
 }
 
-// flowStack is one control plane on its own simulated world.
-type flowStack struct {
-	world    *sim.World
-	runner   *ops.Runner
-	clusters *cluster.Service
-	features *features.Service
-}
-
-// newFlowStack builds the stack on regions over a new world; tweaks change
-// the world's options first (a Speed set there is the runner's too).
-func newFlowStack(t *testing.T, regions func(*sim.World) cloud.Regions, tweaks ...func(*sim.Options)) *flowStack {
+// newFlowApp builds the App on a new world whose ports, when ports is
+// set, are those it makes of the world; tweaks change the App's options
+// first (a Speed set there is the world's and the runner's).
+func newFlowApp(t *testing.T, ports func(*sim.World) cloud.Regions, tweaks ...func(*apptest.Options)) *app.App {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := sim.Options{Speed: speed, DefaultRegion: "us-west-2", Seed: 7}
+	opts := apptest.Options{Sim: sim.Options{Seed: 7}, SimPorts: ports}
 	for _, tweak := range tweaks {
 		tweak(&opts)
 	}
-	world, err := sim.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: opts.Speed}) // the runner keeps the world's pace
-	r := regions(world)
-	clusters := cluster.New(st, runner, r, cluster.Options{})
-	svc := features.New(st, runner, r, cluster.FeaturesView{Service: clusters}, features.Options{})
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	return &flowStack{world: world, runner: runner, clusters: clusters, features: svc}
+	return apptest.New(t, opts)
 }
 
-// run creates a cluster with a GPU group, turns features on and one off
-// again, and deletes the cluster.
-func (s *flowStack) run(t *testing.T) {
+// runFlow creates a cluster with a GPU group, turns features on and one
+// off again, and deletes the cluster.
+func runFlow(t *testing.T, a *app.App) {
 	t.Helper()
 	ctx := context.Background()
-	op, err := s.clusters.Create(ctx, "tester", cluster.CreateInput{
+	op, err := a.Clusters.Create(ctx, "tester", cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.p5.48xlarge"}, Count: 2, Zone: "us-west-2a"}},
+		InstanceGroups: []hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.p5.48xlarge"}, Count: 2, Zone: "us-west-2a"}},
 	}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := simtest.Succeeded(t, s.runner, op).Target.ID
+	id := simtest.Succeeded(t, a.Runner, op).Target.ID
 	toggle := func(toggles ...features.Toggle) {
-		op, err := s.features.Update(ctx, "tester", id, toggles, "")
+		op, err := a.Features.Update(ctx, "tester", id, toggles, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		simtest.Succeeded(t, s.runner, op)
+		simtest.Succeeded(t, a.Runner, op)
 	}
-	toggle(features.Toggle{Name: features.TrainingOperator, Enable: true}, features.Toggle{Name: features.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets-1"}}})
-	toggle(features.Toggle{Name: features.FSxCSIDriver, Enable: true})
-	toggle(features.Toggle{Name: features.S3CSIDriver, Enable: false})
-	del, err := s.clusters.Delete(ctx, "tester", id, "")
+	toggle(features.Toggle{Name: hyperpod.TrainingOperator, Enable: true}, features.Toggle{Name: hyperpod.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets-1"}}})
+	toggle(features.Toggle{Name: hyperpod.FSxCSIDriver, Enable: true})
+	toggle(features.Toggle{Name: hyperpod.S3CSIDriver, Enable: false})
+	del, err := a.Clusters.Delete(ctx, "tester", id, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	simtest.Succeeded(t, s.runner, del)
+	simtest.Succeeded(t, a.Runner, del)
 }
 
 // TestWireRunMakesTheCallsOfTheEmbeddedRun runs one flow twice: on the
@@ -130,8 +104,8 @@ func (s *flowStack) run(t *testing.T) {
 func TestWireRunMakesTheCallsOfTheEmbeddedRun(t *testing.T) {
 	awsenv.Isolate(t) // the SDK reads nothing of the machine's AWS set-up
 
-	embedded := newFlowStack(t, func(w *sim.World) cloud.Regions { return w })
-	wire := newFlowStack(t, func(w *sim.World) cloud.Regions {
+	embedded := newFlowApp(t, nil)
+	wire := newFlowApp(t, func(w *sim.World) cloud.Regions {
 		srv := httptest.NewServer(&simwire.Handler{Providers: w.Provider, DefaultRegion: w.DefaultRegion()})
 		t.Cleanup(srv.Close)
 		a, err := awscloud.New(context.Background(), awscloud.Options{
@@ -144,10 +118,10 @@ func TestWireRunMakesTheCallsOfTheEmbeddedRun(t *testing.T) {
 		}
 		return onTheWire{aws: a, world: w}
 	})
-	embedded.run(t)
-	wire.run(t)
+	runFlow(t, embedded)
+	runFlow(t, wire)
 
-	want, got := simtest.Mutations(embedded.world), simtest.Mutations(wire.world)
+	want, got := simtest.Mutations(embedded.World), simtest.Mutations(wire.World)
 	t.Logf("%d kinds of mutating call, %d calls in all", len(want), total(want))
 	if !maps.Equal(want, got) {
 		for _, k := range slices.Sorted(maps.Keys(joinKeys(want, got))) {
@@ -157,7 +131,7 @@ func TestWireRunMakesTheCallsOfTheEmbeddedRun(t *testing.T) {
 		}
 	}
 	for _, svc := range []string{"sagemaker", "eks", "ec2", "iam"} {
-		if wire.world.Calls()[svc] == nil {
+		if wire.World.Calls()[svc] == nil {
 			t.Errorf("no %s call reached the wire world", svc)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/kubecrds"
 	"github.com/instantstart/instantstart/engine/ops"
 )
@@ -84,7 +85,7 @@ func (s *Service) SetAutoscaling(ctx context.Context, caller, id string, in Auto
 	if in.Trigger == RouterQueue && e.Router == nil {
 		return nil, errs.New(errs.Precondition, "endpoint %s has no SGLang router, whose queue ROUTER_QUEUE reads; deploy one first (deployRouter), or scale on REQUESTS_PER_REPLICA", e.Name).WithField("input.trigger")
 	}
-	if on, err := s.features.On(ctx, e.ClusterID, "KEDA"); err != nil {
+	if on, err := s.features.On(ctx, e.ClusterID, hyperpod.KEDA); err != nil {
 		return nil, err
 	} else if !on {
 		return nil, errs.New(errs.Precondition, "the cluster has no KEDA, which runs ScaledObjects: turn the KEDA feature on (updateClusterFeatures with input.keda true), then set autoscaling again").WithField("endpointId")
@@ -96,7 +97,7 @@ func (s *Service) SetAutoscaling(ctx context.Context, caller, id string, in Auto
 	if prom == "" {
 		return nil, errs.New(errs.Precondition, "the cluster's metrics do not reach Prometheus: KEDA's trigger queries the OBSERVABILITY feature's workspace; turn OBSERVABILITY on (updateClusterFeatures with input.observability), then set autoscaling again").WithField("endpointId")
 	}
-	c, err := s.clusters.Cluster(e.ClusterID)
+	c, err := s.clusters.Get(e.ClusterID)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -71,13 +72,13 @@ const managedWorkerImage = "default"
 func checkInput(in *DeployInput) error {
 	switch {
 	case !namePattern.MatchString(in.Name):
-		return errs.Field("input.name", "%q is not a valid endpoint name: use 1-40 lower-case letters, digits and '-', starting with a letter and not ending with '-'", clip(in.Name))
+		return errs.Field("input.name", "%q is not a valid endpoint name: use 1-40 lower-case letters, digits and '-', starting with a letter and not ending with '-'", errs.Clip(in.Name))
 	case in.Replicas < 0 || in.Replicas > maxReplicas:
 		return errs.Field("input.replicas", "replicas must be between 0 and %d, got %d", maxReplicas, in.Replicas)
 	case in.InstanceType == "" || len(in.InstanceType) > 64 || !strings.HasPrefix(in.InstanceType, "ml."):
-		return errs.Field("input.instanceType", "%q is not a HyperPod instance type; give one of the cluster's groups' types, such as ml.g5.12xlarge", clip(in.InstanceType))
+		return errs.Field("input.instanceType", "%q is not a HyperPod instance type; give one of the cluster's groups' types, such as ml.g5.12xlarge", errs.Clip(in.InstanceType))
 	case len(in.Image) > maxImageLength || (in.Image != "" && !imagePattern.MatchString(in.Image)):
-		return errs.Field("input.image", "%q is not a container image reference (registry/repository:tag)", clip(in.Image))
+		return errs.Field("input.image", "%q is not a container image reference (registry/repository:tag)", errs.Clip(in.Image))
 	}
 	if in.Path == SelfManaged {
 		return checkSelfManaged(in)
@@ -102,7 +103,7 @@ func checkSelfManaged(in *DeployInput) error {
 	case in.Form != LoadBalancer && in.Form != ClusterIP && in.Form != ModelPool:
 		return errs.Field("input.serviceForm", "a SELF_MANAGED endpoint needs serviceForm LOAD_BALANCER, CLUSTER_IP or MODEL_POOL")
 	case !modelPattern.MatchString(in.Model):
-		return errs.Field("input.model", "%q is not a model of the bucket: give a name from models (a folder of models/)", clip(in.Model))
+		return errs.Field("input.model", "%q is not a model of the bucket: give a name from models (a folder of models/)", errs.Clip(in.Model))
 	case in.GPUsPerReplica < 1:
 		return errs.Field("input.gpusPerReplica", "give the GPUs each replica uses (1 to the instance type's count); they are never guessed")
 	}
@@ -116,7 +117,7 @@ func checkSelfManaged(in *DeployInput) error {
 	if in.Form == ModelPool {
 		in.Pool = cmp.Or(in.Pool, in.Name)
 		if !namePattern.MatchString(in.Pool) {
-			return errs.Field("input.pool", "%q is not a valid pool name: 1-40 lower-case letters, digits and '-', starting with a letter", clip(in.Pool))
+			return errs.Field("input.pool", "%q is not a valid pool name: 1-40 lower-case letters, digits and '-', starting with a letter", errs.Clip(in.Pool))
 		}
 	} else if in.Pool != "" {
 		return errs.Field("input.pool", "pool is for the MODEL_POOL service form")
@@ -135,21 +136,21 @@ func checkManaged(in *DeployInput) error {
 	switch in.Source {
 	case FromBucket:
 		if !modelPattern.MatchString(in.Model) {
-			return errs.Field("input.model", "%q is not a model of the bucket: give a name from models", clip(in.Model))
+			return errs.Field("input.model", "%q is not a model of the bucket: give a name from models", errs.Clip(in.Model))
 		}
 	case FromFSx:
 		if !fsxIDPattern.MatchString(in.FSxFileSystemID) {
 			return errs.Field("input.fsxFileSystemId", "an FSX model source needs the file system's id (fs-...), one of the cluster's storage")
 		}
 		if !fsxPathPattern.MatchString(in.Model) || strings.Contains(in.Model, "..") {
-			return errs.Field("input.model", "%q is not a path on the file system: give an absolute path such as /models/llama", clip(in.Model))
+			return errs.Field("input.model", "%q is not a path on the file system: give an absolute path such as /models/llama", errs.Clip(in.Model))
 		}
 	case FromJumpStart:
 		if in.Image != "" {
 			return errs.Field("input.image", "a JUMPSTART model runs in the image JumpStart gives it; leave image out")
 		}
 		if !jumpStartID.MatchString(in.Model) {
-			return errs.Field("input.model", "%q is not a JumpStart model id (for example meta-textgeneration-llama-3-1-8b-instruct)", clip(in.Model))
+			return errs.Field("input.model", "%q is not a JumpStart model id (for example meta-textgeneration-llama-3-1-8b-instruct)", errs.Clip(in.Model))
 		}
 	default:
 		return errs.Field("input.modelSource", "modelSource must be BUCKET, FSX or JUMPSTART")
@@ -164,7 +165,7 @@ func checkManaged(in *DeployInput) error {
 		return errs.Field("input.gpusPerReplica", "give the GPUs each replica uses (1 to the instance type's count); they are never guessed")
 	}
 	if in.TLSBucket != "" && !bucketPattern.MatchString(in.TLSBucket) {
-		return errs.Field("input.tlsCertificateBucket", "%q is not an S3 bucket name", clip(in.TLSBucket))
+		return errs.Field("input.tlsCertificateBucket", "%q is not an S3 bucket name", errs.Clip(in.TLSBucket))
 	}
 	if b := in.Autoscaling; b != nil {
 		if err := checkBounds(*b, "input.autoscaling"); err != nil {
@@ -244,19 +245,19 @@ func (s *Service) Deploy(ctx context.Context, caller string, in DeployInput, ide
 	if err := checkInput(&in); err != nil {
 		return nil, err
 	}
-	c, p, err := s.context(in.ClusterID, true)
+	c, p, err := s.clusters.Reach(in.ClusterID, true)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; endpoints can be deployed only while it is ACTIVE", c.Name, c.Status).WithField("input.clusterId")
+	if err := c.RequireActive("input.clusterId", "endpoints can be deployed"); err != nil {
+		return nil, err
 	}
 	b, err := s.buckets.SharedBucket(c.ID)
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
-		return nil, errs.New(errs.Precondition, "cluster %s has no shared bucket ready; endpoints load their models from it: add it first (addStorage with kind S3)", c.Name).WithField("input.clusterId")
+	if err := c.RequireBucket(b, "input.clusterId", "endpoints load their models from it"); err != nil {
+		return nil, err
 	}
 	if prior, err := s.named(c.ID, in.Name); err != nil {
 		return nil, err
@@ -264,7 +265,7 @@ func (s *Service) Deploy(ctx context.Context, caller string, in DeployInput, ide
 		return nil, errs.New(errs.Conflict, "cluster %s has an endpoint named %s already (endpoint %s, %s); choose another name, or delete that endpoint first", c.Name, in.Name, prior.ID, prior.Status).WithField("input.name")
 	}
 	if in.Path == Managed {
-		if on, err := s.features.On(ctx, c.ID, "INFERENCE_OPERATOR"); err != nil {
+		if on, err := s.features.On(ctx, c.ID, hyperpod.InferenceOperator); err != nil {
 			return nil, err
 		} else if !on {
 			return nil, errs.New(errs.Precondition, "a MANAGED endpoint runs through the HyperPod inference operator, and cluster %s does not have it: turn the INFERENCE_OPERATOR feature on (updateClusterFeatures with input.inferenceOperator), or deploy SELF_MANAGED", c.Name).WithField("input.path")
@@ -275,7 +276,7 @@ func (s *Service) Deploy(ctx context.Context, caller string, in DeployInput, ide
 			}
 		}
 	}
-	types, err := s.groups.InstanceTypes(c.ID)
+	types, err := s.instanceTypes(c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +331,7 @@ func (s *Service) Deploy(ctx context.Context, caller string, in DeployInput, ide
 	}
 	lbc := false
 	if in.Form == LoadBalancer {
-		if lbc, err = s.features.On(ctx, c.ID, "LOAD_BALANCER_CONTROLLER"); err != nil {
+		if lbc, err = s.features.On(ctx, c.ID, hyperpod.LoadBalancerController); err != nil {
 			return nil, err
 		}
 		lbc = !lbc
@@ -360,7 +361,7 @@ func (s *Service) Deploy(ctx context.Context, caller string, in DeployInput, ide
 }
 
 // newEndpoint is a deployed endpoint's first record.
-func newEndpoint(id string, c *Cluster, b *Bucket, in DeployInput) *Endpoint {
+func newEndpoint(id string, c *hyperpod.Cluster, b *hyperpod.Bucket, in DeployInput) *Endpoint {
 	e := &Endpoint{ID: id, ClusterID: c.ID, Name: in.Name, Namespace: b.Namespace, Path: in.Path, Engine: in.Engine, Form: in.Form, Pool: in.Pool,
 		Model: in.Model, Source: in.Source, FSxFileSystemID: in.FSxFileSystemID, InstanceType: in.InstanceType, Image: in.Image,
 		TensorParallelSize: in.TensorParallelSize, GPUsPerReplica: in.GPUsPerReplica, Replicas: in.Replicas,

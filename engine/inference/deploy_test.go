@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/simtest"
 )
@@ -141,26 +141,15 @@ func TestLoadBalancerFormTurnsTheControllerOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, x := range list {
-		if x.Name == features.LoadBalancerController && x.Status != features.Enabled {
+		if x.Name == hyperpod.LoadBalancerController && x.Status != features.Enabled {
 			t.Fatalf("the load balancer controller is %s after the deployment", x.Status)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, err := f.svc.Sync(context.Background(), e.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a := got.Address; a != nil && strings.HasSuffix(a.Host, ".elb.us-west-2.amazonaws.com") {
-			if a.Kind != "LOAD_BALANCER" || a.Port != 80 || a.Service != "vllm-public" {
-				t.Fatalf("address %+v", a)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no load balancer address: %+v", got.Address)
-		}
-		time.Sleep(20 * time.Millisecond)
+	got := f.until(t, e.ID, "given the load balancer's address", func(e *inference.Endpoint) bool {
+		return e.Address != nil && strings.HasSuffix(e.Address.Host, ".elb.us-west-2.amazonaws.com")
+	})
+	if a := got.Address; a.Kind != "LOAD_BALANCER" || a.Port != 80 || a.Service != "vllm-public" {
+		t.Fatalf("address %+v", a)
 	}
 	// A second LOAD_BALANCER endpoint finds the controller on and makes
 	// nothing of it again.

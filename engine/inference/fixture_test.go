@@ -9,17 +9,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/storage"
-	"github.com/instantstart/instantstart/engine/store"
 )
 
 const speed = 2000
@@ -30,7 +30,6 @@ const speed = 2000
 type fixture struct {
 	clock    *simtest.PausableClock
 	world    *sim.World
-	store    *store.Store
 	runner   *ops.Runner
 	features *features.Service
 	storage  *storage.Service
@@ -43,58 +42,18 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &simtest.PausableClock{}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2", Clock: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
-	clusters := cluster.New(st, runner, world, cluster.Options{})
-	comp, err := compute.New(st, runner, world, cluster.ComputeView{Service: clusters}, compute.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	feats := features.New(st, runner, world, cluster.FeaturesView{Service: clusters}, features.Options{})
-	stor := storage.New(st, runner, world, cluster.StorageView{Service: clusters}, features.StorageView{Service: feats}, storage.Options{})
-	svc := inference.New(st, runner, world, cluster.InferenceView{Service: clusters}, storage.InferenceView{Service: stor},
-		compute.InferenceView{Service: comp}, features.InferenceView{Service: feats}, inference.Options{})
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	ctx := context.Background()
-	op, err := clusters.Create(ctx, "tester", cluster.CreateInput{
+	a := apptest.New(t, apptest.Options{Speed: speed, Sim: sim.Options{Clock: clock.Now}})
+	c := apptest.Cluster(t, a, cluster.CreateInput{
 		Name: "infer-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2a"}},
-	}, "")
+		InstanceGroups: []hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2a"}},
+	})
+	apptest.SharedBucket(t, a, c.ID, "infer-1-data")
+	p, err := a.World.Provider(apptest.Region)
 	if err != nil {
 		t.Fatal(err)
 	}
-	simtest.Succeeded(t, runner, op)
-	if _, err := comp.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c, err := cluster.StorageView{Service: clusters}.Cluster(op.Target.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	add, err := stor.Add(ctx, "tester", storage.AddInput{ClusterID: c.ID, Kind: storage.KindS3, S3: &storage.S3Input{Bucket: "infer-1-data", Create: true}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simtest.Succeeded(t, runner, add)
-	p, err := world.Provider("us-west-2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{clock: clock, world: world, store: st, runner: runner, features: feats, storage: stor, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "infer-1-data", p: p}
+	f := &fixture{clock: clock, world: a.World, runner: a.Runner, features: a.Features, storage: a.Storage, svc: a.Inference, cluster: c.ID, eks: c.EKS.Name, bucket: "infer-1-data", p: p}
 	f.put(t, "models/qwen3-8b/config.json", "{}")
 	f.put(t, "models/qwen3-8b/model.safetensors", strings.Repeat("w", 4096))
 	return f

@@ -17,12 +17,12 @@ package inference
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -201,32 +201,20 @@ type Endpoint struct {
 // Terminal reports whether nothing will change the endpoint any more.
 func (s Status) Terminal() bool { return s == Deleted }
 
-// Cluster is what inference needs to know of a cluster.
-type Cluster struct {
-	ID, Name, Region string
-	Status           string // ACTIVE when endpoints may be deployed
-	EKSName          string
-}
-
 // Clusters is the part of the cluster area inference uses.
 type Clusters interface {
-	// Cluster returns the cluster id, or a NOT_FOUND error.
-	Cluster(id string) (*Cluster, error)
-}
-
-// Bucket is the shared bucket as pods mount it.
-type Bucket struct {
-	Name      string
-	Namespace string
-	ClaimName string
-	MountPath string
+	// Get returns the cluster id, or a NOT_FOUND error.
+	Get(id string) (*hyperpod.Cluster, error)
+	// Reach returns the cluster id and the ports of its region, whose
+	// reads are retried with retryReads.
+	Reach(id string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, error)
 }
 
 // Buckets is the part of the storage area inference uses.
 type Buckets interface {
 	// SharedBucket returns the cluster's shared bucket when it is ready
 	// for pods, nil otherwise.
-	SharedBucket(clusterID string) (*Bucket, error)
+	SharedBucket(clusterID string) (*hyperpod.Bucket, error)
 	// FSxClaim returns the claim of the cluster's FSx for Lustre file
 	// system id, "" when the cluster has no such file system ready.
 	FSxClaim(clusterID, id string) (string, error)
@@ -234,16 +222,16 @@ type Buckets interface {
 
 // Groups is the part of the compute area inference uses.
 type Groups interface {
-	// InstanceTypes returns the instance types of the cluster's live
-	// instance groups, each with how many nodes its groups hold.
-	InstanceTypes(clusterID string) (map[string]int, error)
+	// Groups returns the cluster's instance groups, the deleted ones too
+	// when withDeleted.
+	Groups(clusterID string, withDeleted bool) ([]*hyperpod.InstanceGroup, error)
 }
 
 // Features is the part of the features area inference uses.
 type Features interface {
 	// On tells whether a feature of the cluster is ENABLED:
 	// INFERENCE_OPERATOR, KEDA, OBSERVABILITY, LOAD_BALANCER_CONTROLLER.
-	On(ctx context.Context, clusterID, feature string) (bool, error)
+	On(ctx context.Context, clusterID string, feature hyperpod.Feature) (bool, error)
 	// TLSBucket is the bucket the INFERENCE_OPERATOR feature keeps TLS
 	// certificates in, "" when it is off.
 	TLSBucket(clusterID string) (string, error)
@@ -259,15 +247,13 @@ type Features interface {
 
 // Options tune the service.
 type Options struct {
-	ReadRetry ops.ReadRetry
-	Logger    *slog.Logger
+	Logger *slog.Logger
 }
 
 // Service deploys, changes, follows, calls and deletes endpoints.
 type Service struct {
 	store    *store.Store
 	runner   *ops.Runner
-	regions  cloud.Regions
 	clusters Clusters
 	buckets  Buckets
 	groups   Groups
@@ -296,14 +282,11 @@ const (
 
 // New returns the service and registers its operation kinds with runner
 // (before runner.Start).
-func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, buckets Buckets, groups Groups, features Features, opts Options) *Service {
-	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = runner.ReadRetry()
-	}
+func New(st *store.Store, runner *ops.Runner, clusters Clusters, buckets Buckets, groups Groups, features Features, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, buckets: buckets, groups: groups, features: features, opts: opts, log: opts.Logger}
+	s := &Service{store: st, runner: runner, clusters: clusters, buckets: buckets, groups: groups, features: features, opts: opts, log: opts.Logger}
 	for _, kind := range []string{KindDeploy, KindUpdate, KindDelete, KindAssign, KindRouter, KindAutoscaling} {
 		runner.Register(ops.Definition{Kind: kind, StatusQuery: statusQuery, Steps: s.steps, Reflect: s.reflect})
 	}
@@ -312,15 +295,7 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 
 // Get returns endpoint id.
 func (s *Service) Get(id string) (*Endpoint, error) {
-	var e Endpoint
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(RecordKind, id, &e) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "endpoint %q does not exist; list the cluster's endpoints to find its id", clip(id)).WithField("id")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
+	return store.Lookup[Endpoint](s.store, RecordKind, id, "id", store.Missing{Noun: "endpoint", List: "list the cluster's endpoints"})
 }
 
 // live returns endpoint id, refusing one that is deleted.
@@ -337,48 +312,30 @@ func (s *Service) live(id, field string) (*Endpoint, error) {
 
 // named returns the cluster's endpoint called name, nil when there is none.
 func (s *Service) named(clusterID, name string) (*Endpoint, error) {
-	var id string
-	err := s.store.View(func(tx *store.Tx) (err error) {
-		id, err = tx.GetIndex(nameIndex, clusterID+"/"+name)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
+	return store.Indexed[Endpoint](s.store, nameIndex, clusterID+"/"+name, RecordKind)
+}
+
+// instanceTypes returns the instance types of the cluster's live groups,
+// with the nodes their groups are asked to hold.
+func (s *Service) instanceTypes(clusterID string) (map[string]int, error) {
+	groups, err := s.groups.Groups(clusterID, false)
 	if err != nil {
 		return nil, err
 	}
-	return s.Get(id)
-}
-
-// context returns the cluster and its provider.
-func (s *Service) context(clusterID string, checking bool) (*Cluster, *cloud.Provider, error) {
-	c, err := s.clusters.Cluster(clusterID)
-	if err != nil {
-		return nil, nil, err
+	out := map[string]int{}
+	for _, g := range groups {
+		for _, t := range g.InstanceTypes {
+			out[t] += g.Count
+		}
 	}
-	p, err := s.regions.Provider(c.Region)
-	if err != nil {
-		return nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
-	}
-	if checking {
-		p = cloud.RetryReads(p, s.opts.ReadRetry.Do)
-	}
-	return c, p, nil
+	return out, nil
 }
 
 // kube returns the Kubernetes clients of endpoint e's cluster.
 func (s *Service) kube(ctx context.Context, clusterID string) (*cloud.KubeClients, error) {
-	c, p, err := s.context(clusterID, false)
+	c, p, err := s.clusters.Reach(clusterID, false)
 	if err != nil {
 		return nil, err
 	}
-	return p.KubeOf(ctx, c.EKSName)
-}
-
-func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
+	return p.KubeOf(ctx, c.EKS.Name)
 }

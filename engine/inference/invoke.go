@@ -65,7 +65,7 @@ func checkChat(req *ChatRequest) error {
 		switch m.Role {
 		case "system", "user", "assistant":
 		default:
-			return errs.Field(fmt.Sprintf("request.messages.%d.role", i), "role %q is not system, user or assistant", clip(m.Role))
+			return errs.Field(fmt.Sprintf("request.messages.%d.role", i), "role %q is not system, user or assistant", errs.Clip(m.Role))
 		}
 		if !utf8.ValidString(m.Content) {
 			return errs.Field(fmt.Sprintf("request.messages.%d.content", i), "the message is not valid UTF-8")
@@ -161,15 +161,15 @@ func (s *Service) Invoke(ctx context.Context, id string, req ChatRequest, busine
 	}
 	switch {
 	case resp.Status == 503:
-		return nil, errs.New(errs.Precondition, "endpoint %s has no ready replica behind %s (503: %s); wait for READY", e.Name, name, clip(said))
+		return nil, errs.New(errs.Precondition, "endpoint %s has no ready replica behind %s (503: %s); wait for READY", e.Name, name, errs.Clip(said))
 	case resp.Status >= 400 && resp.Status < 500:
-		return nil, errs.New(errs.Validation, "endpoint %s refused the request (%d): %s", e.Name, resp.Status, clip(said)).WithField("request")
+		return nil, errs.New(errs.Validation, "endpoint %s refused the request (%d): %s", e.Name, resp.Status, errs.Clip(said)).WithField("request")
 	case resp.Status >= 300 || resp.Status < 200:
-		return nil, errs.New(errs.Upstream, "endpoint %s answered %d: %s", e.Name, resp.Status, clip(said))
+		return nil, errs.New(errs.Upstream, "endpoint %s answered %d: %s", e.Name, resp.Status, errs.Clip(said))
 	case resp.Truncated:
 		return nil, errs.New(errs.Upstream, "endpoint %s's answer is over %d bytes and was not read; ask for fewer tokens (maxTokens)", e.Name, maxAnswer)
 	case len(ans.Choices) == 0:
-		return nil, errs.New(errs.Upstream, "endpoint %s answered with no choices: %s", e.Name, clip(said))
+		return nil, errs.New(errs.Upstream, "endpoint %s answered with no choices: %s", e.Name, errs.Clip(said))
 	}
 	return &Invocation{Text: ans.Choices[0].Message.Content, FinishReason: ans.Choices[0].FinishReason, Model: ans.Model,
 		PromptTokens: ans.Usage.PromptTokens, CompletionTokens: ans.Usage.CompletionTokens, TotalTokens: ans.Usage.TotalTokens,
@@ -201,7 +201,7 @@ func (s *Service) target(ctx context.Context, kc *cloud.KubeClients, e *Endpoint
 		return svc(e.Workload)
 	case business != "":
 		if !namePattern.MatchString(business) {
-			return cloud.ProxyTarget{}, "", errs.Field("business", "%q is not a valid business name", clip(business))
+			return cloud.ProxyTarget{}, "", errs.Field("business", "%q is not a valid business name", errs.Clip(business))
 		}
 		return svc(poolServiceName(e.Pool, business))
 	}

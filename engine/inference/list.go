@@ -16,7 +16,7 @@ func (s *Service) List(clusterID string, statuses []Status, req store.PageReques
 	if req.First < 1 || req.First > MaxPage {
 		return nil, errs.Field("first", "first must be between 1 and %d, got %d", MaxPage, req.First)
 	}
-	if _, err := s.clusters.Cluster(clusterID); err != nil {
+	if _, err := s.clusters.Get(clusterID); err != nil {
 		return nil, err
 	}
 	var match func(*Endpoint) bool

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/kubecrds"
 )
 
@@ -52,7 +53,7 @@ func scalingSpec(b *Bounds) map[string]any {
 
 // managedObject is a managed endpoint's InferenceEndpointConfig or
 // JumpStartModel.
-func managedObject(e *Endpoint, b *Bucket, region string) *unstructured.Unstructured {
+func managedObject(e *Endpoint, b *hyperpod.Bucket, region string) *unstructured.Unstructured {
 	spec := map[string]any{
 		"replicas":    int64(e.Replicas),
 		"kvCacheSpec": kvCacheSpec(e.KVCache),
@@ -108,7 +109,7 @@ func managedObject(e *Endpoint, b *Bucket, region string) *unstructured.Unstruct
 }
 
 // managedActions make a managed endpoint's object.
-func managedActions(e *Endpoint, b *Bucket, _ string, region string) ([]action, error) {
+func managedActions(e *Endpoint, b *hyperpod.Bucket, _ string, region string) ([]action, error) {
 	if e.Image == managedWorkerImage {
 		e.Image = fmt.Sprintf(lmiImage, region)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/storage"
@@ -31,7 +32,7 @@ func (f *fixture) managed(name string) inference.DeployInput {
 // and a KV cache change, are accepted.
 func TestManagedEndpointRoutingIsFixed(t *testing.T) {
 	f := newFixture(t)
-	f.enable(t, features.Toggle{Name: features.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "infer-1-certs"}})
+	f.enable(t, features.Toggle{Name: hyperpod.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "infer-1-certs"}})
 	e := f.deploy(t, f.managed("chat"))
 	ctx := context.Background()
 	obj, err := f.kube(t).Dynamic.Resource(endpointConfigs).Namespace("default").Get(ctx, "chat", metav1.GetOptions{})
@@ -61,7 +62,7 @@ func ptr[T any](v T) *T { return &v }
 // the model the endpoint serves in the answer.
 func TestManagedEndpointAnswers(t *testing.T) {
 	f := newFixture(t)
-	f.enable(t, features.Toggle{Name: features.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "infer-1-certs"}})
+	f.enable(t, features.Toggle{Name: hyperpod.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "infer-1-certs"}})
 	e := f.ready(t, f.deploy(t, f.managed("chat")).ID)
 	if e.Address == nil || e.Address.Host != "chat.default.svc.cluster.local" || len(e.Pods) != 1 || !e.Pods[0].Ready {
 		t.Fatalf("address %+v, pods %+v", e.Address, e.Pods)
@@ -94,7 +95,7 @@ func TestManagedEndpointAnswers(t *testing.T) {
 // anything is made, naming the fix.
 func TestManagedEndpointFromFSx(t *testing.T) {
 	f := newFixture(t)
-	f.enable(t, features.Toggle{Name: features.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "infer-1-certs"}})
+	f.enable(t, features.Toggle{Name: hyperpod.InferenceOperator, Enable: true, Settings: &features.Settings{Bucket: "infer-1-certs"}})
 	ctx := context.Background()
 	add, err := f.storage.Add(ctx, "tester", storage.AddInput{ClusterID: f.cluster, Kind: storage.KindFSxLustre,
 		FSx: &storage.FSxInput{Name: "models", DeploymentType: storage.Persistent2, CapacityGiB: 1200, ThroughputPerTiB: 250}}, "")

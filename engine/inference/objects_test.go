@@ -9,14 +9,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/kubecrds"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 var (
-	testCluster = &Cluster{ID: "c1", Name: "infer-1", Region: "us-west-2", Status: "ACTIVE", EKSName: "infer-1-eks"}
-	testBucket  = &Bucket{Name: "infer-1-data", Namespace: "default", ClaimName: "s3-infer-1-data", MountPath: "/s3"}
+	testCluster = &hyperpod.Cluster{ID: "c1", Name: "infer-1", Region: "us-west-2", Status: hyperpod.ClusterActive, EKS: hyperpod.EKS{Name: "infer-1-eks"}}
+	testBucket  = &hyperpod.Bucket{Name: "infer-1-data", Namespace: "default", ClaimName: "s3-infer-1-data", MountPath: "/s3"}
 	g5          = shape{gpus: 4, vcpus: 48, memoryGiB: 192}
 )
 

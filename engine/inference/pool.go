@@ -28,7 +28,7 @@ func (s *Service) Assign(ctx context.Context, caller, id, pod, business, idempot
 		return nil, errs.New(errs.Precondition, "endpoint %s is not a model pool (its service form is %s); only MODEL_POOL workers are assigned to businesses", e.Name, e.Form).WithField("endpointId")
 	}
 	if !namePattern.MatchString(business) || len(e.Pool)+1+len(business) > 63 {
-		return nil, errs.Field("business", "%q is not a valid business name: 1-40 lower-case letters, digits and '-', starting with a letter (and with the pool's name, at most 63 characters)", clip(business))
+		return nil, errs.Field("business", "%q is not a valid business name: 1-40 lower-case letters, digits and '-', starting with a letter (and with the pool's name, at most 63 characters)", errs.Clip(business))
 	}
 	if len(pod) > 253 || pod == "" {
 		return nil, errs.Field("pod", "give the name of one of the pool's pods (endpoint(id).pods)")
@@ -40,7 +40,7 @@ func (s *Service) Assign(ctx context.Context, caller, id, pod, business, idempot
 	live, err := kc.Core.CoreV1().Pods(e.Namespace).Get(ctx, pod, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, errs.New(errs.Validation, "pod %s is not in namespace %s; give one of the pool's pods (endpoint(id).pods lists them)", clip(pod), e.Namespace).WithField("pod")
+		return nil, errs.New(errs.Validation, "pod %s is not in namespace %s; give one of the pool's pods (endpoint(id).pods lists them)", errs.Clip(pod), e.Namespace).WithField("pod")
 	case err != nil:
 		return nil, errs.Wrap(errs.Upstream, err, "read pod %s/%s: %v", e.Namespace, pod, err)
 	case live.Labels[endpointIDLabel] != e.ID || live.Labels[poolLabel] != e.Pool:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -94,15 +93,4 @@ func observedInto(e *Endpoint, o *observed) {
 	if e.Autoscaling != nil {
 		e.Autoscaling.Ready, e.Autoscaling.Active = o.scalingReady, o.scalingActive
 	}
-}
-
-// Refresher keeps the endpoints' records in line with their objects.
-type Refresher struct {
-	Service    *Service
-	Fast, Slow time.Duration
-}
-
-// Run refreshes until ctx ends.
-func (r Refresher) Run(ctx context.Context) {
-	refresh.Loop(ctx, r.Fast, r.Slow, r.Service.log, "refresh endpoints", r.Service.Refresh)
 }

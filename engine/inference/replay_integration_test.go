@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/kubecrds"
 	"github.com/instantstart/instantstart/engine/kubetest"
@@ -54,8 +55,8 @@ var replayed = []struct {
 // checks the router's account can do what the router does and no more.
 func TestIntegrationEngineObjectsAreAcceptedByARealServer(t *testing.T) {
 	f := newFixture(t)
-	f.enable(t, features.Toggle{Name: features.KEDA, Enable: true},
-		features.Toggle{Name: features.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1111"}})
+	f.enable(t, features.Toggle{Name: hyperpod.KEDA, Enable: true},
+		features.Toggle{Name: hyperpod.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1111"}})
 	in := f.vllm("chat", inference.ClusterIP)
 	in.Engine, in.Image = inference.SGLang, "lmsysorg/sglang:v0.5.3-cu126"
 	e := f.ready(t, f.deploy(t, in).ID)

@@ -12,42 +12,51 @@ import (
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
-// until syncs endpoint id until ok holds, with a deadline.
+// until syncs endpoint id until ok holds.
 func (f *fixture) until(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
 	t.Helper()
-	return f.poll(t, id, what, ok, func() { time.Sleep(10 * time.Millisecond) })
+	return f.syncUntil(t, id, what, ok, func() {})
 }
 
 // stepUntil is until with the clock held, moved a simulated second at a
 // time between syncs.
 func (f *fixture) stepUntil(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool) *inference.Endpoint {
 	t.Helper()
-	return f.poll(t, id, what, ok, func() { f.clock.Step(time.Second / speed) })
+	return f.syncUntil(t, id, what, ok, func() { f.clock.Step(time.Second / speed) })
 }
 
-// poll syncs endpoint id until ok holds, calling wait between syncs, with
-// a deadline.
-func (f *fixture) poll(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool, wait func()) *inference.Endpoint {
+// syncUntil syncs endpoint id until ok holds, calling between after each
+// sync that ok refuses, and returns the endpoint as ok saw it.
+func (f *fixture) syncUntil(t *testing.T, id string, what string, ok func(*inference.Endpoint) bool, between func()) *inference.Endpoint {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var last *inference.Endpoint
+	settled := false
+	defer func() {
+		if !settled && last != nil {
+			t.Logf("endpoint %s as last synced: %s %s, pods %+v", id, last.Status, last.StatusMessage, last.Pods)
+		}
+	}()
+	testwait.Eventually(t, "endpoint "+what, func() bool {
 		e, err := f.svc.Sync(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		last = e
 		if ok(e) {
-			return e
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("endpoint never %s: %s %s, pods %+v", what, e.Status, e.StatusMessage, e.Pods)
-		}
-		wait()
-	}
+		between()
+		return false
+	})
+	settled = true
+	return last
 }
 
 func (f *fixture) ready(t *testing.T, id string) *inference.Endpoint {
@@ -283,18 +292,13 @@ func (f *fixture) pods(t *testing.T, selector string) []string {
 // changed policy rolls the router's pod.
 func (f *fixture) routerSettled(t *testing.T, policy inference.RouterPolicy) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	testwait.Eventually(t, fmt.Sprintf("the %s router settled", policy), func() bool {
 		list, err := f.kube(t).Core.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "app=sglang-chat-router"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Items) == 1 && kubeReady(&list.Items[0]) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("the %s router never settled", policy)
+		return len(list.Items) == 1 && kubeReady(&list.Items[0])
+	})
 }
 
 func kubeReady(p *corev1.Pod) bool {
@@ -337,8 +341,8 @@ func TestFaultsFailTheEndpoint(t *testing.T) {
 // clock is held so that the burst falls in one window.
 func TestKEDAScalesWithLoad(t *testing.T) {
 	f := newFixture(t)
-	f.enable(t, features.Toggle{Name: features.KEDA, Enable: true},
-		features.Toggle{Name: features.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1111"}})
+	f.enable(t, features.Toggle{Name: hyperpod.KEDA, Enable: true},
+		features.Toggle{Name: hyperpod.Observability, Enable: true, Settings: &features.Settings{WorkspaceArn: "arn:aws:aps:us-west-2:123456789012:workspace/ws-1111"}})
 	e := f.ready(t, f.deploy(t, f.vllm("chat", inference.ClusterIP)).ID)
 	ctx := context.Background()
 	op, err := f.svc.SetAutoscaling(ctx, "tester", e.ID, inference.AutoscalingInput{Bounds: inference.Bounds{Min: 1, Max: 3}, Trigger: inference.RequestsPerReplica, Target: 0.1}, "")

@@ -59,7 +59,7 @@ func (s *Service) Update(ctx context.Context, caller, id string, in UpdateInput,
 		return nil, errs.Field(field, "%s is for MANAGED endpoints; scale a self-managed one with setEndpointAutoscaling", field)
 	}
 	if in.Image != nil && (len(*in.Image) > maxImageLength || !imagePattern.MatchString(*in.Image)) {
-		return nil, errs.Field("input.image", "%q is not a container image reference (registry/repository:tag)", clip(*in.Image))
+		return nil, errs.Field("input.image", "%q is not a container image reference (registry/repository:tag)", errs.Clip(*in.Image))
 	}
 	if in.Image != nil && e.Source == FromJumpStart {
 		return nil, errs.Field("input.image", "a JUMPSTART model runs in the image JumpStart gives it")

@@ -22,6 +22,7 @@ import (
 	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -471,9 +472,9 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 				now := tx.Now()
 				// The HyperPod cluster stays unnamed: kumo has no SageMaker,
 				// so none is made, and deleteCluster has none to delete.
-				return tx.Put(cluster.RecordKind, clusterID, &cluster.Cluster{ID: clusterID, Name: in.Name, Region: in.Region,
-					KubernetesVersion: in.KubernetesVersion, Zones: in.Zones, Status: cluster.StatusCreating, CreatedAt: now, UpdatedAt: now,
-					Network: cluster.Network{Owned: true}, EKS: cluster.EKS{Name: in.Name, Owned: true}, Roles: cluster.Roles{Owned: true}})
+				return tx.Put(cluster.RecordKind, clusterID, &hyperpod.Cluster{ID: clusterID, Name: in.Name, Region: in.Region,
+					KubernetesVersion: in.KubernetesVersion, Zones: in.Zones, Status: hyperpod.ClusterCreating, CreatedAt: now, UpdatedAt: now,
+					Network: hyperpod.Network{Owned: true}, EKS: hyperpod.EKS{Name: in.Name, Owned: true}, Roles: hyperpod.Roles{Owned: true}})
 			}})
 		if err != nil {
 			t.Fatal(err)
@@ -572,7 +573,7 @@ func logTagFilters(t *testing.T, ctx context.Context, p *cloud.Provider, f forei
 // with the cluster's tag (not the foreign one), its subnets, route table,
 // internet gateway and security group, the EKS cluster on them, and the
 // OIDC provider of its issuer.
-func checkCreated(t *testing.T, ctx context.Context, w *kumoWorld, c *cluster.Cluster, foreign foreignNetwork) {
+func checkCreated(t *testing.T, ctx context.Context, w *kumoWorld, c *hyperpod.Cluster, foreign foreignNetwork) {
 	t.Helper()
 	p := w.p
 	roles := map[string][]string{
@@ -703,7 +704,7 @@ func checkCreated(t *testing.T, ctx context.Context, w *kumoWorld, c *cluster.Cl
 
 // checkDeleted reads kumo back after deleteCluster: the roles, the OIDC
 // provider and the EKS cluster are gone.
-func checkDeleted(t *testing.T, ctx context.Context, w *kumoWorld, c *cluster.Cluster) {
+func checkDeleted(t *testing.T, ctx context.Context, w *kumoWorld, c *hyperpod.Cluster) {
 	t.Helper()
 	p := w.p
 	for _, name := range []string{"InstantStart-" + c.Name + "-EKS", "InstantStart-" + c.Name + "-Exec"} {

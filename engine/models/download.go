@@ -14,6 +14,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -75,13 +76,13 @@ func checkDownload(in *DownloadInput) error {
 		return errs.Field("input.source", "source %q is not one this version downloads from; use HUGGING_FACE", in.Source)
 	}
 	if len(in.ModelID) > maxModelIDLength || !modelIDPattern.MatchString(in.ModelID) || strings.Contains(in.ModelID, "..") {
-		return errs.Field("input.modelId", "model id %q is not org/name (for example Qwen/Qwen3-8B): letters, digits, '.', '_' and '-' on each side of one '/'", clip(in.ModelID))
+		return errs.Field("input.modelId", "model id %q is not org/name (for example Qwen/Qwen3-8B): letters, digits, '.', '_' and '-' on each side of one '/'", errs.Clip(in.ModelID))
 	}
 	if in.Revision == "" {
 		in.Revision = "main"
 	}
 	if len(in.Revision) > maxRevisionLength || strings.IndexFunc(in.Revision, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
-		return errs.Field("input.revision", "revision %q is not a branch, tag or commit id: at most %d printable characters, no spaces", clip(in.Revision), maxRevisionLength)
+		return errs.Field("input.revision", "revision %q is not a branch, tag or commit id: at most %d printable characters, no spaces", errs.Clip(in.Revision), maxRevisionLength)
 	}
 	if in.Name == "" {
 		_, name, _ := strings.Cut(in.ModelID, "/")
@@ -91,19 +92,12 @@ func checkDownload(in *DownloadInput) error {
 		}
 	}
 	if !namePattern.MatchString(in.Name) {
-		return errs.Field("input.name", "name %q must be 1 to 48 lower-case letters, digits, '.', '_' and '-', starting and ending with a letter or digit: it is the folder models/<name>/", clip(in.Name))
+		return errs.Field("input.name", "name %q must be 1 to 48 lower-case letters, digits, '.', '_' and '-', starting and ending with a letter or digit: it is the folder models/<name>/", errs.Clip(in.Name))
 	}
 	if len(in.Token) > maxTokenLength || strings.IndexFunc(in.Token, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0 {
 		return errs.Field("input.token", "the token is not a Hugging Face access token (printable ASCII, no spaces, at most %d characters); make one at huggingface.co/settings/tokens", maxTokenLength)
 	}
 	return nil
-}
-
-func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
 }
 
 // Download puts a model in the cluster's shared bucket, under
@@ -121,12 +115,12 @@ func (s *Service) Download(ctx context.Context, caller string, in DownloadInput,
 	if op, err := s.runner.Replay(req); op != nil || err != nil {
 		return op, err
 	}
-	c, p, bucket, err := s.context(in.ClusterID, true)
+	c, p, bucket, err := s.reachBucket(in.ClusterID, true)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; models can be downloaded only while it is ACTIVE", c.Name, c.Status).WithField("input.clusterId")
+	if err := c.RequireActive("input.clusterId", "models can be downloaded"); err != nil {
+		return nil, err
 	}
 	model, err := hubModel(ctx, p, &in)
 	if err != nil {
@@ -246,7 +240,7 @@ func hubModel(ctx context.Context, p *cloud.Provider, in *DownloadInput) (*cloud
 	}
 	for _, f := range m.Files {
 		if f.Path == "" || strings.HasPrefix(f.Path, "/") || strings.Contains(f.Path, "..") || strings.ContainsAny(f.Path, "\t\n\r") || f.Size < 0 {
-			return nil, errs.New(errs.Precondition, "%s holds a file the download cannot place (%q)", in.ModelID, clip(f.Path)).WithField("input.modelId")
+			return nil, errs.New(errs.Precondition, "%s holds a file the download cannot place (%q)", in.ModelID, errs.Clip(f.Path)).WithField("input.modelId")
 		}
 	}
 	return m, nil
@@ -264,8 +258,8 @@ func (s *Service) secretName(id string) string {
 const tokenKey = "token"
 
 // putTokenSecret stores the token in the cluster, for the Job to read.
-func putTokenSecret(ctx context.Context, p *cloud.Provider, c *Cluster, ns, name, modelID, token string) error {
-	kc, err := p.KubeOf(ctx, c.EKSName)
+func putTokenSecret(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, ns, name, modelID, token string) error {
+	kc, err := p.KubeOf(ctx, c.EKS.Name)
 	if err != nil {
 		return err
 	}
@@ -283,8 +277,8 @@ func putTokenSecret(ctx context.Context, p *cloud.Provider, c *Cluster, ns, name
 	return nil
 }
 
-func deleteTokenSecret(ctx context.Context, p *cloud.Provider, c *Cluster, ns, name string) error {
-	kc, err := p.KubeOf(ctx, c.EKSName)
+func deleteTokenSecret(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, ns, name string) error {
+	kc, err := p.KubeOf(ctx, c.EKS.Name)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -86,7 +87,7 @@ func (s *Service) downloadSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err := json.Unmarshal(op.Input, &in); err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
 	}
-	c, p, b, err := s.context(in.ClusterID, false)
+	c, p, b, err := s.reachBucket(in.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func jobName(in downloadInput, opID string, attempt int) string {
 }
 
 // downloadJob is the Job that copies the model into the bucket.
-func downloadJob(in downloadInput, b *Bucket, name string) *batchv1.Job {
+func downloadJob(in downloadInput, b *hyperpod.Bucket, name string) *batchv1.Job {
 	var files strings.Builder
 	for _, f := range in.Files {
 		fmt.Fprintf(&files, "%d\t%s\n", f.Size, f.Path)
@@ -141,10 +142,10 @@ func downloadJob(in downloadInput, b *Bucket, name string) *batchv1.Job {
 }
 
 // jobStep makes this attempt's download Job.
-func jobStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Step {
+func jobStep(p *cloud.Provider, c *hyperpod.Cluster, b *hyperpod.Bucket, in downloadInput) ops.Step {
 	return ops.Step{Name: phaseJob, Title: "Download Job on " + c.Name, Recheck: true,
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err
 			}
@@ -159,7 +160,7 @@ func jobStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Ste
 			return ops.Observation{State: ops.Done, Output: jobOutput{Job: name}}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -226,7 +227,7 @@ func folderHasObjects(ctx context.Context, p *cloud.Provider, bucket, prefix str
 }
 
 // downloadStep follows the Job and the bucket until every file is there.
-func downloadStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Step {
+func downloadStep(p *cloud.Provider, c *hyperpod.Cluster, b *hyperpod.Bucket, in downloadInput) ops.Step {
 	total, bytes := len(in.Files), totalBytes(in.Files)
 	return ops.Step{Name: phaseDownload, Title: fmt.Sprintf("Copy %s to s3://%s/%s%s/", in.ModelID, b.Name, Prefix, in.Name), DependsOn: []string{phaseJob}, Timeout: jobDeadline * time.Second,
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
@@ -236,7 +237,7 @@ func downloadStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) op
 			}
 			// The Job first, then the bucket: the listing then holds at
 			// least what the Job had done when it was read.
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err
 			}
@@ -339,13 +340,13 @@ func jobFailure(ctx context.Context, pods podLister, j *batchv1.Job) string {
 }
 
 // tokenStep deletes the token's Secret once the model is there.
-func tokenStep(p *cloud.Provider, c *Cluster, b *Bucket, in downloadInput) ops.Step {
+func tokenStep(p *cloud.Provider, c *hyperpod.Cluster, b *hyperpod.Bucket, in downloadInput) ops.Step {
 	return ops.Step{Name: phaseToken, Title: "Delete the token's Secret", DependsOn: []string{phaseDownload},
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
 			if in.Secret == "" {
 				return ops.Observation{State: ops.NotNeeded}, nil
 			}
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err
 			}
@@ -371,11 +372,11 @@ func (s *Service) cancelled(ctx context.Context, op *ops.Operation) error {
 	if err := json.Unmarshal(op.Input, &in); err != nil {
 		return err
 	}
-	c, p, b, err := s.context(in.ClusterID, false)
+	c, p, b, err := s.reachBucket(in.ClusterID, false)
 	if err != nil {
 		return err
 	}
-	kc, err := p.Kubernetes.Clients(ctx, c.EKSName)
+	kc, err := p.Kubernetes.Clients(ctx, c.EKS.Name)
 	if err != nil {
 		return err
 	}

@@ -47,12 +47,12 @@ func (s *Service) Get(ctx context.Context, id string) (*Model, error) {
 	}
 	clusterID, name, _ := strings.Cut(rest, ":")
 	if !namePattern.MatchString(name) {
-		return nil, errs.New(errs.NotFound, "model %q does not exist; list the cluster's models to find its id", clip(id)).WithField("id")
+		return nil, errs.New(errs.NotFound, "%s %q does not exist; %s to find its id", missingModel.Noun, errs.Clip(id), missingModel.List).WithField("id")
 	}
 	if m, err := s.named(clusterID, name); err != nil || m != nil {
 		return m, err
 	}
-	_, p, b, err := s.context(clusterID, true)
+	_, p, b, err := s.reachBucket(clusterID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -74,9 +74,9 @@ func (s *Service) List(ctx context.Context, clusterID string, first int, after s
 		return nil, errs.Field("first", "first must be between 1 and %d, got %d", MaxPage, first)
 	}
 	if after != "" && !namePattern.MatchString(after) {
-		return nil, errs.Field("after", "the cursor %q is not a model's name; pass pageInfo.endCursor of the previous page", clip(after))
+		return nil, errs.Field("after", "the cursor %q is not a model's name; pass pageInfo.endCursor of the previous page", errs.Clip(after))
 	}
-	_, p, b, err := s.context(clusterID, true)
+	_, p, b, err := s.reachBucket(clusterID, true)
 	if err != nil {
 		return nil, err
 	}

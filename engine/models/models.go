@@ -14,12 +14,11 @@
 package models
 
 import (
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -89,46 +88,29 @@ func (m *Model) Path() string { return "/s3/" + Prefix + m.Name }
 // Key is the model's folder in the bucket.
 func (m *Model) Key() string { return Prefix + m.Name + "/" }
 
-// Cluster is what models need to know of a cluster.
-type Cluster struct {
-	ID, Name, Region string
-	Status           string // ACTIVE when models may be downloaded
-	EKSName          string
-}
-
 // Clusters is the part of the cluster area models use.
 type Clusters interface {
-	// Cluster returns the cluster id, or a NOT_FOUND error.
-	Cluster(id string) (*Cluster, error)
-}
-
-// Bucket is the shared bucket as pods mount it.
-type Bucket struct {
-	Name      string
-	Namespace string
-	ClaimName string
-	MountPath string
+	// Reach returns the cluster id and the ports of its region, whose
+	// reads are retried with retryReads.
+	Reach(id string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, error)
 }
 
 // Buckets is the part of the storage area models use.
 type Buckets interface {
 	// SharedBucket returns the cluster's shared bucket when it is ready
 	// for pods, nil otherwise.
-	SharedBucket(clusterID string) (*Bucket, error)
+	SharedBucket(clusterID string) (*hyperpod.Bucket, error)
 }
 
 // Options tune the service.
 type Options struct {
-	// ReadRetry bounds the retries of the reads that check a request.
-	ReadRetry ops.ReadRetry
-	Logger    *slog.Logger
+	Logger *slog.Logger
 }
 
 // Service downloads and lists models.
 type Service struct {
 	store    *store.Store
 	runner   *ops.Runner
-	regions  cloud.Regions
 	clusters Clusters
 	buckets  Buckets
 	opts     Options
@@ -149,67 +131,42 @@ const (
 
 // New returns the service and registers its operation kind with runner
 // (before runner.Start).
-func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, buckets Buckets, opts Options) *Service {
-	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = runner.ReadRetry()
-	}
+func New(st *store.Store, runner *ops.Runner, clusters Clusters, buckets Buckets, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, buckets: buckets, opts: opts, log: opts.Logger}
+	s := &Service{store: st, runner: runner, clusters: clusters, buckets: buckets, opts: opts, log: opts.Logger}
 	runner.Register(ops.Definition{Kind: KindDownload, StatusQuery: statusQuery, Steps: s.downloadSteps, Reflect: reflectModel, Cancelled: s.cancelled})
 	return s
 }
 
 // record returns the download record id.
 func (s *Service) record(id string) (*Model, error) {
-	var m Model
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(RecordKind, id, &m) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "model %q does not exist; list the cluster's models to find its id", id).WithField("id")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return store.Lookup[Model](s.store, RecordKind, id, "id", missingModel)
 }
+
+// missingModel names a model for the NOT_FOUND of an unknown id.
+var missingModel = store.Missing{Noun: "model", List: "list the cluster's models"}
 
 // named returns the record of the cluster's model called name, nil when
 // no download made it.
 func (s *Service) named(clusterID, name string) (*Model, error) {
-	var id string
-	err := s.store.View(func(tx *store.Tx) (err error) {
-		id, err = tx.GetIndex(nameIndex, clusterID+"/"+name)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s.record(id)
+	return store.Indexed[Model](s.store, nameIndex, clusterID+"/"+name, RecordKind)
 }
 
-// context returns the cluster, its provider and its shared bucket.
-func (s *Service) context(clusterID string, checking bool) (*Cluster, *cloud.Provider, *Bucket, error) {
-	c, err := s.clusters.Cluster(clusterID)
+// reachBucket returns the cluster, its ports (reads retried with
+// retryReads) and its shared bucket, which models live in.
+func (s *Service) reachBucket(clusterID string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, *hyperpod.Bucket, error) {
+	c, p, err := s.clusters.Reach(clusterID, retryReads)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	p, err := s.regions.Provider(c.Region)
-	if err != nil {
-		return nil, nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
-	}
-	if checking {
-		p = cloud.RetryReads(p, s.opts.ReadRetry.Do)
 	}
 	b, err := s.buckets.SharedBucket(clusterID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if b == nil {
-		return nil, nil, nil, errs.New(errs.Precondition, "cluster %s has no shared bucket ready; models live in it: add it first (addStorage with kind S3)", c.Name).WithField("input.clusterId")
+	if err := c.RequireBucket(b, "input.clusterId", "models live in it"); err != nil {
+		return nil, nil, nil, err
 	}
 	return c, p, b, nil
 }

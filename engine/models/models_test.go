@@ -16,66 +16,26 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
-	"github.com/instantstart/instantstart/engine/storage"
 	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
 const speed = 2000
 
-// pausableClock is real time that a test can stop: the simulated
-// downloads stand still while it is paused.
-type pausableClock struct {
-	mu     sync.Mutex
-	offset time.Duration
-	paused *time.Time
-}
-
-func (c *pausableClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.paused != nil {
-		return *c.paused
-	}
-	return time.Now().Add(-c.offset)
-}
-
-func (c *pausableClock) Pause() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := time.Now().Add(-c.offset)
-	c.paused = &now
-}
-
-// Skip moves the clock d ahead.
-func (c *pausableClock) Skip(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset -= d
-}
-
-func (c *pausableClock) Resume() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.paused != nil {
-		c.offset = time.Since(*c.paused)
-		c.paused = nil
-	}
-}
-
-// fixture is a control plane on the simulator with an ACTIVE cluster whose
-// shared bucket is AVAILABLE.
+// fixture is the engine, as the server builds it, on the simulator with
+// an ACTIVE cluster whose shared bucket is AVAILABLE.
 type fixture struct {
 	world   *sim.World
-	clock   *pausableClock
+	clock   *simtest.PausableClock
 	store   *store.Store
 	runner  *ops.Runner
 	svc     *models.Service
@@ -105,53 +65,23 @@ func (s *syncBuffer) String() string {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &pausableClock{}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2", Clock: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clock := &simtest.PausableClock{}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	runner := ops.NewRunner(st, ops.Options{Speed: speed, Logger: log})
-	clusters := cluster.New(st, runner, world, cluster.Options{})
-	feats := features.New(st, runner, world, cluster.FeaturesView{Service: clusters}, features.Options{})
-	stor := storage.New(st, runner, world, cluster.StorageView{Service: clusters}, features.StorageView{Service: feats}, storage.Options{})
-	svc := models.New(st, runner, world, cluster.ModelsView{Service: clusters}, storage.ModelsView{Service: stor}, models.Options{Logger: log})
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		clock.Resume()
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	ctx := context.Background()
-	op, err := clusters.Create(ctx, "tester", cluster.CreateInput{
+	a := apptest.New(t, apptest.Options{Speed: speed, Sim: sim.Options{Clock: clock.Now}, Logger: log})
+	// Registered after the engine's, so run before it is closed: a held
+	// clock would hold the phases the runner lets reach a stored point.
+	t.Cleanup(clock.Resume)
+	c := apptest.Cluster(t, a, cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []compute.GroupSpec{{Name: "cpu", InstanceTypes: []string{"ml.m5.2xlarge"}, Count: 1, Zone: "us-west-2a"}},
-	}, "")
+		InstanceGroups: []hyperpod.GroupSpec{{Name: "cpu", InstanceTypes: []string{"ml.m5.2xlarge"}, Count: 1, Zone: "us-west-2a"}},
+	})
+	shared := apptest.SharedBucket(t, a, c.ID, "train-1-data")
+	p, err := a.World.Provider(apptest.Region)
 	if err != nil {
 		t.Fatal(err)
 	}
-	simtest.Succeeded(t, runner, op)
-	c, err := cluster.StorageView{Service: clusters}.Cluster(op.Target.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	add, err := stor.Add(ctx, "tester", storage.AddInput{ClusterID: c.ID, Kind: storage.KindS3, S3: &storage.S3Input{Bucket: "train-1-data", Create: true}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simtest.Succeeded(t, runner, add)
-	p, err := world.Provider("us-west-2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{world: world, clock: clock, store: st, runner: runner, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "train-1-data", p: p, logs: logs}
+	return &fixture{world: a.World, clock: clock, store: a.Store, runner: a.Runner, svc: a.Models, cluster: c.ID, eks: c.EKS.Name, bucket: shared.S3.Bucket, p: p, logs: logs}
 }
 
 func (f *fixture) download(t *testing.T, in models.DownloadInput) (*ops.Operation, error) {
@@ -204,20 +134,18 @@ func (f *fixture) hubFiles(t *testing.T, id string) map[string]int64 {
 	return out
 }
 
+// ended waits for operation id to end, however it ends.
 func ended(t *testing.T, r *ops.Runner, id string) *ops.Operation {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		op, err := r.Wait(context.Background(), id, 5*time.Second)
-		if err != nil {
+	var op *ops.Operation
+	testwait.Eventually(t, "operation "+id+" ends", func() bool {
+		var err error
+		if op, err = r.Get(id); err != nil {
 			t.Fatal(err)
 		}
-		if op.Status.Terminal() {
-			return op
-		}
-	}
-	t.Fatalf("operation %s did not end", id)
-	return nil
+		return op.Status.Terminal()
+	})
+	return op
 }
 
 // TestDownloadFollowedToReady copies a public model with a Job: every
@@ -350,7 +278,9 @@ func TestAFailedDownloadResumes(t *testing.T) {
 	}
 	kept := f.listed(t, "models/qwen3-8b/")
 	// Later writes show as later modification times.
-	f.clock.Skip(10 * time.Minute)
+	f.clock.Pause()
+	f.clock.Step(10 * time.Minute)
+	f.clock.Resume()
 	if _, err := f.runner.Retry(op.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -441,18 +371,14 @@ func TestCancelDeletesTheJob(t *testing.T) {
 	}
 	// With the clock held the Job's pod never starts: wait for the
 	// download phase to be following it.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		cur, err := f.runner.Wait(context.Background(), op.ID, time.Second)
+	testwait.Eventually(t, "the download phase follows the Job", func() bool {
+		cur, err := f.runner.Get(op.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := cur.Phase("download"); p != nil && p.Status == ops.PhaseWaiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the download phase never started: %+v", cur.Phase("download"))
-		}
-	}
+		p := cur.Phase("download")
+		return p != nil && p.Status == ops.PhaseWaiting
+	})
 	if _, err := f.runner.Cancel(op.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -470,15 +396,10 @@ func TestCancelDeletesTheJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The Job is deleted once the operation is stored CANCELLED.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testwait.Eventually(t, "the Job is deleted after cancel", func() bool {
 		_, err := kc.Core.BatchV1().Jobs("default").Get(ctx, m.JobName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Job after cancel: %v", err)
-		}
-	}
+		return apierrors.IsNotFound(err)
+	})
 	again, err := f.download(t, models.DownloadInput{ModelID: "mistralai/Mistral-7B-Instruct-v0.3", Name: "mistral", Token: "hf_" + strings.Repeat("q", 32)})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/instantstart/instantstart/engine/podlogs"
+	"github.com/instantstart/instantstart/engine/testwait"
 )
 
 var testKey = podlogs.Key{Cluster: "eks-a", Namespace: "train", Pod: "job-0", Container: "pytorch"}
@@ -101,18 +102,6 @@ func wantTexts(t *testing.T, got []podlogs.Line, want []string) {
 	}
 }
 
-// eventually polls cond until it holds or waitFor passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still not %s after %v", what, waitFor)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func TestViewersShareOneUpstream(t *testing.T) {
 	f := newFakeLog()
 	f.add(numbered("a", 0, 3)...)
@@ -171,7 +160,7 @@ func TestResumeAcrossReconnect(t *testing.T) {
 	wantTexts(t, first, []string{"a0", "a1", "s0", "s1"})
 
 	f.breakStreams()
-	eventually(t, "reopened", func() bool { return f.openCount() >= 2 })
+	testwait.Eventually(t, "reopened", func() bool { return f.openCount() >= 2 })
 	f.addSameTime("s2")
 	f.add("b0", "b1")
 	wantTexts(t, read(t, v, 3), []string{"s2", "b0", "b1"})
@@ -347,7 +336,7 @@ func TestReadWithoutFollow(t *testing.T) {
 	if o := f.openOptions(0); o.Follow {
 		t.Fatalf("a read without follow opened %+v, want no Follow", o)
 	}
-	eventually(t, "closed", func() bool { return f.liveCount() == 0 })
+	testwait.Eventually(t, "closed", func() bool { return f.liveCount() == 0 })
 }
 
 func TestLinger(t *testing.T) {
@@ -369,7 +358,7 @@ func TestLinger(t *testing.T) {
 	v = podlogsSubscribe(t, short)
 	read(t, v, 1)
 	v.Close()
-	eventually(t, "closed after the linger", func() bool { return g.liveCount() == 0 })
+	testwait.Eventually(t, "closed after the linger", func() bool { return g.liveCount() == 0 })
 	w = podlogsSubscribe(t, short)
 	read(t, w, 1)
 	if n := g.openCount(); n != 2 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -104,23 +105,15 @@ const (
 // checkBucketName refuses a name S3 would refuse, at field.
 func checkBucketName(field, name string) error {
 	if why := cloud.BucketNameProblem(name); why != "" {
-		return errs.Field(field, "bucket name %q: %s", clip(name), why)
+		return errs.Field(field, "bucket name %q: %s", errs.Clip(name), why)
 	}
 	return nil
-}
-
-// clip shortens what a client sent for a message.
-func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
 }
 
 // Add adds storage to a cluster. A second identical request for the
 // cluster's shared bucket changes nothing.
 func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempotencyKey string) (*ops.Operation, error) {
-	c, err := s.clusters.Cluster(in.ClusterID)
+	c, err := s.clusters.Get(in.ClusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +136,10 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 	if op, err := s.runner.Replay(ops.Request{Kind: KindAdd, Target: ops.Ref{Kind: targetKind}, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: sent}); op != nil || err != nil {
 		return op, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; storage can be added only while it is ACTIVE", c.Name, c.Status).WithField("input.clusterId")
+	if err := c.RequireActive("input.clusterId", "storage can be added"); err != nil {
+		return nil, err
 	}
-	shared, err := s.SharedBucket(c.ID)
+	shared, err := s.SharedStorage(c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +153,7 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 				IdempotencyKey: idempotencyKey, Fingerprint: sent, Input: addInput{StorageID: shared.ID, ClusterID: c.ID, Bucket: shared.S3.Bucket, Region: shared.S3.Region}, Noop: shared.Status == Available})
 		}
 	}
-	_, p, err := s.context(c.ID, true)
+	_, p, err := s.clusters.Reach(c.ID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -199,13 +192,13 @@ func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempoten
 
 // checkBucket refuses a bucket that cannot be the cluster's: one to create
 // that exists, one to use that does not, one of another account or region.
-func checkBucket(ctx context.Context, p *cloud.Provider, c *Cluster, in *S3Input) error {
+func checkBucket(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, in *S3Input) error {
 	region, err := bucketRegion(ctx, p, c, in.Bucket)
 	switch {
 	case err != nil:
 		return err
 	case region == "" && !in.Create:
-		return errs.New(errs.NotFound, "bucket %s does not exist; create it (input.s3.create = true) or name a bucket of account %s in %s", in.Bucket, c.AccountID, c.Region).WithField("input.s3.bucket")
+		return errs.New(errs.NotFound, "bucket %s does not exist; create it (input.s3.create = true) or name a bucket of account %s in %s", in.Bucket, c.AccountID(), c.Region).WithField("input.s3.bucket")
 	case region != "" && in.Create:
 		return errs.New(errs.Conflict, "bucket %s exists already (in %s); to use it as it is, send input.s3.create = false", in.Bucket, region).WithField("input.s3.bucket")
 	case region != "" && region != c.Region:
@@ -216,7 +209,7 @@ func checkBucket(ctx context.Context, p *cloud.Provider, c *Cluster, in *S3Input
 
 // bucketRegion returns the region of bucket, "" when it does not exist. A
 // bucket of another account is refused.
-func bucketRegion(ctx context.Context, p *cloud.Provider, c *Cluster, bucket string) (string, error) {
+func bucketRegion(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, bucket string) (string, error) {
 	out, err := p.S3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket), ExpectedBucketOwner: ownerOf(c)})
 	switch {
 	case err == nil:
@@ -224,7 +217,7 @@ func bucketRegion(ctx context.Context, p *cloud.Provider, c *Cluster, bucket str
 	case isBucketMissing(err):
 		return "", nil
 	case errs.IsAPICode(err, "Forbidden", "AccessDenied", "403"):
-		return "", errs.New(errs.Precondition, "bucket %s belongs to another account (or this account may not read it); bucket names are global: choose another name, or a bucket of account %s", bucket, c.AccountID).WithField("input.s3.bucket")
+		return "", errs.New(errs.Precondition, "bucket %s belongs to another account (or this account may not read it); bucket names are global: choose another name, or a bucket of account %s", bucket, c.AccountID()).WithField("input.s3.bucket")
 	case errs.IsAPICode(err, "PermanentRedirect", "MovedPermanently", "301"):
 		// S3 answers a HEAD from another region with no body: its
 		// location names the region.
@@ -243,11 +236,11 @@ func isBucketMissing(err error) bool {
 	return errors.As(err, &nf) || errors.As(err, &nb) || errs.IsAPICode(err, "NotFound", "NoSuchBucket", "404")
 }
 
-func ownerOf(c *Cluster) *string {
-	if c.AccountID == "" {
+func ownerOf(c *hyperpod.Cluster) *string {
+	if c.AccountID() == "" {
 		return nil
 	}
-	return aws.String(c.AccountID)
+	return aws.String(c.AccountID())
 }
 
 // addSteps builds AddStorage's phases from its stored input.
@@ -256,7 +249,7 @@ func (s *Service) addSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err := json.Unmarshal(op.Input, &in); err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
 	}
-	c, p, err := s.context(in.ClusterID, false)
+	c, p, err := s.clusters.Reach(in.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +282,7 @@ type bucketOutput struct {
 }
 
 // bucketStep makes the bucket (private, tagged) or checks the one to use.
-func bucketStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
+func bucketStep(p *cloud.Provider, c *hyperpod.Cluster, in addInput) ops.Step {
 	return ops.Step{Name: phaseBucket, Title: "Shared bucket " + in.Bucket,
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
 			region, err := bucketRegion(ctx, p, c, in.Bucket)

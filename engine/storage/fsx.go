@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // An FSx for Lustre file system: made in the cluster's compute subnet
@@ -95,40 +96,40 @@ var storageName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`)
 
 // checkFSx refuses a file system FSx would refuse, or that cannot be
 // placed in the cluster's network, naming the field to change.
-func checkFSx(c *Cluster, in *FSxInput) (Subnet, error) {
+func checkFSx(c *hyperpod.Cluster, in *FSxInput) (hyperpod.Subnet, error) {
 	const f = "input.fsxLustre."
 	switch {
 	case !storageName.MatchString(in.Name):
-		return Subnet{}, errs.Field(f+"name", "name %q must be 1 to 40 lower-case letters, digits and hyphens, starting and ending with a letter or digit: it names the claim fsx-<name> and the mount /fsx/<name>", in.Name)
+		return hyperpod.Subnet{}, errs.Field(f+"name", "name %q must be 1 to 40 lower-case letters, digits and hyphens, starting and ending with a letter or digit: it names the claim fsx-<name> and the mount /fsx/<name>", in.Name)
 	case !slices.Contains([]DeploymentType{Scratch2, Persistent1, Persistent2}, in.DeploymentType):
-		return Subnet{}, errs.Field(f+"deploymentType", "deployment type %q is not one of SCRATCH_2, PERSISTENT_1, PERSISTENT_2", in.DeploymentType)
+		return hyperpod.Subnet{}, errs.Field(f+"deploymentType", "deployment type %q is not one of SCRATCH_2, PERSISTENT_1, PERSISTENT_2", in.DeploymentType)
 	}
 	if err := checkCapacity(in.CapacityGiB); err != nil {
-		return Subnet{}, errs.Field(f+"storageCapacityGiB", "%s", err)
+		return hyperpod.Subnet{}, errs.Field(f+"storageCapacityGiB", "%s", err)
 	}
 	allowed := throughputs[in.DeploymentType]
 	switch {
 	case allowed == nil && in.ThroughputPerTiB != 0:
-		return Subnet{}, errs.Field(f+"throughputPerTiB", "a %s file system has no throughput setting (its throughput follows its capacity); leave throughputPerTiB out, or choose PERSISTENT_2", in.DeploymentType)
+		return hyperpod.Subnet{}, errs.Field(f+"throughputPerTiB", "a %s file system has no throughput setting (its throughput follows its capacity); leave throughputPerTiB out, or choose PERSISTENT_2", in.DeploymentType)
 	case allowed != nil && !slices.Contains(allowed, in.ThroughputPerTiB):
-		return Subnet{}, errs.Field(f+"throughputPerTiB", "a %s file system takes a throughput of %s MB/s per TiB, not %d", in.DeploymentType, joinInts(allowed), in.ThroughputPerTiB)
+		return hyperpod.Subnet{}, errs.Field(f+"throughputPerTiB", "a %s file system takes a throughput of %s MB/s per TiB, not %d", in.DeploymentType, joinInts(allowed), in.ThroughputPerTiB)
 	case in.LinkSharedBucket && in.DeploymentType != Persistent2:
-		return Subnet{}, errs.Field(f+"linkSharedBucket", "FSx links a bucket through a data repository association only on PERSISTENT_2 file systems; choose PERSISTENT_2, or do not link the bucket")
+		return hyperpod.Subnet{}, errs.Field(f+"linkSharedBucket", "FSx links a bucket through a data repository association only on PERSISTENT_2 file systems; choose PERSISTENT_2, or do not link the bucket")
 	}
-	if len(c.ComputeSubnets) == 0 || c.VpcID == "" || c.NodeSecurityGroupID == "" {
-		return Subnet{}, errs.New(errs.Precondition, "cluster %s has no compute subnet InstantStart knows of (an imported cluster's network is not recorded), so a file system cannot be placed next to its nodes", c.Name)
+	if len(c.ComputeSubnets()) == 0 || c.Network.VpcID == "" || c.Network.SecurityGroupID == "" {
+		return hyperpod.Subnet{}, errs.New(errs.Precondition, "cluster %s has no compute subnet InstantStart knows of (an imported cluster's network is not recorded), so a file system cannot be placed next to its nodes", c.Name)
 	}
 	if in.Zone == "" {
-		return c.ComputeSubnets[0], nil
+		return c.ComputeSubnets()[0], nil
 	}
 	var zones []string
-	for _, sn := range c.ComputeSubnets {
+	for _, sn := range c.ComputeSubnets() {
 		if sn.Zone == in.Zone {
 			return sn, nil
 		}
 		zones = append(zones, sn.Zone)
 	}
-	return Subnet{}, errs.Field(f+"zone", "cluster %s has no compute subnet in %s; its compute subnets are in %s", c.Name, in.Zone, strings.Join(zones, ", "))
+	return hyperpod.Subnet{}, errs.Field(f+"zone", "cluster %s has no compute subnet in %s; its compute subnets are in %s", c.Name, in.Zone, strings.Join(zones, ", "))
 }
 
 // checkCapacity applies FSx's capacity steps for SSD Lustre (SCRATCH_2,

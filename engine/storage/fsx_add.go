@@ -7,6 +7,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -14,7 +15,7 @@ import (
 // addFSx adds an FSx for Lustre file system to cluster c. The same file
 // system again changes nothing; another one of the same name is a
 // CONFLICT.
-func (s *Service) addFSx(ctx context.Context, caller string, c *Cluster, in AddInput, idempotencyKey string) (*ops.Operation, error) {
+func (s *Service) addFSx(ctx context.Context, caller string, c *hyperpod.Cluster, in AddInput, idempotencyKey string) (*ops.Operation, error) {
 	if in.FSx == nil {
 		return nil, errs.Field("input.fsxLustre", "an FSX_LUSTRE storage needs input.fsxLustre with its name, deployment type and capacity")
 	}
@@ -33,12 +34,12 @@ func (s *Service) addFSx(ctx context.Context, caller string, c *Cluster, in AddI
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; storage can be added only while it is ACTIVE", c.Name, c.Status).WithField("input.clusterId")
+	if err := c.RequireActive("input.clusterId", "storage can be added"); err != nil {
+		return nil, err
 	}
 	plan := &fsxPlan{Name: f.Name, DeploymentType: f.DeploymentType, CapacityGiB: f.CapacityGiB, ThroughputPerTiB: f.ThroughputPerTiB, SubnetID: subnet.ID, Zone: subnet.Zone}
 	if f.LinkSharedBucket {
-		shared, err := s.SharedBucket(c.ID)
+		shared, err := s.SharedStorage(c.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +108,7 @@ func (s *Service) find(clusterID string, match func(*Storage) bool) (*Storage, e
 // addFSxSteps are the phases of adding a file system: the FSx CSI
 // driver, the security group, the file system, its link to the shared
 // bucket when asked, then the volume and its claim.
-func (s *Service) addFSxSteps(p *cloud.Provider, c *Cluster, in addInput) ([]ops.Step, error) {
+func (s *Service) addFSxSteps(p *cloud.Provider, c *hyperpod.Cluster, in addInput) ([]ops.Step, error) {
 	steps, err := s.mounts.FSxDriverSteps(c.ID, "")
 	if err != nil {
 		return nil, err

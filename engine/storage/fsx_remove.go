@@ -11,13 +11,14 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
 // removeFSxSteps are the phases of removing a file system: the claim and
 // the volume, the link to the bucket (the bucket's objects stay), the file
 // system and its security group. The FSx CSI driver stays on.
-func removeFSxSteps(p *cloud.Provider, c *Cluster, st *Storage) []ops.Step {
+func removeFSxSteps(p *cloud.Provider, c *hyperpod.Cluster, st *Storage) []ops.Step {
 	unlink := unlinkStep(p, st)
 	unlink.DependsOn = []string{phaseVolume}
 	del := deleteFileSystemStep(p, st)
@@ -135,7 +136,7 @@ func deleteFileSystemStep(p *cloud.Provider, st *Storage) ops.Step {
 }
 
 // deleteSecurityGroupStep deletes the file system's security group.
-func deleteSecurityGroupStep(p *cloud.Provider, c *Cluster, st *Storage) ops.Step {
+func deleteSecurityGroupStep(p *cloud.Provider, c *hyperpod.Cluster, st *Storage) ops.Step {
 	in := addInput{StorageID: st.ID, FSx: &fsxPlan{Name: st.FSx.Name}}
 	return ops.Step{Name: phaseSecurityGroup, Title: "Delete security group " + sgName(c, in),
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -50,19 +51,19 @@ type draOutput struct {
 	Path          string `json:"path"`
 }
 
-func sgName(c *Cluster, in addInput) string { return c.Name + "-fsx-" + in.FSx.Name }
+func sgName(c *hyperpod.Cluster, in addInput) string { return c.Name + "-fsx-" + in.FSx.Name }
 
 // findSG returns the storage's security group, nil when there is none. A
 // group of that name the storage did not make is refused.
-func findSG(ctx context.Context, p *cloud.Provider, c *Cluster, in addInput) (*ec2types.SecurityGroup, error) {
+func findSG(ctx context.Context, p *cloud.Provider, c *hyperpod.Cluster, in addInput) (*ec2types.SecurityGroup, error) {
 	sgs, err := cloud.AllSecurityGroups(ctx, p.EC2, ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{
-		{Name: aws.String("vpc-id"), Values: []string{c.VpcID}}, {Name: aws.String("group-name"), Values: []string{sgName(c, in)}},
+		{Name: aws.String("vpc-id"), Values: []string{c.Network.VpcID}}, {Name: aws.String("group-name"), Values: []string{sgName(c, in)}},
 	}})
 	if err != nil {
 		return nil, errs.FromUpstream(err, "look up security group "+sgName(c, in))
 	}
 	for _, g := range sgs {
-		if aws.ToString(g.VpcId) != c.VpcID || aws.ToString(g.GroupName) != sgName(c, in) {
+		if aws.ToString(g.VpcId) != c.Network.VpcID || aws.ToString(g.GroupName) != sgName(c, in) {
 			continue // the filters are a hint; what is acted on is checked here
 		}
 		if ec2Tag(g.Tags, tagStorage) != in.StorageID {
@@ -113,7 +114,7 @@ func hasLustreRules(g *ec2types.SecurityGroup, nodes string) bool {
 
 // securityGroupStep makes the file system's security group: Lustre's
 // ports open to the cluster's nodes and to itself, nothing else.
-func securityGroupStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
+func securityGroupStep(p *cloud.Provider, c *hyperpod.Cluster, in addInput) ops.Step {
 	return ops.Step{Name: phaseSecurityGroup, Title: "Security group " + sgName(c, in) + " (Lustre TCP 988, 1018-1023 from the nodes)",
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
 			g, err := findSG(ctx, p, c, in)
@@ -124,7 +125,7 @@ func securityGroupStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
 				return ops.Observation{}, err
 			case g == nil:
 				return ops.Observation{State: ops.Absent}, nil
-			case !hasLustreRules(g, c.NodeSecurityGroupID):
+			case !hasLustreRules(g, c.Network.SecurityGroupID):
 				return ops.Observation{State: ops.Absent, Message: "the group lacks its Lustre rules"}, nil
 			}
 			return ops.Observation{State: ops.Done, Output: sgOutput{GroupID: aws.ToString(g.GroupId)}}, nil
@@ -138,7 +139,7 @@ func securityGroupStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
 			if g != nil {
 				id = aws.ToString(g.GroupId)
 			} else {
-				out, err := p.EC2.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{GroupName: aws.String(sgName(c, in)), VpcId: aws.String(c.VpcID),
+				out, err := p.EC2.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{GroupName: aws.String(sgName(c, in)), VpcId: aws.String(c.Network.VpcID),
 					Description: aws.String("FSx for Lustre " + in.FSx.Name + " of cluster " + c.Name + ": Lustre from the nodes"),
 					TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeSecurityGroup, Tags: []ec2types.Tag{
 						{Key: aws.String("Name"), Value: aws.String(sgName(c, in))}, {Key: aws.String(tagCluster), Value: aws.String(c.Name)},
@@ -149,7 +150,7 @@ func securityGroupStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
 				}
 				id = aws.ToString(out.GroupId)
 			}
-			_, err = p.EC2.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: lustreRules(c.NodeSecurityGroupID, id)})
+			_, err = p.EC2.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: lustreRules(c.Network.SecurityGroupID, id)})
 			if err != nil && !errs.IsAPICode(err, "InvalidPermission.Duplicate") {
 				return nil, errs.FromUpstream(err, "open Lustre's ports in security group "+id)
 			}
@@ -210,7 +211,7 @@ func fsOutputOf(fs *fsxtypes.FileSystem) fsOutput {
 
 // fileSystemStep makes the file system in the compute subnet and waits
 // for it to be AVAILABLE.
-func fileSystemStep(p *cloud.Provider, c *Cluster, in addInput) ops.Step {
+func fileSystemStep(p *cloud.Provider, c *hyperpod.Cluster, in addInput) ops.Step {
 	f := in.FSx
 	title := fmt.Sprintf("FSx for Lustre %s: %s, %d GiB, in %s", f.Name, f.DeploymentType, f.CapacityGiB, f.Zone)
 	return ops.Step{Name: phaseFileSystem, Title: title, DependsOn: []string{phaseSecurityGroup},

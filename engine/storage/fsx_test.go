@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/storage"
@@ -40,7 +41,7 @@ func (f *fixture) addFSx(t *testing.T, in storage.FSxInput) error {
 func TestAddingAFileSystemLinkedToTheBucket(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	simtest.Succeeded(t, f.runner, f.add(t, "train-1-data", true))
+	shared := apptest.SharedBucket(t, f.app, f.cluster.ID, "train-1-data")
 	if _, err := f.p.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("train-1-data"), Key: aws.String("datasets/a.jsonl"), Body: strings.NewReader("{}\n")}); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestAddingAFileSystemLinkedToTheBucket(t *testing.T) {
 	if !slices.Equal(ports, []string{"tcp/1018-1023", "tcp/988-988"}) {
 		t.Errorf("the nodes reach the file system on %v, want Lustre's ports only", ports)
 	}
-	kc, err := f.p.Kubernetes.Clients(ctx, f.cluster.EKSName)
+	kc, err := f.p.Kubernetes.Clients(ctx, f.cluster.EKS.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,6 @@ func TestAddingAFileSystemLinkedToTheBucket(t *testing.T) {
 	if _, err := f.svc.Add(ctx, "tester", storage.AddInput{ClusterID: f.cluster.ID, Kind: storage.KindFSxLustre, FSx: &bigger}, ""); errOf(err) == nil || errOf(err).Code != errs.Conflict {
 		t.Fatalf("another file system of the same name: %v", err)
 	}
-	shared, _ := f.svc.SharedBucket(f.cluster.ID)
 	if _, err := f.svc.Remove(ctx, "tester", shared.ID, false, ""); errOf(err) == nil || errOf(err).Code != errs.Precondition || !strings.Contains(err.Error(), "scratch") {
 		t.Fatalf("removing the bucket a file system links: %v", err)
 	}

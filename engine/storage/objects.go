@@ -63,11 +63,11 @@ func (s *Service) Objects(ctx context.Context, clusterID, prefix string, first i
 	case after != "" && !strings.HasPrefix(after, prefix):
 		return nil, errs.Field("after", "after %q is not under prefix %q: pass pageInfo.endCursor of a page of the same prefix", after, prefix)
 	}
-	_, p, err := s.context(clusterID, true)
+	_, p, err := s.clusters.Reach(clusterID, true)
 	if err != nil {
 		return nil, err
 	}
-	shared, err := s.SharedBucket(clusterID)
+	shared, err := s.SharedStorage(clusterID)
 	if err != nil {
 		return nil, err
 	}

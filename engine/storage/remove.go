@@ -47,12 +47,12 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 	if st.Status == Deleted {
 		return s.runner.Submit(ops.Request{Kind: KindRemove, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: sent, Fingerprint: sent, Noop: true})
 	}
-	c, err := s.clusters.Cluster(st.ClusterID)
+	c, err := s.clusters.Get(st.ClusterID)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; storage can be removed only while it is ACTIVE", c.Name, c.Status).WithField("id")
+	if err := c.RequireActive("id", "storage can be removed"); err != nil {
+		return nil, err
 	}
 	if st.FSx != nil {
 		if deleteBucket {
@@ -95,7 +95,7 @@ func (s *Service) removeSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, p, err := s.context(st.ClusterID, false)
+	c, p, err := s.clusters.Reach(st.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,11 @@
 package storage
 
 import (
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -93,22 +92,6 @@ type Bucket struct {
 // Arn is the bucket's ARN.
 func (b *Bucket) Arn() string { return "arn:aws:s3:::" + b.Bucket }
 
-// Cluster is what storage needs to know of a cluster.
-type Cluster struct {
-	ID, Name, Region string
-	Status           string // ACTIVE when storage may change
-	EKSName          string
-	AccountID        string
-	// VpcID, NodeSecurityGroupID and ComputeSubnets place a file system
-	// where the nodes reach it.
-	VpcID               string
-	NodeSecurityGroupID string
-	ComputeSubnets      []Subnet
-}
-
-// Subnet is one compute subnet of a cluster.
-type Subnet struct{ ID, Zone string }
-
 // Name is what a storage is called in its operations' target.
 func (st *Storage) Name() string {
 	if st.FSx != nil {
@@ -122,8 +105,11 @@ func (st *Storage) Name() string {
 
 // Clusters is the part of the cluster area storage uses.
 type Clusters interface {
-	// Cluster returns the cluster id, or a NOT_FOUND error.
-	Cluster(id string) (*Cluster, error)
+	// Get returns the cluster id, or a NOT_FOUND error.
+	Get(id string) (*hyperpod.Cluster, error)
+	// Reach returns the cluster id and the ports of its region, whose
+	// reads are retried with retryReads.
+	Reach(id string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, error)
 }
 
 // Mounts is the part of the features area storage uses: the S3 CSI driver
@@ -147,17 +133,13 @@ type Mounts interface {
 
 // Options tune the service.
 type Options struct {
-	// ReadRetry bounds the retries of the reads that check a request; zero
-	// means the runner's.
-	ReadRetry ops.ReadRetry
-	Logger    *slog.Logger
+	Logger *slog.Logger
 }
 
 // Service adds, lists and removes storage.
 type Service struct {
 	store    *store.Store
 	runner   *ops.Runner
-	regions  cloud.Regions
 	clusters Clusters
 	mounts   Mounts
 	opts     Options
@@ -181,14 +163,11 @@ const (
 
 // New returns the service and registers its operation kinds with runner
 // (before runner.Start, so resumed operations find their kind).
-func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, mounts Mounts, opts Options) *Service {
-	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = runner.ReadRetry()
-	}
+func New(st *store.Store, runner *ops.Runner, clusters Clusters, mounts Mounts, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, mounts: mounts, opts: opts, log: opts.Logger}
+	s := &Service{store: st, runner: runner, clusters: clusters, mounts: mounts, opts: opts, log: opts.Logger}
 	runner.Register(ops.Definition{Kind: KindAdd, StatusQuery: statusQuery, Steps: s.addSteps, Reflect: reflectStorage})
 	runner.Register(ops.Definition{Kind: KindRemove, StatusQuery: statusQuery, Steps: s.removeSteps, Reflect: reflectStorage})
 	return s
@@ -196,15 +175,7 @@ func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Cl
 
 // Get returns storage id.
 func (s *Service) Get(id string) (*Storage, error) {
-	var st Storage
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(RecordKind, id, &st) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "storage %q does not exist; list the cluster's storages to find its id", id).WithField("id")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return store.Lookup[Storage](s.store, RecordKind, id, "id", store.Missing{Noun: "storage", List: "list the cluster's storages"})
 }
 
 // Page returns one page of the storages of a cluster that are not deleted,
@@ -217,43 +188,4 @@ func (s *Service) Page(clusterID string, req store.PageRequest) (*store.Page[Sto
 		return err
 	})
 	return page, err
-}
-
-// SharedBucket returns the cluster's shared bucket storage, or nil when it
-// has none.
-func (s *Service) SharedBucket(clusterID string) (*Storage, error) {
-	var out *Storage
-	err := s.store.View(func(tx *store.Tx) error {
-		id, err := tx.GetIndex(bucketIndex, clusterID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var st Storage
-		if err := tx.Get(RecordKind, id, &st); err != nil {
-			return err
-		}
-		out = &st
-		return nil
-	})
-	return out, err
-}
-
-// context returns cluster id and its region's provider; checking, its
-// reads are retried (for the reads that check a request).
-func (s *Service) context(clusterID string, checking bool) (*Cluster, *cloud.Provider, error) {
-	c, err := s.clusters.Cluster(clusterID)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := s.regions.Provider(c.Region)
-	if err != nil {
-		return nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
-	}
-	if checking {
-		p = cloud.RetryReads(p, s.opts.ReadRetry.Do)
-	}
-	return c, p, nil
 }

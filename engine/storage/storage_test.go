@@ -14,71 +14,44 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/instantstart/instantstart/engine/app"
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
-	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/storage"
-	"github.com/instantstart/instantstart/engine/store"
 )
 
-const speed = 5000
-
-// fixture is a control plane on the simulator with one ACTIVE cluster.
+// fixture is the engine, as the server builds it, on the simulator with
+// one ACTIVE cluster.
 type fixture struct {
-	world    *sim.World
-	runner   *ops.Runner
-	svc      *storage.Service
-	features *features.Service
-	cluster  *storage.Cluster
-	p        *cloud.Provider
+	app     *app.App
+	world   *sim.World
+	runner  *ops.Runner
+	svc     *storage.Service
+	cluster *hyperpod.Cluster
+	p       *cloud.Provider
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
-	clusters := cluster.New(st, runner, world, cluster.Options{})
-	feats := features.New(st, runner, world, cluster.FeaturesView{Service: clusters}, features.Options{})
-	svc := storage.New(st, runner, world, cluster.StorageView{Service: clusters}, features.StorageView{Service: feats}, storage.Options{})
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	op, err := clusters.Create(context.Background(), "tester", cluster.CreateInput{
+	a := apptest.New(t, apptest.Options{})
+	c := apptest.Cluster(t, a, cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: []compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"}},
-	}, "")
+		InstanceGroups: []hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.xlarge"}, Count: 1, Zone: "us-west-2a"}},
+	})
+	p, err := a.World.Provider(apptest.Region)
 	if err != nil {
 		t.Fatal(err)
 	}
-	simtest.Succeeded(t, runner, op)
-	c, err := cluster.StorageView{Service: clusters}.Cluster(op.Target.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := world.Provider("us-west-2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{world: world, runner: runner, svc: svc, features: feats, cluster: c, p: p}
+	return &fixture{app: a, world: a.World, runner: a.Runner, svc: a.Storage, cluster: c, p: p}
 }
 
-func (f *fixture) add(t *testing.T, bucket string, create bool) *ops.Operation {
+func (f *fixture) addBucket(t *testing.T, bucket string, create bool) *ops.Operation {
 	t.Helper()
 	op, err := f.svc.Add(context.Background(), "tester", storage.AddInput{ClusterID: f.cluster.ID, Kind: storage.KindS3, S3: &storage.S3Input{Bucket: bucket, Create: create}}, "")
 	if err != nil {
@@ -109,11 +82,15 @@ func TestAddingTheSharedBucketMakesItsChain(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.world.ResetCalls()
-	op := simtest.Succeeded(t, f.runner, f.add(t, "train-1-data", true))
+	op := simtest.Succeeded(t, f.runner, f.addBucket(t, "train-1-data", true))
 
-	st, err := f.svc.SharedBucket(f.cluster.ID)
+	st, err := f.svc.SharedStorage(f.cluster.ID)
 	if err != nil || st == nil || st.Status != storage.Available || st.LastOperationID != op.ID || !st.S3.Created {
 		t.Fatalf("storage after addStorage: %+v, %v", st, err)
+	}
+	// The other areas see it as the bucket pods mount.
+	if b, err := f.svc.SharedBucket(f.cluster.ID); err != nil || b == nil || b.Name != "train-1-data" || b.Namespace != storage.WorkloadNamespace || b.ClaimName != st.ClaimName || b.MountPath != storage.MountPath {
+		t.Fatalf("the shared bucket after addStorage: %+v, %v", b, err)
 	}
 	if got := calls(f.world, "s3", "CreateBucket", "PutPublicAccessBlock", "PutBucketTagging"); !slices.Equal(got, []string{"CreateBucket=1", "PutBucketTagging=1", "PutPublicAccessBlock=1"}) {
 		t.Fatalf("S3 calls %v", got)
@@ -122,7 +99,7 @@ func TestAddingTheSharedBucketMakesItsChain(t *testing.T) {
 		t.Fatalf("EKS calls %v, want the S3 CSI driver's add-on once", got)
 	}
 	// The driver's policy names this bucket only.
-	pol, err := f.p.IAM.GetPolicyVersion(ctx, &iam.GetPolicyVersionInput{PolicyArn: aws.String("arn:aws:iam::" + f.cluster.AccountID + ":policy/instantstart/instantstart-train-1-s3-csi"), VersionId: aws.String("v1")})
+	pol, err := f.p.IAM.GetPolicyVersion(ctx, &iam.GetPolicyVersionInput{PolicyArn: aws.String("arn:aws:iam::" + f.cluster.AccountID() + ":policy/instantstart/instantstart-train-1-s3-csi"), VersionId: aws.String("v1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +107,7 @@ func TestAddingTheSharedBucketMakesItsChain(t *testing.T) {
 	if !strings.Contains(doc, "train-1-data") || strings.Count(doc, "arn%3Aaws%3As3%3A%3A%3A")+strings.Count(doc, "arn:aws:s3:::") != 2 {
 		t.Fatalf("the driver's policy %s", doc)
 	}
-	kc, err := f.p.Kubernetes.Clients(ctx, f.cluster.EKSName)
+	kc, err := f.p.Kubernetes.Clients(ctx, f.cluster.EKS.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +121,7 @@ func TestAddingTheSharedBucketMakesItsChain(t *testing.T) {
 	}
 
 	f.world.ResetCalls()
-	again := simtest.Succeeded(t, f.runner, f.add(t, "train-1-data", true))
+	again := simtest.Succeeded(t, f.runner, f.addBucket(t, "train-1-data", true))
 	if !again.Noop {
 		t.Fatalf("the same bucket again ran %+v", again.Phases)
 	}
@@ -186,19 +163,18 @@ func mustRemove(t *testing.T, f *fixture, id string, deleteBucket bool) *ops.Ope
 func TestRemovingWithDeleteBucketEmptiesAndDeletesIt(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	simtest.Succeeded(t, f.runner, f.add(t, "train-1-scratch", true))
+	st := apptest.SharedBucket(t, f.app, f.cluster.ID, "train-1-scratch")
 	for i := range 1100 {
 		if _, err := f.p.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("train-1-scratch"), Key: aws.String(fmt.Sprintf("outputs/job/%04d", i)), Body: strings.NewReader("x")}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	st, _ := f.svc.SharedBucket(f.cluster.ID)
 	simtest.Succeeded(t, f.runner, mustRemove(t, f, st.ID, true))
 	if _, err := f.p.S3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("train-1-scratch")}); err == nil {
 		t.Fatal("the bucket is still there")
 	}
-	if shared, _ := f.svc.SharedBucket(f.cluster.ID); shared != nil {
-		t.Fatalf("the cluster still has a shared bucket: %+v", shared)
+	if shared, err := f.svc.SharedStorage(f.cluster.ID); err != nil || shared != nil {
+		t.Fatalf("the cluster still has a shared bucket: %+v, %v", shared, err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
@@ -97,10 +98,10 @@ type volumeOutput struct {
 
 // volumeStep makes the volume and its claim and waits for them to bind.
 // volume builds the volume from what the earlier phases made.
-func volumeStep(p *cloud.Provider, c *Cluster, st *Storage, volume func(run *ops.Run) (*corev1.PersistentVolume, error)) ops.Step {
+func volumeStep(p *cloud.Provider, c *hyperpod.Cluster, st *Storage, volume func(run *ops.Run) (*corev1.PersistentVolume, error)) ops.Step {
 	return ops.Step{Name: phaseVolume, Title: volumeTitle(st),
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err
 			}
@@ -130,7 +131,7 @@ func volumeStep(p *cloud.Provider, c *Cluster, st *Storage, volume func(run *ops
 			return ops.Observation{State: ops.Done, Output: volumeOutput{Volume: st.VolumeName, Namespace: st.Namespace, Claim: st.ClaimName}}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -150,10 +151,10 @@ func volumeStep(p *cloud.Provider, c *Cluster, st *Storage, volume func(run *ops
 }
 
 // unmountStep deletes the claim and then the volume.
-func unmountStep(p *cloud.Provider, c *Cluster, st *Storage) ops.Step {
+func unmountStep(p *cloud.Provider, c *hyperpod.Cluster, st *Storage) ops.Step {
 	return ops.Step{Name: phaseVolume, Title: "Remove " + volumeTitle(st),
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err
 			}
@@ -173,7 +174,7 @@ func unmountStep(p *cloud.Provider, c *Cluster, st *Storage) ops.Step {
 			return ops.Observation{State: ops.Absent}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return nil, err
 			}

@@ -4,19 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
-)
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+	"github.com/instantstart/instantstart/engine/testwait"
+)
 
 func (h *hub) state() (relays, queued int) {
 	h.mu.Lock()
@@ -41,7 +31,7 @@ func TestPublishWakesEveryWaitingReaderThroughRelays(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, "every reader to queue", func() bool { _, q := s.hub.state(); return q == n })
+	testwait.Eventually(t, "every reader to queue", func() bool { _, q := s.hub.state(); return q == n })
 	gone := 0
 	for i := 0; i < n; i += 3 {
 		cancels[i]()
@@ -58,7 +48,7 @@ func TestPublishWakesEveryWaitingReaderThroughRelays(t *testing.T) {
 			t.Fatal("a waiting reader was never woken")
 		}
 	}
-	waitFor(t, "the wake-up chains to end", func() bool { r, q := s.hub.state(); return r == 0 && q == 0 })
+	testwait.Eventually(t, "the wake-up chains to end", func() bool { r, q := s.hub.state(); return r == 0 && q == 0 })
 	for _, c := range cancels {
 		c()
 	}
@@ -74,7 +64,7 @@ func TestAbandonedWakeUpIsPassedOn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	firstDone := make(chan error, 1)
 	go func() { _, err := first.Next(ctx); firstDone <- err }()
-	waitFor(t, "the first reader to queue", func() bool { _, q := s.hub.state(); return q == 1 })
+	testwait.Eventually(t, "the first reader to queue", func() bool { _, q := s.hub.state(); return q == 1 })
 	secondGot := make(chan *Event, 1)
 	go func() {
 		ev, err := second.Next(context.Background())
@@ -83,7 +73,7 @@ func TestAbandonedWakeUpIsPassedOn(t *testing.T) {
 		}
 		secondGot <- ev
 	}()
-	waitFor(t, "the second reader to queue", func() bool { _, q := s.hub.state(); return q == 2 })
+	testwait.Eventually(t, "the second reader to queue", func() bool { _, q := s.hub.state(); return q == 2 })
 	// Hand the first reader the only wake-up and end its wait together.
 	h := &s.hub
 	h.mu.Lock()
@@ -103,7 +93,7 @@ func TestAbandonedWakeUpIsPassedOn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the wake-up given to a reader that stopped waiting was lost")
 	}
-	waitFor(t, "the chain to end", func() bool { r, _ := s.hub.state(); return r == 0 })
+	testwait.Eventually(t, "the chain to end", func() bool { r, _ := s.hub.state(); return r == 0 })
 }
 
 // A publish wakes at most maxRelays readers at once; the rest are woken

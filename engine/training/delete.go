@@ -46,7 +46,7 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, p, err := s.context(j.ClusterID, false)
+	c, p, err := s.clusters.Reach(j.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 	return []ops.Step{{
 		Name: phaseDelete, Title: "Delete " + title + " and its pods",
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err
 			}
@@ -70,7 +70,7 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 			return ops.Observation{State: ops.Absent}, nil
 		},
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return nil, err
 			}

@@ -80,7 +80,7 @@ func (s *Service) Logs(ctx context.Context, id string, req LogsRequest) (<-chan 
 		return nil, err
 	}
 	if req.Pod != "" && !slices.ContainsFunc(j.Pods, func(p Pod) bool { return p.Name == req.Pod }) && cursors[req.Pod] == nil {
-		return nil, errs.New(errs.NotFound, "job %s has no pod %s now; its pods are %s", j.Name, clip(req.Pod), podNames(j.Pods)).WithField("pod")
+		return nil, errs.New(errs.NotFound, "job %s has no pod %s now; its pods are %s", j.Name, errs.Clip(req.Pod), podNames(j.Pods)).WithField("pod")
 	}
 	st := &logStream{s: s, job: j, req: req, cursors: cursors, out: make(chan LogChunk, 4), viewers: map[string]bool{}}
 	ctx, cancel := context.WithCancel(ctx)
@@ -315,11 +315,11 @@ func parseLogCursor(s string) (map[string]*podlogs.Cursor, error) {
 
 // openLog opens a pod's log for the hub; k.Cluster is the cluster's id.
 func (s *Service) openLog(ctx context.Context, k podlogs.Key, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
-	c, p, err := s.context(k.Cluster, false)
+	c, p, err := s.clusters.Reach(k.Cluster, false)
 	if err != nil {
 		return nil, err
 	}
-	kc, err := p.KubeOf(ctx, c.EKSName)
+	kc, err := p.KubeOf(ctx, c.EKS.Name)
 	if err != nil {
 		return nil, err
 	}

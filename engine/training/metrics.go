@@ -44,7 +44,7 @@ func (s *Service) Metrics(ctx context.Context, id string, names []string) (*Metr
 	}
 	for _, n := range names {
 		if !metricNamePattern.MatchString(n) {
-			return nil, errs.Field("names", "%q is not an MLflow metric key (1-250 letters, digits, '_', '-', '.', '/', ' ')", clip(n))
+			return nil, errs.Field("names", "%q is not an MLflow metric key (1-250 letters, digits, '_', '-', '.', '/', ' ')", errs.Clip(n))
 		}
 	}
 	j, err := s.Get(id)
@@ -54,7 +54,7 @@ func (s *Service) Metrics(ctx context.Context, id string, names []string) (*Metr
 	if j.MLflow == nil {
 		return nil, errs.New(errs.Precondition, "job %s reports to no MLflow tracking server: the cluster's MLFLOW feature was off when it was submitted; turn it on and submit the job again to get its metrics", j.Name).WithField("jobId")
 	}
-	_, p, err := s.context(j.ClusterID, true)
+	_, p, err := s.clusters.Reach(j.ClusterID, true)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -49,11 +48,11 @@ func (s *Service) Sync(ctx context.Context, id string) (*Job, error) {
 	if err != nil || j.Status.Terminal() || j.UID == "" {
 		return j, err
 	}
-	c, p, err := s.context(j.ClusterID, false)
+	c, p, err := s.clusters.Reach(j.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}
-	kc, err := p.KubeOf(ctx, c.EKSName)
+	kc, err := p.KubeOf(ctx, c.EKS.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +84,4 @@ func apply(j *Job, o *observed) {
 	if o.finishedAt != nil {
 		j.FinishedAt = o.finishedAt
 	}
-}
-
-// Refresher keeps the jobs' records in line with their objects.
-type Refresher struct {
-	Service    *Service
-	Fast, Slow time.Duration
-}
-
-// Run refreshes until ctx ends.
-func (r Refresher) Run(ctx context.Context) {
-	refresh.Loop(ctx, r.Fast, r.Slow, r.Service.log, "refresh jobs", r.Service.Refresh)
 }

@@ -13,8 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/training"
@@ -273,7 +273,7 @@ func TestLogsResumeFromACursorWithNoGap(t *testing.T) {
 // spent restart), and it then succeeds.
 func TestVERLRunsAsARayJob(t *testing.T) {
 	f := newFixture(t, true)
-	f.enable(t, features.Toggle{Name: features.KubeRay, Enable: true})
+	f.enable(t, features.Toggle{Name: hyperpod.KubeRay, Enable: true})
 	f.put(t, "datasets/gsm8k/train.parquet")
 	in := f.input()
 	in.Name, in.Recipe, in.DatasetPath = "grpo-1", recipe.Name("VERL"), "datasets/gsm8k/train.parquet"
@@ -305,8 +305,8 @@ func TestVERLRunsAsARayJob(t *testing.T) {
 // count 0 that Karpenter scales waits PENDING, its pods unschedulable,
 // until Karpenter grows the group; then it runs.
 func TestKarpenterScalesAGroupFromZeroForAPendingJob(t *testing.T) {
-	f := newFixture(t, true, compute.GroupSpec{Name: "burst", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 0, Zone: "us-west-2a"})
-	f.enable(t, features.Toggle{Name: features.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"burst"}}})
+	f := newFixture(t, true, hyperpod.GroupSpec{Name: "burst", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 0, Zone: "us-west-2a"})
+	f.enable(t, features.Toggle{Name: hyperpod.KarpenterAutoscaling, Enable: true, Settings: &features.Settings{InstanceGroups: []string{"burst"}}})
 	in := f.long("burst-1")
 	in.InstanceGroup = "burst"
 	j := f.submitHeld(t, in)

@@ -13,6 +13,7 @@ import (
 	"github.com/instantstart/instantstart/engine/capacity"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/engine/training/recipe"
@@ -82,7 +83,7 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	settings := map[string]string{}
 	for _, st := range in.Settings {
 		if _, dup := settings[st.Key]; dup {
-			return nil, errs.Field("input.settings", "setting %q is given twice; give each key once", clip(st.Key))
+			return nil, errs.Field("input.settings", "setting %q is given twice; give each key once", errs.Clip(st.Key))
 		}
 		settings[st.Key] = st.Value
 	}
@@ -92,19 +93,19 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	if err := recipe.CheckRequest(r); err != nil {
 		return nil, err
 	}
-	c, p, err := s.context(in.ClusterID, true)
+	c, p, err := s.clusters.Reach(in.ClusterID, true)
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != "ACTIVE" {
-		return nil, errs.New(errs.Precondition, "cluster %s is %s; jobs can be submitted only while it is ACTIVE", c.Name, c.Status).WithField("input.clusterId")
+	if err := c.RequireActive("input.clusterId", "jobs can be submitted"); err != nil {
+		return nil, err
 	}
 	b, err := s.buckets.SharedBucket(c.ID)
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
-		return nil, errs.New(errs.Precondition, "cluster %s has no shared bucket ready; jobs read their model and dataset from it and write outputs and checkpoints to it: add it first (addStorage with kind S3)", c.Name).WithField("input.clusterId")
+	if err := c.RequireBucket(b, "input.clusterId", "jobs read their model and dataset from it and write outputs and checkpoints to it"); err != nil {
+		return nil, err
 	}
 	if prior, err := s.named(c.ID, in.Name); err != nil {
 		return nil, err
@@ -113,19 +114,23 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	}
 	info := recipe.Find(in.Recipe)
 	ray := info.Kind == string(RayJob)
-	if on, err := s.features.OperatorOn(ctx, c.ID, ray); err != nil {
+	operator := hyperpod.TrainingOperator
+	if ray {
+		operator = hyperpod.KubeRay
+	}
+	if on, err := s.features.On(ctx, c.ID, operator); err != nil {
 		return nil, err
 	} else if !on && ray {
 		return nil, errs.New(errs.Precondition, "the %s recipe runs as a RayJob, and cluster %s has no KubeRay operator: turn the KUBERAY feature on (updateClusterFeatures with input.kubeRay true), then submit again", in.Recipe, c.Name).WithField("input.recipe")
 	} else if !on {
 		return nil, errs.New(errs.Precondition, "the %s recipe runs as a HyperPodPyTorchJob, and cluster %s has no HyperPod training operator: turn the TRAINING_OPERATOR feature on (updateClusterFeatures with input.trainingOperator true), then submit again", in.Recipe, c.Name).WithField("input.recipe")
 	}
-	g, err := s.groups.Group(c.ID, in.InstanceGroup)
+	g, err := s.group(c.ID, in.InstanceGroup)
 	if err != nil {
 		return nil, err
 	}
 	if g == nil {
-		return nil, errs.New(errs.Precondition, "cluster %s has no instance group %s; list its instance groups and choose one with GPUs or Trainium", c.Name, clip(in.InstanceGroup)).WithField("input.instanceGroup")
+		return nil, errs.New(errs.Precondition, "cluster %s has no instance group %s; list its instance groups and choose one with GPUs or Trainium", c.Name, errs.Clip(in.InstanceGroup)).WithField("input.instanceGroup")
 	}
 	autoscaled := false
 	if in.Nodes > g.Count {
@@ -136,11 +141,11 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	if in.Nodes > g.Count && !autoscaled {
 		return nil, errs.New(errs.Precondition, "instance group %s holds %d nodes and managed Karpenter does not scale it; ask for at most %d nodes, scale the group to %d (updateInstanceGroup), or let Karpenter scale it (the KARPENTER_AUTOSCALING feature)", g.Name, g.Count, g.Count, in.Nodes).WithField("input.nodes")
 	}
-	shape, err := instanceShape(ctx, p, g.InstanceType)
+	shape, err := instanceShape(ctx, p, g.InstanceTypes[0])
 	if err != nil {
 		return nil, err
 	}
-	r.InstanceType, r.Shape, r.ClaimName, r.Bucket, r.Region = g.InstanceType, shape, b.ClaimName, b.Name, c.Region
+	r.InstanceType, r.Shape, r.ClaimName, r.Bucket, r.Region = g.InstanceTypes[0], shape, b.ClaimName, b.Name, c.Region
 	r.Namespace = b.Namespace
 	if err := recipe.Check(r); err != nil {
 		return nil, err
@@ -262,7 +267,7 @@ func (s *Service) submitSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err := json.Unmarshal(op.Input, &in); err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
 	}
-	c, p, err := s.context(in.ClusterID, false)
+	c, p, err := s.clusters.Reach(in.ClusterID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -279,10 +284,10 @@ type objectOutput struct {
 	UID  string `json:"uid"`
 }
 
-func (s *Service) objectStep(p *cloud.Provider, c *Cluster, in submitInput) ops.Step {
+func (s *Service) objectStep(p *cloud.Provider, c *hyperpod.Cluster, in submitInput) ops.Step {
 	title := fmt.Sprintf("%s %s/%s", in.Kind.objectKind(), in.Namespace, in.Name)
 	observe := func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
-		kc, err := p.KubeOf(ctx, c.EKSName)
+		kc, err := p.KubeOf(ctx, c.EKS.Name)
 		if err != nil {
 			return ops.Observation{}, err
 		}
@@ -299,7 +304,7 @@ func (s *Service) objectStep(p *cloud.Provider, c *Cluster, in submitInput) ops.
 	}
 	return ops.Step{Name: phaseObject, Title: "Make " + title, Observe: observe,
 		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
-			kc, err := p.KubeOf(ctx, c.EKSName)
+			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return nil, err
 			}

@@ -14,14 +14,13 @@ package training
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/podlogs"
 	"github.com/instantstart/instantstart/engine/store"
@@ -172,73 +171,44 @@ type Job struct {
 	LastOperationID string     `json:"lastOperationId,omitempty"`
 }
 
-// Cluster is what training needs to know of a cluster.
-type Cluster struct {
-	ID, Name, Region string
-	Status           string // ACTIVE when jobs may run
-	EKSName          string
-}
-
 // Clusters is the part of the cluster area training uses.
 type Clusters interface {
-	// Cluster returns the cluster id, or a NOT_FOUND error.
-	Cluster(id string) (*Cluster, error)
-}
-
-// Bucket is the shared bucket as pods mount it.
-type Bucket struct {
-	Name      string
-	Namespace string
-	ClaimName string
-	MountPath string
+	// Get returns the cluster id, or a NOT_FOUND error.
+	Get(id string) (*hyperpod.Cluster, error)
+	// Reach returns the cluster id and the ports of its region, whose
+	// reads are retried with retryReads.
+	Reach(id string, retryReads bool) (*hyperpod.Cluster, *cloud.Provider, error)
 }
 
 // Buckets is the part of the storage area training uses.
 type Buckets interface {
 	// SharedBucket returns the cluster's shared bucket when it is ready
 	// for pods, nil otherwise.
-	SharedBucket(clusterID string) (*Bucket, error)
-}
-
-// Group is what training needs to know of an instance group.
-type Group struct {
-	Name         string
-	InstanceType string
-	Status       string
-	// Count is how many nodes the group is asked to hold.
-	Count int
+	SharedBucket(clusterID string) (*hyperpod.Bucket, error)
 }
 
 // Groups is the part of the compute area training uses.
 type Groups interface {
-	// Group returns the cluster's live instance group called name, or nil.
-	Group(clusterID, name string) (*Group, error)
-}
-
-// MLflowServer is a cluster's MLflow tracking server, for jobs to report to.
-type MLflowServer struct {
-	TrackingServerArn string
-	// ServiceAccount (in Namespace) is the identity allowed to write to it.
-	Namespace, ServiceAccount string
+	// Groups returns the cluster's instance groups, the deleted ones too
+	// when withDeleted.
+	Groups(clusterID string, withDeleted bool) ([]*hyperpod.InstanceGroup, error)
 }
 
 // Features is the part of the features area training uses.
 type Features interface {
-	// OperatorOn tells whether the cluster's TRAINING_OPERATOR (ray false)
-	// or KUBERAY (ray true) feature is on.
-	OperatorOn(ctx context.Context, clusterID string, ray bool) (bool, error)
+	// On tells whether a feature of the cluster is ENABLED:
+	// TRAINING_OPERATOR or KUBERAY, which run the jobs.
+	On(ctx context.Context, clusterID string, feature hyperpod.Feature) (bool, error)
 	// Autoscaled tells whether managed Karpenter may grow the cluster's
 	// instance group for pending pods.
 	Autoscaled(ctx context.Context, clusterID, group string) (bool, error)
 	// MLflow returns the cluster's tracking server when its MLFLOW feature
 	// is on, nil otherwise.
-	MLflow(ctx context.Context, clusterID string) (*MLflowServer, error)
+	MLflow(ctx context.Context, clusterID string) (*hyperpod.MLflowServer, error)
 }
 
 // Options tune the service.
 type Options struct {
-	// ReadRetry bounds the retries of the reads that check a request.
-	ReadRetry ops.ReadRetry
 	// Logs tunes the shared log hub.
 	Logs   podlogs.Options
 	Logger *slog.Logger
@@ -248,7 +218,6 @@ type Options struct {
 type Service struct {
 	store    *store.Store
 	runner   *ops.Runner
-	regions  cloud.Regions
 	clusters Clusters
 	buckets  Buckets
 	groups   Groups
@@ -281,14 +250,11 @@ const (
 
 // New returns the service and registers its operation kinds with runner
 // (before runner.Start).
-func New(st *store.Store, runner *ops.Runner, regions cloud.Regions, clusters Clusters, buckets Buckets, groups Groups, features Features, opts Options) *Service {
-	if opts.ReadRetry.Attempts == 0 {
-		opts.ReadRetry = runner.ReadRetry()
-	}
+func New(st *store.Store, runner *ops.Runner, clusters Clusters, buckets Buckets, groups Groups, features Features, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: st, runner: runner, regions: regions, clusters: clusters, buckets: buckets, groups: groups, features: features, opts: opts, log: opts.Logger}
+	s := &Service{store: st, runner: runner, clusters: clusters, buckets: buckets, groups: groups, features: features, opts: opts, log: opts.Logger}
 	if opts.Logs.Logger == nil {
 		opts.Logs.Logger = opts.Logger
 	}
@@ -303,52 +269,25 @@ func (s *Service) Close() { s.hub.Close() }
 
 // Get returns job id.
 func (s *Service) Get(id string) (*Job, error) {
-	var j Job
-	err := s.store.View(func(tx *store.Tx) error { return tx.Get(RecordKind, id, &j) })
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errs.New(errs.NotFound, "job %q does not exist; list the cluster's jobs to find its id", clip(id)).WithField("id")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &j, nil
+	return store.Lookup[Job](s.store, RecordKind, id, "id", store.Missing{Noun: "job", List: "list the cluster's jobs"})
 }
 
 // named returns the cluster's job called name, nil when there is none.
 func (s *Service) named(clusterID, name string) (*Job, error) {
-	var id string
-	err := s.store.View(func(tx *store.Tx) (err error) {
-		id, err = tx.GetIndex(nameIndex, clusterID+"/"+name)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
+	return store.Indexed[Job](s.store, nameIndex, clusterID+"/"+name, RecordKind)
+}
+
+// group returns the cluster's live instance group called name, nil when
+// there is none.
+func (s *Service) group(clusterID, name string) (*hyperpod.InstanceGroup, error) {
+	groups, err := s.groups.Groups(clusterID, false)
 	if err != nil {
 		return nil, err
 	}
-	return s.Get(id)
-}
-
-// context returns the cluster and its provider.
-func (s *Service) context(clusterID string, checking bool) (*Cluster, *cloud.Provider, error) {
-	c, err := s.clusters.Cluster(clusterID)
-	if err != nil {
-		return nil, nil, err
+	for _, g := range groups {
+		if g.Name == name && len(g.InstanceTypes) > 0 {
+			return g, nil
+		}
 	}
-	p, err := s.regions.Provider(c.Region)
-	if err != nil {
-		return nil, nil, errs.New(errs.Internal, "the cluster's region %s cannot be reached: %v", c.Region, err)
-	}
-	if checking {
-		p = cloud.RetryReads(p, s.opts.ReadRetry.Do)
-	}
-	return c, p, nil
-}
-
-func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
+	return nil, nil
 }

@@ -5,23 +5,22 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/cluster"
-	"github.com/instantstart/instantstart/engine/compute"
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/features"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
-	"github.com/instantstart/instantstart/engine/storage"
-	"github.com/instantstart/instantstart/engine/store"
+	"github.com/instantstart/instantstart/engine/testwait"
 	"github.com/instantstart/instantstart/engine/training"
 	"github.com/instantstart/instantstart/engine/training/recipe"
 )
@@ -34,7 +33,6 @@ const speed = 2000
 type fixture struct {
 	clock    *simtest.PausableClock
 	world    *sim.World
-	store    *store.Store
 	runner   *ops.Runner
 	features *features.Service
 	svc      *training.Service
@@ -44,68 +42,27 @@ type fixture struct {
 	p        *cloud.Provider
 }
 
-func newFixture(t *testing.T, operator bool, extra ...compute.GroupSpec) *fixture {
+func newFixture(t *testing.T, operator bool, extra ...hyperpod.GroupSpec) *fixture {
 	t.Helper()
-	st, err := store.Open("", store.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &simtest.PausableClock{}
-	world, err := sim.New(sim.Options{Speed: speed, DefaultRegion: "us-west-2", Clock: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runner := ops.NewRunner(st, ops.Options{Speed: speed})
-	clusters := cluster.New(st, runner, world, cluster.Options{})
-	comp, err := compute.New(st, runner, world, cluster.ComputeView{Service: clusters}, compute.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	feats := features.New(st, runner, world, cluster.FeaturesView{Service: clusters}, features.Options{})
-	stor := storage.New(st, runner, world, cluster.StorageView{Service: clusters}, features.StorageView{Service: feats}, storage.Options{})
-	svc := training.New(st, runner, world, cluster.TrainingView{Service: clusters}, storage.TrainingView{Service: stor},
-		compute.TrainingView{Service: comp}, features.TrainingOperatorView{Service: feats}, training.Options{})
-	if err := runner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		svc.Close()
-		runner.Shutdown(context.Background())
-		st.Close()
-	})
-	ctx := context.Background()
-	op, err := clusters.Create(ctx, "tester", cluster.CreateInput{
+	a := apptest.New(t, apptest.Options{Speed: speed, Sim: sim.Options{Clock: clock.Now}})
+	c := apptest.Cluster(t, a, cluster.CreateInput{
 		Name: "train-1", Zones: []string{"us-west-2a", "us-west-2b"},
-		InstanceGroups: append([]compute.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2a"}}, extra...),
-	}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simtest.Succeeded(t, runner, op)
-	if _, err := comp.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c, err := cluster.StorageView{Service: clusters}.Cluster(op.Target.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	add, err := stor.Add(ctx, "tester", storage.AddInput{ClusterID: c.ID, Kind: storage.KindS3, S3: &storage.S3Input{Bucket: "train-1-data", Create: true}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	simtest.Succeeded(t, runner, add)
+		InstanceGroups: append([]hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 2, Zone: "us-west-2a"}}, extra...),
+	})
+	apptest.SharedBucket(t, a, c.ID, "train-1-data")
 	if operator {
-		up, err := feats.Update(ctx, "tester", c.ID, []features.Toggle{{Name: features.TrainingOperator, Enable: true}}, "")
+		up, err := a.Features.Update(context.Background(), "tester", c.ID, []features.Toggle{{Name: hyperpod.TrainingOperator, Enable: true}}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		simtest.Succeeded(t, runner, up)
+		simtest.Succeeded(t, a.Runner, up)
 	}
-	p, err := world.Provider("us-west-2")
+	p, err := a.World.Provider(apptest.Region)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{clock: clock, world: world, store: st, runner: runner, features: feats, svc: svc, cluster: c.ID, eks: c.EKSName, bucket: "train-1-data", p: p}
+	f := &fixture{clock: clock, world: a.World, runner: a.Runner, features: a.Features, svc: a.Training, cluster: c.ID, eks: c.EKS.Name, bucket: "train-1-data", p: p}
 	f.put(t, "models/qwen3-0-6b/config.json")
 	f.put(t, "datasets/alpaca/train.json")
 	return f
@@ -244,21 +201,24 @@ func TestTheOperatorMustBeOn(t *testing.T) {
 	}
 }
 
-// waitJob refreshes job id until ok accepts it.
+// waitJob syncs job id until ok accepts it, and returns it as ok saw it.
 func waitJob(t *testing.T, f *fixture, id string, what string, ok func(*training.Job) bool) *training.Job {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	var last *training.Job
+	settled := false
+	defer func() {
+		if !settled {
+			t.Logf("job %s as last synced: %+v", id, last)
+		}
+	}()
+	testwait.Eventually(t, "job "+what, func() bool {
 		j, err := f.svc.Sync(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok(j) {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job never %s: %+v", what, j)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		last = j
+		return ok(j)
+	})
+	settled = true
+	return last
 }

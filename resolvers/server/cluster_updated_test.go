@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/instantstart/instantstart/engine/cluster"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/resolvers/server"
 	"github.com/instantstart/instantstart/resolvers/server/gqltest"
@@ -43,7 +44,7 @@ func nextCluster(t *testing.T, ch <-chan gqltest.Response) string {
 func TestClusterUpdatedFromNowOrFromACursorUntilDeleted(t *testing.T) {
 	srv := startServer(t, server.Config{})
 	now := time.Now().UTC()
-	c := cluster.Cluster{ID: "c-1", Name: "alpha", Status: cluster.StatusCreating, StatusMessage: "network", CreatedAt: now, UpdatedAt: now}
+	c := hyperpod.Cluster{ID: "c-1", Name: "alpha", Status: hyperpod.ClusterCreating, StatusMessage: "network", CreatedAt: now, UpdatedAt: now}
 	putRecord(t, srv, cluster.RecordKind, c.ID, c)
 	since := store.Cursor(srv.Store().LastSequence())
 	c.StatusMessage = "eks"
@@ -65,9 +66,9 @@ func TestClusterUpdatedFromNowOrFromACursorUntilDeleted(t *testing.T) {
 		t.Fatalf("from the cursor the first state is %q, want the change after it, CREATING eks", got)
 	}
 
-	c.Status, c.StatusMessage = cluster.StatusDeleting, ""
+	c.Status, c.StatusMessage = hyperpod.ClusterDeleting, ""
 	putRecord(t, srv, cluster.RecordKind, c.ID, c)
-	c.Status = cluster.StatusDeleted
+	c.Status = hyperpod.ClusterDeleted
 	putRecord(t, srv, cluster.RecordKind, c.ID, c)
 	for i, ch := range []<-chan gqltest.Response{current, replayed} {
 		for _, want := range []string{"DELETING", "DELETED"} {
@@ -93,7 +94,7 @@ func TestClusterUpdatedFromNowOrFromACursorUntilDeleted(t *testing.T) {
 
 func TestClusterUpdatedRefusesBeforeStreaming(t *testing.T) {
 	srv := startServer(t, server.Config{})
-	putRecord(t, srv, cluster.RecordKind, "c-1", cluster.Cluster{ID: "c-1", Name: "alpha", Status: cluster.StatusCreating})
+	putRecord(t, srv, cluster.RecordKind, "c-1", hyperpod.Cluster{ID: "c-1", Name: "alpha", Status: hyperpod.ClusterCreating})
 	ws := dial(t, srv)
 	for _, tc := range []struct {
 		name string

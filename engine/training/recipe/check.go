@@ -27,11 +27,11 @@ func CheckRequest(r Request) error {
 	var bad errs.List
 	add := func(field, format string, args ...any) { bad = append(bad, errs.Field(field, format, args...)) }
 	if !jobNamePattern.MatchString(r.Name) {
-		add("input.name", "the name %q is not 1-40 lower-case letters, digits and '-' starting with a letter and not ending with '-'; choose one like llama-sft-1", clip(r.Name))
+		add("input.name", "the name %q is not 1-40 lower-case letters, digits and '-' starting with a letter and not ending with '-'; choose one like llama-sft-1", errs.Clip(r.Name))
 	}
 	info := Find(r.Recipe)
 	if info.Kind == "" {
-		add("input.recipe", "there is no recipe %q; choose one of PYTORCH, LLAMA_FACTORY, MS_SWIFT, VERL", clip(string(r.Recipe)))
+		add("input.recipe", "there is no recipe %q; choose one of PYTORCH, LLAMA_FACTORY, MS_SWIFT, VERL", errs.Clip(string(r.Recipe)))
 		return bad
 	}
 	if r.Nodes < 1 || r.Nodes > maxNodes {
@@ -46,7 +46,7 @@ func CheckRequest(r Request) error {
 	case !info.NeedsModel && r.Model != "":
 		add("input.model", "the %s recipe runs your script and takes no model; leave model out, or load the model in the script", r.Recipe)
 	case r.Model != "" && !namePattern.MatchString(r.Model):
-		add("input.model", "the model %q is not a folder name of models/ (letters, digits, '.', '_', '-'; up to 128); give its name as models lists it", clip(r.Model))
+		add("input.model", "the model %q is not a folder name of models/ (letters, digits, '.', '_', '-'; up to 128); give its name as models lists it", errs.Clip(r.Model))
 	}
 	switch {
 	case r.Recipe == PyTorch && r.Script == "":
@@ -57,14 +57,14 @@ func CheckRequest(r Request) error {
 		if msg := keyProblem(r.Script); msg != "" {
 			add("input.script", "the script %s; give the key of a .py file of the shared bucket, like code/train.py", msg)
 		} else if !strings.HasSuffix(r.Script, ".py") {
-			add("input.script", "the script %q is not a .py file; hyperpodrun runs Python scripts", clip(r.Script))
+			add("input.script", "the script %q is not a .py file; hyperpodrun runs Python scripts", errs.Clip(r.Script))
 		}
 	}
 	switch msg := keyProblem(r.DatasetPath); {
 	case msg != "":
 		add("input.datasetPath", "the dataset path %s; give a file or folder under datasets/, like datasets/alpaca/", msg)
 	case !strings.HasPrefix(r.DatasetPath, datasetsDir) || len(r.DatasetPath) == len(datasetsDir):
-		add("input.datasetPath", "the dataset path %q is not under datasets/; put the dataset in the bucket's datasets/ folder and give its path, like datasets/alpaca/", clip(r.DatasetPath))
+		add("input.datasetPath", "the dataset path %q is not under datasets/; put the dataset in the bucket's datasets/ folder and give its path, like datasets/alpaca/", errs.Clip(r.DatasetPath))
 	case r.Recipe == Verl && !strings.HasSuffix(r.DatasetPath, ".parquet"):
 		add("input.datasetPath", "verl reads its prompts from a Parquet file; give one, like datasets/gsm8k/train.parquet")
 	}
@@ -81,11 +81,11 @@ func keyProblem(key string) string {
 	case len(key) > maxPathLength:
 		return fmt.Sprintf("is longer than %d characters", maxPathLength)
 	case strings.HasPrefix(key, "/"):
-		return fmt.Sprintf("%q starts with '/' (give it relative to the bucket)", clip(key))
+		return fmt.Sprintf("%q starts with '/' (give it relative to the bucket)", errs.Clip(key))
 	case slices.Contains(strings.Split(key, "/"), ".."), slices.Contains(strings.Split(key, "/"), "."):
-		return fmt.Sprintf("%q has a '.' or '..' segment", clip(key))
+		return fmt.Sprintf("%q has a '.' or '..' segment", errs.Clip(key))
 	case strings.Contains(key, "//"):
-		return fmt.Sprintf("%q has an empty segment", clip(key))
+		return fmt.Sprintf("%q has an empty segment", errs.Clip(key))
 	case strings.ContainsFunc(key, func(c rune) bool { return c < 0x20 || c == 0x7f }):
 		return "has a control character"
 	}
@@ -115,7 +115,7 @@ func checkSettings(info Info, given map[string]string) errs.List {
 		}
 		i := slices.IndexFunc(info.Settings, func(s SettingInfo) bool { return s.Key == k })
 		if i < 0 {
-			bad = append(bad, errs.Field(field, "the %s recipe has no setting %q; its settings are %s", info.Recipe, clip(k), strings.Join(keysOf(info), ", ")))
+			bad = append(bad, errs.Field(field, "the %s recipe has no setting %q; its settings are %s", info.Recipe, errs.Clip(k), strings.Join(keysOf(info), ", ")))
 			continue
 		}
 		if msg := checkSetting(info.Settings[i], v); msg != "" {

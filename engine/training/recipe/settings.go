@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/instantstart/instantstart/engine/errs"
 )
 
 // SettingInfo is a setting a recipe takes.
@@ -103,7 +105,7 @@ var verlSettings = []SettingInfo{
 func checkSetting(s SettingInfo, value string) string {
 	if len(s.Allowed) > 0 {
 		if !slices.Contains(s.Allowed, value) {
-			return fmt.Sprintf("setting %s is %q; it takes one of %s", s.Key, clip(value), strings.Join(s.Allowed, ", "))
+			return fmt.Sprintf("setting %s is %q; it takes one of %s", s.Key, errs.Clip(value), strings.Join(s.Allowed, ", "))
 		}
 		return ""
 	}
@@ -111,7 +113,7 @@ func checkSetting(s SettingInfo, value string) string {
 	case typeInt:
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
-			return fmt.Sprintf("setting %s is %q; it takes a whole number from %s to %s", s.Key, clip(value), num(s.Min), num(s.Max))
+			return fmt.Sprintf("setting %s is %q; it takes a whole number from %s to %s", s.Key, errs.Clip(value), num(s.Min), num(s.Max))
 		}
 		if float64(n) < s.Min || float64(n) > s.Max {
 			return fmt.Sprintf("setting %s is %d; it takes a whole number from %s to %s", s.Key, n, num(s.Min), num(s.Max))
@@ -119,28 +121,20 @@ func checkSetting(s SettingInfo, value string) string {
 	case typeFloat:
 		f, err := strconv.ParseFloat(value, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Sprintf("setting %s is %q; it takes a number from %s to %s", s.Key, clip(value), num(s.Min), num(s.Max))
+			return fmt.Sprintf("setting %s is %q; it takes a number from %s to %s", s.Key, errs.Clip(value), num(s.Min), num(s.Max))
 		}
 		if f < s.Min || f > s.Max {
 			return fmt.Sprintf("setting %s is %s; it takes a number from %s to %s", s.Key, value, num(s.Min), num(s.Max))
 		}
 	case typeString:
 		if s.pattern != nil && !s.pattern.MatchString(value) {
-			return fmt.Sprintf("setting %s is %q; it takes letters, digits, '.', '_' and '-' (up to 64 or 128 characters), starting with a letter or digit", s.Key, clip(value))
+			return fmt.Sprintf("setting %s is %q; it takes letters, digits, '.', '_' and '-' (up to 64 or 128 characters), starting with a letter or digit", s.Key, errs.Clip(value))
 		}
 	}
 	return ""
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
-// clip shortens a value quoted back in a message.
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
-}
 
 // withDefaults returns the settings given, plus the defaults of those
 // not given.
