@@ -154,8 +154,9 @@ func RecoverFunc(log *slog.Logger) graphql.RecoverFunc {
 }
 
 // ExpandErrorLists is a field middleware that turns an errs.List returned by
-// a resolver into one GraphQL error per entry, so a client sees every
-// problem of its request at once. Install it with AroundFields.
+// a resolver into one GraphQL error per entry, so a client sees the
+// problems of its request at once: up to errs.MaxListed of them, and a
+// count of the rest. Install it with AroundFields.
 func ExpandErrorLists(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
 	var list errs.List
@@ -167,6 +168,7 @@ func ExpandErrorLists(ctx context.Context, next graphql.Resolver) (any, error) {
 	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Position != nil {
 		locs = []gqlerror.Location{{Line: fc.Field.Position.Line, Column: fc.Field.Position.Column}}
 	}
+	list = list.Listed()
 	out := make(gqlerror.List, len(list))
 	for i, e := range list {
 		out[i] = gqlerror.WrapPath(path, e)

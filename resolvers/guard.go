@@ -56,6 +56,9 @@ func Guard(audit *auth.Service, log *slog.Logger) graphql.FieldMiddleware {
 				refusal = errs.New(errs.Forbidden, "%s needs the %s role; the token %q has %s: ask an admin for a token with that role", fc.Field.Name, need, id.Name, id.Role)
 			}
 		}
+		if refusal == nil {
+			refusal = checkListBounds(fc.Args)
+		}
 		if fc.Object != "Mutation" {
 			if refusal != nil {
 				return nil, refusal

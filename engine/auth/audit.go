@@ -48,6 +48,43 @@ type AuditPage struct {
 	HasNext    bool
 }
 
+// What one audit record keeps of a request, whatever the request sent: an
+// audit record costs the store a few KB, not the size of the request.
+const (
+	// MaxAuditArguments bounds the arguments' JSON; longer arguments are
+	// kept as a TruncatedArguments.
+	MaxAuditArguments = 4 << 10
+	// MaxAuditMessage bounds the outcome's message.
+	MaxAuditMessage = 1 << 10
+)
+
+// TruncatedArguments stands in an audit record for arguments longer than
+// MaxAuditArguments: their size and how they begin.
+type TruncatedArguments struct {
+	Truncated bool `json:"truncated"`
+	// Size is the arguments' JSON length in bytes.
+	Size int `json:"size"`
+	// Head is the start of the arguments' JSON.
+	Head string `json:"head,omitempty"`
+}
+
+// boundArguments returns args when they fit in MaxAuditArguments, else a
+// TruncatedArguments holding their size and, unless headless, their start.
+func boundArguments(args json.RawMessage, headless bool) json.RawMessage {
+	if len(args) <= MaxAuditArguments && !headless {
+		return args
+	}
+	t := TruncatedArguments{Truncated: true, Size: len(args)}
+	if !headless {
+		t.Head = strings.ToValidUTF8(string(args[:MaxAuditArguments-256]), "")
+	}
+	out, err := json.Marshal(t)
+	if err != nil { // a struct of a bool, an int and a valid string
+		return nil
+	}
+	return out
+}
+
 // Page sizes for AuditLog.
 const (
 	DefaultAuditPage = 50
@@ -56,7 +93,10 @@ const (
 
 // Record appends rec to the audit log. It sets ID (a ULID) and Time when
 // they are empty and redacts Arguments again, whatever the caller did, and
-// any secret-looking word of Message (an error may quote its input).
+// any secret-looking word of Message (an error may quote its input). It
+// keeps at most MaxAuditArguments of the arguments and MaxAuditMessage of
+// the message; a request refused for its credential (UNAUTHENTICATED,
+// FORBIDDEN) keeps only the size of its arguments.
 func (s *Service) Record(rec AuditRecord) error {
 	if rec.ID == "" {
 		rec.ID = s.ids.NewID()
@@ -68,8 +108,15 @@ func (s *Service) Record(rec AuditRecord) error {
 	if rec.Time.IsZero() {
 		rec.Time = s.now()
 	}
-	rec.Arguments = RedactJSON(rec.Arguments)
+	if refused := rec.Outcome == string(errs.Unauthenticated) || rec.Outcome == string(errs.Forbidden); refused && len(rec.Arguments) > 0 {
+		rec.Arguments = boundArguments(rec.Arguments, true)
+	} else {
+		rec.Arguments = boundArguments(RedactJSON(rec.Arguments), false)
+	}
 	rec.Message = redactText(rec.Message)
+	if len(rec.Message) > MaxAuditMessage {
+		rec.Message = strings.ToValidUTF8(rec.Message[:MaxAuditMessage], "") + "..."
+	}
 	return s.st.Update(func(tx *store.Tx) error { return putJSON(tx, indexAudit, key, rec) })
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/store"
@@ -125,5 +126,58 @@ func TestAuditKeyOrderIsReverseIDOrder(t *testing.T) {
 			t.Fatalf("id %s > %s but key %s !< %s", id, prevID, key, prevKey)
 		}
 		prevID, prevKey = id, key
+	}
+}
+
+// An audit record keeps a few KB of a request however much it sent: long
+// arguments as their size and start, a refused request's as their size
+// alone, a long message cut.
+func TestRecordIsBoundedByWhatIsStoredNotBySent(t *testing.T) {
+	f := newFixture(t)
+	groups := make([]string, 20_000)
+	for i := range groups {
+		groups[i] = "group-" + strings.Repeat("x", 10)
+	}
+	big, err := json.Marshal(map[string]any{"clusterId": "c1", "instanceGroups": groups, "hfToken": "hf_" + strings.Repeat("a1B2", 9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []AuditRecord{
+		{Mutation: "updateClusterSoftware", Role: Viewer, Arguments: big, Outcome: string(errs.Forbidden), Message: "needs OPERATOR"},
+		{Mutation: "updateClusterSoftware", Role: Operator, Arguments: big, Outcome: string(errs.Validation), Message: strings.Repeat("é", 10_000)},
+	} {
+		if err := f.svc.Record(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := f.svc.AuditLog(AuditFilter{}, store.PageRequest{First: 10})
+	if err != nil || len(page.Items) != 2 {
+		t.Fatalf("page %+v, %v", page, err)
+	}
+	validation, forbidden := page.Items[0], page.Items[1] // newest first
+	for _, r := range page.Items {
+		stored, _ := json.Marshal(r)
+		if len(stored) > MaxAuditArguments+MaxAuditMessage+1024 {
+			t.Errorf("%s record is %d bytes for a %d-byte request; want a few KB", r.Outcome, len(stored), len(big))
+		}
+		var tr TruncatedArguments
+		if err := json.Unmarshal(r.Arguments, &tr); err != nil || !tr.Truncated || tr.Size < len(big)-100 {
+			t.Errorf("%s arguments %.200s: want a truncation marker with the original size", r.Outcome, r.Arguments)
+		}
+		if strings.Contains(string(r.Arguments), "a1B2") {
+			t.Errorf("%s arguments keep the token", r.Outcome)
+		}
+	}
+	var tr TruncatedArguments
+	_ = json.Unmarshal(forbidden.Arguments, &tr)
+	if tr.Head != "" {
+		t.Errorf("a refused request keeps the start of its arguments %.100q; want only their size", tr.Head)
+	}
+	_ = json.Unmarshal(validation.Arguments, &tr)
+	if !strings.HasPrefix(tr.Head, `{"clusterId":"c1"`) {
+		t.Errorf("a long request keeps %.100q; want the start of its arguments", tr.Head)
+	}
+	if len(validation.Message) > MaxAuditMessage+3 || !strings.HasSuffix(validation.Message, "...") || !utf8.ValidString(validation.Message) {
+		t.Errorf("message of %d bytes; want at most %d, cut on a character and marked", len(validation.Message), MaxAuditMessage)
 	}
 }

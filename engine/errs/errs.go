@@ -115,6 +115,24 @@ func (l List) Error() string {
 	return fmt.Sprintf("%s (and %d more)", l[0].Error(), len(l)-1)
 }
 
+// MaxListed is how many errors of a List a response carries: a request
+// with more mistakes gets the first MaxListed and a count of the rest, so
+// that an answer never grows with what was sent.
+const MaxListed = 20
+
+// Listed returns the errors a response carries: all of them when there
+// are at most MaxListed, else the first MaxListed and one more of the
+// first's code that counts the rest (its detail "omitted").
+func (l List) Listed() List {
+	if len(l) <= MaxListed {
+		return l
+	}
+	rest := len(l) - MaxListed
+	more := New(l[0].Code, "and %d more problems like these: correct the ones above and send the request again to see what remains", rest).
+		WithDetail("omitted", fmt.Sprint(rest))
+	return append(l[:MaxListed:MaxListed], more)
+}
+
 // Err returns nil for an empty list, else the list itself.
 func (l List) Err() error {
 	if len(l) == 0 {

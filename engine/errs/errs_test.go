@@ -20,3 +20,28 @@ func TestClipKeepsAMessageInProportionToTheMistake(t *testing.T) {
 		}
 	}
 }
+
+func TestListedCarriesTheFirstTwentyAndACount(t *testing.T) {
+	var l errs.List
+	for i := range 95_000 {
+		l = append(l, errs.Field("input.instanceGroups", "group %d is not a group of the cluster", i))
+	}
+	got := l.Listed()
+	if len(got) != errs.MaxListed+1 {
+		t.Fatalf("%d errors listed; want %d and a count", len(got), errs.MaxListed)
+	}
+	if got[0] != l[0] || got[errs.MaxListed-1] != l[errs.MaxListed-1] {
+		t.Fatalf("the first %d are not the list's first", errs.MaxListed)
+	}
+	last := got[errs.MaxListed]
+	if last.Code != errs.Validation || last.Details["omitted"] != "94980" || !strings.Contains(last.Message, "94980 more") {
+		t.Fatalf("count entry %+v", last)
+	}
+	short := l[:3]
+	if len(short.Listed()) != 3 {
+		t.Fatalf("a short list changed: %d", len(short.Listed()))
+	}
+	if len(l) != 95_000 {
+		t.Fatalf("Listed changed the list it was given")
+	}
+}
