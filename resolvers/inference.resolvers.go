@@ -16,7 +16,11 @@ import (
 
 // DeployEndpoint is the resolver for the deployEndpoint field.
 func (r *mutationResolver) DeployEndpoint(ctx context.Context, input model.DeployEndpointInput, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Resolver.Inference.Deploy(ctx, auth.Caller(ctx), deployInputOf(input), deref(idempotencyKey)))
+	in, err := deployInputOf(input)
+	if err != nil {
+		return nil, err
+	}
+	return operationOf(r.Resolver.Inference.Deploy(ctx, auth.Caller(ctx), in, deref(idempotencyKey)))
 }
 
 // UpdateEndpoint is the resolver for the updateEndpoint field.
@@ -42,15 +46,20 @@ func (r *mutationResolver) DeployRouter(ctx context.Context, endpointID string, 
 // SetEndpointAutoscaling is the resolver for the setEndpointAutoscaling field.
 func (r *mutationResolver) SetEndpointAutoscaling(ctx context.Context, endpointID string, input model.EndpointAutoscalingInput, idempotencyKey *string) (*model.Operation, error) {
 	in := inference.AutoscalingInput{Bounds: inference.Bounds{Min: input.MinReplicas, Max: input.MaxReplicas}, Trigger: inference.Trigger(input.Trigger)}
-	if input.Target != nil {
-		in.Target = *input.Target
+	var err error
+	if in.Target, err = givenAbove("input.target", input.Target); err != nil {
+		return nil, err
 	}
 	return operationOf(r.Resolver.Inference.SetAutoscaling(ctx, auth.Caller(ctx), endpointID, in, deref(idempotencyKey)))
 }
 
 // InvokeEndpoint is the resolver for the invokeEndpoint field.
 func (r *mutationResolver) InvokeEndpoint(ctx context.Context, endpointID string, request model.ChatRequestInput, business *string) (*model.InvocationResult, error) {
-	out, err := r.Resolver.Inference.Invoke(ctx, endpointID, chatRequestOf(request), deref(business))
+	req, err := chatRequestOf(request)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Resolver.Inference.Invoke(ctx, endpointID, req, deref(business))
 	if err != nil {
 		return nil, err
 	}

@@ -10,21 +10,22 @@ func (r *Resolver) endpointStream(id string) *recordStream[inference.Endpoint, m
 		get: r.Inference.Get, view: mapEndpoint, final: func(e *inference.Endpoint) bool { return e.Status.Terminal() }}
 }
 
-func deployInputOf(in model.DeployEndpointInput) inference.DeployInput {
+func deployInputOf(in model.DeployEndpointInput) (inference.DeployInput, error) {
 	out := inference.DeployInput{ClusterID: in.ClusterID, Name: in.Name, Path: inference.Path(in.Path), Model: in.Model,
 		FSxFileSystemID: deref(in.FsxFileSystemID), InstanceType: in.InstanceType, Replicas: in.Replicas, Image: deref(in.Image),
 		Pool: deref(in.Pool), TLSBucket: deref(in.TLSCertificateBucket), KVCache: kvCacheInputOf(in.KvCache), Routing: routingOf(in.IntelligentRouting)}
 	if in.ModelSource != nil {
 		out.Source = inference.Source(*in.ModelSource)
 	}
-	if in.GpusPerReplica != nil {
-		out.GPUsPerReplica = *in.GpusPerReplica
+	var err error
+	if out.GPUsPerReplica, err = given("input.gpusPerReplica", in.GpusPerReplica, 1, 0); err != nil {
+		return out, err
 	}
 	if in.Engine != nil {
 		out.Engine = inference.Engine(*in.Engine)
 	}
-	if in.TensorParallelSize != nil {
-		out.TensorParallelSize = *in.TensorParallelSize
+	if out.TensorParallelSize, err = given("input.tensorParallelSize", in.TensorParallelSize, 1, 0); err != nil {
+		return out, err
 	}
 	if in.ServiceForm != nil {
 		out.Form = inference.Form(*in.ServiceForm)
@@ -35,7 +36,7 @@ func deployInputOf(in model.DeployEndpointInput) inference.DeployInput {
 	if in.AcceptEula != nil {
 		out.AcceptEula = *in.AcceptEula
 	}
-	return out
+	return out, nil
 }
 
 func updateInputOf(in model.UpdateEndpointInput) inference.UpdateInput {
@@ -68,15 +69,16 @@ func routingOf(in *model.IntelligentRoutingInput) *inference.Routing {
 	return out
 }
 
-func chatRequestOf(in model.ChatRequestInput) inference.ChatRequest {
+func chatRequestOf(in model.ChatRequestInput) (inference.ChatRequest, error) {
 	out := inference.ChatRequest{Temperature: in.Temperature, Messages: make([]inference.ChatMessage, 0, len(in.Messages))}
-	if in.MaxTokens != nil {
-		out.MaxTokens = *in.MaxTokens
+	var err error
+	if out.MaxTokens, err = given("request.maxTokens", in.MaxTokens, 1, 4096); err != nil {
+		return out, err
 	}
 	for _, m := range in.Messages {
 		out.Messages = append(out.Messages, inference.ChatMessage{Role: m.Role, Content: m.Content})
 	}
-	return out
+	return out, nil
 }
 
 func mapInvocation(in *inference.Invocation) *model.InvocationResult {

@@ -11,11 +11,12 @@ func (r *Resolver) jobStream(id string) *recordStream[training.Job, model.Job] {
 		get: r.Training.Get, view: mapJob, final: func(j *training.Job) bool { return j.Status.Terminal() }}
 }
 
-func submitInputOf(in model.SubmitTrainingJobInput) training.SubmitInput {
+func submitInputOf(in model.SubmitTrainingJobInput) (training.SubmitInput, error) {
 	out := training.SubmitInput{ClusterID: in.ClusterID, Name: in.Name, Recipe: recipe.Name(in.Recipe), Model: deref(in.Model), DatasetPath: in.DatasetPath,
 		Script: deref(in.Script), InstanceGroup: in.InstanceGroup, Nodes: in.Nodes, Experiment: deref(in.Experiment)}
-	if in.GpusPerNode != nil {
-		out.GPUsPerNode = *in.GpusPerNode
+	var err error
+	if out.GPUsPerNode, err = given("input.gpusPerNode", in.GpusPerNode, 1, 0); err != nil {
+		return out, err
 	}
 	for _, s := range in.Settings {
 		out.Settings = append(out.Settings, training.Setting{Key: s.Key, Value: s.Value})
@@ -24,7 +25,7 @@ func submitInputOf(in model.SubmitTrainingJobInput) training.SubmitInput {
 		out.Recovery = training.RecoveryInput{MaxRestarts: rc.MaxRestarts, WindowSeconds: rc.WindowSeconds, MaxFullJobRestarts: rc.MaxFullJobRestarts,
 			RestartsBeforeFullJobRestart: rc.RestartsBeforeFullJobRestart, DetectHangs: rc.DetectHangs}
 	}
-	return out
+	return out, nil
 }
 
 func mapJob(j *training.Job) *model.Job {

@@ -16,7 +16,11 @@ import (
 
 // SubmitTrainingJob is the resolver for the submitTrainingJob field.
 func (r *mutationResolver) SubmitTrainingJob(ctx context.Context, input model.SubmitTrainingJobInput, idempotencyKey *string) (*model.Operation, error) {
-	return operationOf(r.Resolver.Training.Submit(ctx, auth.Caller(ctx), submitInputOf(input), deref(idempotencyKey)))
+	in, err := submitInputOf(input)
+	if err != nil {
+		return nil, err
+	}
+	return operationOf(r.Resolver.Training.Submit(ctx, auth.Caller(ctx), in, deref(idempotencyKey)))
 }
 
 // DeleteJob is the resolver for the deleteJob field.
@@ -72,7 +76,11 @@ func (r *queryResolver) JobMetrics(ctx context.Context, jobID string, names []st
 func (r *queryResolver) JobLogLines(ctx context.Context, jobID string, pod *string, tail *int, since *string, contains *string) (*model.JobLogChunk, error) {
 	req := training.LogsRequest{Pod: deref(pod), Tail: 500, Since: deref(since)}
 	if tail != nil {
-		req.Tail = *tail
+		n, err := given("tail", tail, 1, training.MaxLogTail)
+		if err != nil {
+			return nil, err
+		}
+		req.Tail = n
 	}
 	c, err := r.Resolver.Training.ReadLogs(ctx, jobID, req, deref(contains))
 	if err != nil {

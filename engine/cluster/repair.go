@@ -27,7 +27,7 @@ func (s *Service) RepairDependencies(ctx context.Context, caller, id, idempotenc
 	}
 	c, err := s.Get(id)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "clusterId")
 	}
 	if c.Status != hyperpod.ClusterActive {
 		return nil, errs.New(errs.Precondition, "cluster %s is %s; its dependencies can be repaired once it is ACTIVE (a failed creation or import installs them when retried)", c.Name, c.Status).WithField("clusterId")

@@ -50,11 +50,15 @@ type softwareOutput struct {
 }
 
 // UpdateSoftware starts an UpdateClusterSoftware operation on the groups
-// named (all of the cluster's when none is).
+// named (all of the cluster's when groups is nil; an empty, non-nil list
+// names none and is refused).
 func (s *Service) UpdateSoftware(ctx context.Context, caller, clusterID string, groups []string, rolling RollingUpdate, idempotencyKey string) (*ops.Operation, error) {
+	if groups != nil && len(groups) == 0 {
+		return nil, errs.Field("instanceGroups", "instanceGroups is empty: name the groups to update, or leave instanceGroups out to update them all")
+	}
 	c, err := s.clusters.Get(clusterID)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "clusterId")
 	}
 	target := ops.Ref{Kind: NodesTarget, ID: c.ID, Name: c.Name}
 	asked := softwareInput{ClusterID: c.ID, Groups: slices.Clone(groups), Rolling: rolling}

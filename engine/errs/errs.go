@@ -83,6 +83,17 @@ func (e *Error) WithDetail(key, value string) *Error {
 	return e
 }
 
+// NotFoundOn names field as the one a NOT_FOUND err is about, when err
+// names none: a lookup by id does not know which request field sent the
+// id, its caller does. Any other err is returned as it is.
+func NotFoundOn(err error, field string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == NotFound && e.Field == "" {
+		return e.WithField(field)
+	}
+	return err
+}
+
 // CodeOf returns the code of err, INTERNAL for an error without one.
 func CodeOf(err error) Code {
 	var e *Error

@@ -45,3 +45,15 @@ func TestListedCarriesTheFirstTwentyAndACount(t *testing.T) {
 		t.Fatalf("Listed changed the list it was given")
 	}
 }
+
+func TestNotFoundOnNamesOnlyAFieldlessNotFound(t *testing.T) {
+	if e := errs.As(errs.NotFoundOn(errs.New(errs.NotFound, "cluster \"c1\" does not exist"), "input.clusterId")); e.Field != "input.clusterId" {
+		t.Errorf("a NOT_FOUND without a field got field %q", e.Field)
+	}
+	if e := errs.As(errs.NotFoundOn(errs.New(errs.NotFound, "x").WithField("id"), "input.clusterId")); e.Field != "id" {
+		t.Errorf("a NOT_FOUND's own field became %q", e.Field)
+	}
+	if e := errs.As(errs.NotFoundOn(errs.New(errs.Internal, "region unreachable"), "input.clusterId")); e.Field != "" {
+		t.Errorf("an INTERNAL got field %q", e.Field)
+	}
+}

@@ -247,7 +247,7 @@ func (s *Service) Deploy(ctx context.Context, caller string, in DeployInput, ide
 	}
 	c, p, err := s.clusters.Reach(in.ClusterID, true)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "input.clusterId")
 	}
 	if err := c.RequireActive("input.clusterId", "endpoints can be deployed"); err != nil {
 		return nil, err

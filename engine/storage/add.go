@@ -113,16 +113,20 @@ func checkBucketName(field, name string) error {
 // Add adds storage to a cluster. A second identical request for the
 // cluster's shared bucket changes nothing.
 func (s *Service) Add(ctx context.Context, caller string, in AddInput, idempotencyKey string) (*ops.Operation, error) {
+	switch {
+	case in.Kind != KindS3 && in.Kind != KindFSxLustre:
+		return nil, errs.Field("input.kind", "storage kind %q is not one this version makes; use S3 or FSX_LUSTRE", in.Kind)
+	case in.Kind == KindFSxLustre && in.S3 != nil:
+		return nil, errs.Field("input.s3", "an FSX_LUSTRE storage takes input.fsxLustre only: leave input.s3 out, or add the bucket with kind S3 in a request of its own")
+	case in.Kind == KindS3 && in.FSx != nil:
+		return nil, errs.Field("input.fsxLustre", "an S3 storage takes input.s3 only: leave input.fsxLustre out, or add the file system with kind FSX_LUSTRE in a request of its own")
+	}
 	c, err := s.clusters.Get(in.ClusterID)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "input.clusterId")
 	}
-	switch in.Kind {
-	case KindFSxLustre:
+	if in.Kind == KindFSxLustre {
 		return s.addFSx(ctx, caller, c, in, idempotencyKey)
-	case KindS3:
-	default:
-		return nil, errs.Field("input.kind", "storage kind %q is not one this version makes; use S3 or FSX_LUSTRE", in.Kind)
 	}
 	if in.S3 == nil {
 		return nil, errs.Field("input.s3", "an S3 storage needs input.s3 with the bucket's name and whether to create it")

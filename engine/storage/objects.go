@@ -65,7 +65,7 @@ func (s *Service) Objects(ctx context.Context, clusterID, prefix string, first i
 	}
 	_, p, err := s.clusters.Reach(clusterID, true)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "clusterId")
 	}
 	shared, err := s.SharedStorage(clusterID)
 	if err != nil {

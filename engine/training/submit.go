@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -76,6 +78,9 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	if len(in.Experiment) > maxExperimentLength {
 		return nil, errs.Field("input.experiment", "the experiment's name is longer than %d characters", maxExperimentLength)
 	}
+	if i := strings.IndexFunc(in.Experiment, unicode.IsControl); i >= 0 {
+		return nil, errs.Field("input.experiment", "the experiment's name has a control character at byte %d; use printable characters", i)
+	}
 	req := ops.Request{Kind: KindSubmit, Target: ops.Ref{Kind: targetKind}, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: in}
 	if op, err := s.runner.Replay(req); op != nil || err != nil {
 		return op, err
@@ -95,7 +100,7 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	}
 	c, p, err := s.clusters.Reach(in.ClusterID, true)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "input.clusterId")
 	}
 	if err := c.RequireActive("input.clusterId", "jobs can be submitted"); err != nil {
 		return nil, err
