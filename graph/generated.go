@@ -6136,6 +6136,8 @@ enum EndpointStatus {
   READY
   "Some replicas are ready, not all (a lost node, a crash, a scale-up under way)."
   DEGRADED
+  "It is asked for 0 replicas (updateEndpoint, or its autoscaling at its minimum of 0): nothing serves until it is scaled up."
+  SCALED_TO_ZERO
   "It cannot become ready: statusMessage says why (out of GPU memory at load, an image that cannot be pulled, the operator's failure)."
   FAILED
   "deleteEndpoint is removing its objects."

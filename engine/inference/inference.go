@@ -74,9 +74,12 @@ const (
 	Deploying Status = "DEPLOYING"
 	Ready     Status = "READY"
 	Degraded  Status = "DEGRADED"
-	Failed    Status = "FAILED"
-	Deleting  Status = "DELETING"
-	Deleted   Status = "DELETED"
+	// ScaledToZero: it is asked for no replica, so nothing serves until it
+	// is scaled up (by updateEndpoint or its autoscaling).
+	ScaledToZero Status = "SCALED_TO_ZERO"
+	Failed       Status = "FAILED"
+	Deleting     Status = "DELETING"
+	Deleted      Status = "DELETED"
 )
 
 // RouterPolicy is the SGLang router's --policy, as the schema names it.

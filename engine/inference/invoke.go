@@ -121,6 +121,9 @@ func (s *Service) Invoke(ctx context.Context, id string, req ChatRequest, busine
 	if err != nil {
 		return nil, err
 	}
+	if e.Status == ScaledToZero {
+		return nil, errs.New(errs.Precondition, "endpoint %s is scaled to 0 replicas: nothing serves it; scale it up (updateEndpoint with replicas), then wait for READY (endpointUpdated)", e.Name).WithField("endpointId")
+	}
 	if e.Status != Ready && e.Status != Degraded {
 		return nil, errs.New(errs.Precondition, "endpoint %s is %s: no replica serves yet (%s); wait for READY (endpointUpdated)", e.Name, e.Status, e.StatusMessage).WithField("endpointId")
 	}

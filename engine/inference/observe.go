@@ -101,6 +101,20 @@ func observe(ctx context.Context, kc *cloud.KubeClients, e *Endpoint) (*observed
 	return o, nil
 }
 
+// rejudge works endpoint e's status out again from its record, after an
+// operation changed what is wanted of it (its replicas, its image): READY
+// only when every wanted replica is ready. An endpoint on its way in or out
+// (PENDING, DELETING, DELETED) keeps the status its operation gave it, and
+// the refresh reads the cluster again soon after.
+func rejudge(e *Endpoint) {
+	if e.Status == Pending || e.Status == Deleting || e.Status == Deleted {
+		return
+	}
+	o := &observed{operatorState: e.OperatorState, replicas: e.Replicas, ready: e.ReadyReplicas, pods: e.Pods, address: e.Address}
+	judge(e, o)
+	e.Status, e.StatusMessage = o.status, o.message
+}
+
 // judge sets the endpoint's status from what was read.
 func judge(e *Endpoint, o *observed) {
 	failing := ""
@@ -121,7 +135,7 @@ func judge(e *Endpoint, o *observed) {
 	case o.operatorState == "DeploymentFailed":
 		o.status, o.message = Failed, cmp.Or(o.message, "the inference operator failed to deploy it")
 	case o.replicas == 0:
-		o.status, o.message = Ready, "scaled to 0 replicas: nothing serves until it is scaled up"
+		o.status, o.message = ScaledToZero, "scaled to 0 replicas: nothing serves until it is scaled up"
 	case o.ready >= o.replicas && e.Form == LoadBalancer && (o.address == nil || o.address.Host == ""):
 		o.status, o.message = Deploying, "every replica is ready; waiting for the load balancer's DNS name (the AWS Load Balancer Controller makes it)"
 	case o.ready >= o.replicas:

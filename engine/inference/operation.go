@@ -139,4 +139,7 @@ func apply(e *Endpoint, c *change) {
 	if c.Autoscaling != nil {
 		e.Autoscaling = c.Autoscaling
 	}
+	if c.Replicas != nil || c.Image != nil {
+		rejudge(e)
+	}
 }

@@ -40,7 +40,7 @@ func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
 		}
 		// A READY endpoint may still change (KEDA, a lost node), but more
 		// slowly than one that settles; autoscaled ones are watched closely.
-		busy = busy || got.Status != Ready || got.Autoscaling != nil
+		busy = busy || (got.Status != Ready && got.Status != ScaledToZero) || got.Autoscaling != nil
 	}
 	return busy, nil
 }

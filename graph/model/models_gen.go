@@ -2451,6 +2451,8 @@ const (
 	EndpointStatusReady EndpointStatus = "READY"
 	// Some replicas are ready, not all (a lost node, a crash, a scale-up under way).
 	EndpointStatusDegraded EndpointStatus = "DEGRADED"
+	// It is asked for 0 replicas (updateEndpoint, or its autoscaling at its minimum of 0): nothing serves until it is scaled up.
+	EndpointStatusScaledToZero EndpointStatus = "SCALED_TO_ZERO"
 	// It cannot become ready: statusMessage says why (out of GPU memory at load, an image that cannot be pulled, the operator's failure).
 	EndpointStatusFailed EndpointStatus = "FAILED"
 	// deleteEndpoint is removing its objects.
@@ -2464,6 +2466,7 @@ var AllEndpointStatus = []EndpointStatus{
 	EndpointStatusDeploying,
 	EndpointStatusReady,
 	EndpointStatusDegraded,
+	EndpointStatusScaledToZero,
 	EndpointStatusFailed,
 	EndpointStatusDeleting,
 	EndpointStatusDeleted,
@@ -2471,7 +2474,7 @@ var AllEndpointStatus = []EndpointStatus{
 
 func (e EndpointStatus) IsValid() bool {
 	switch e {
-	case EndpointStatusPending, EndpointStatusDeploying, EndpointStatusReady, EndpointStatusDegraded, EndpointStatusFailed, EndpointStatusDeleting, EndpointStatusDeleted:
+	case EndpointStatusPending, EndpointStatusDeploying, EndpointStatusReady, EndpointStatusDegraded, EndpointStatusScaledToZero, EndpointStatusFailed, EndpointStatusDeleting, EndpointStatusDeleted:
 		return true
 	}
 	return false

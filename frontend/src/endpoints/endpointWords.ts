@@ -59,6 +59,7 @@ export const endpointStatusWords: Record<string, string> = {
   DEPLOYING: "Its objects are made; replicas are starting or loading the model.",
   READY: "Every desired replica is ready.",
   DEGRADED: "Some replicas are ready, not all.",
+  SCALED_TO_ZERO: "Scaled to 0 replicas: nothing serves until it is scaled up.",
   FAILED: "It cannot become ready.",
   DELETING: "Its objects are being removed.",
   DELETED: "Its objects are gone; the record stays for history.",

@@ -265,7 +265,9 @@ export type EndpointStatus =
   /** Submitted; its objects are being made. */
   | 'PENDING'
   /** Every desired replica is ready. */
-  | 'READY';
+  | 'READY'
+  /** It is asked for 0 replicas (updateEndpoint, or its autoscaling at its minimum of 0): nothing serves until it is scaled up. */
+  | 'SCALED_TO_ZERO';
 
 /** What happened to a resource. */
 export type EventAction =

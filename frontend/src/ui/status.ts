@@ -46,6 +46,8 @@ const tones: Record<string, Tone> = {
   MISCONFIGURED: "warn",
   // a training job recovering from a fault
   RESTARTING: "warn",
+  // asked to do nothing for now
+  SCALEDTOZERO: "neutral",
   // failed
   FAILED: "bad",
   FAILURE: "bad",
