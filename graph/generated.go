@@ -8484,7 +8484,7 @@ extend type Subscription {
     jobId: ID!
     "Only this pod's lines; default every pod of the job."
     pod: String
-    "How many of the newest lines to start with, 0-10000; default 200. Ignored with since."
+    "How many of the newest lines to start with, 0-10000; default 200. 0 starts at the log's end: only lines written from now on (none without follow). Ignored with since."
     tail: Int
     "The cursor of a chunk already received: continue after it, with no gap."
     since: String

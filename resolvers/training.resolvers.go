@@ -104,7 +104,8 @@ func (r *subscriptionResolver) JobLogs(ctx context.Context, jobID string, pod *s
 	}
 	req := training.LogsRequest{Pod: deref(pod), Tail: 200, Since: deref(since), Follow: true}
 	if tail != nil {
-		req.Tail = *tail
+		// tail 0 asks for no earlier line, only what comes next.
+		req.Tail, req.FromEnd = *tail, *tail == 0
 	}
 	if follow != nil {
 		req.Follow = *follow

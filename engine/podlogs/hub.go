@@ -94,6 +94,10 @@ type SubscribeOptions struct {
 	// Without Since or Tail a viewer starts at the oldest buffered line
 	// (at most ViewerLag back), or at the last BufferLines lines of the log.
 	Tail int
+	// FromEnd starts the viewer at the log's end: it gets only the lines
+	// written from now on (none without Follow). It takes neither Tail nor
+	// Since.
+	FromEnd bool
 	// Follow keeps the viewer on the live log; without it the viewer ends
 	// with io.EOF at the log's end as of subscribing.
 	Follow bool
@@ -105,8 +109,8 @@ type SubscribeOptions struct {
 // Subscribe then waits for that open and returns its error (wrapping the
 // Opener's, which errors.Is and errors.As see).
 func (h *Hub) Subscribe(ctx context.Context, k Key, so SubscribeOptions) (*Viewer, error) {
-	if so.Tail < 0 || (so.Tail > 0 && so.Since != nil) {
-		return nil, errs.New(errs.Validation, "a log subscription takes either a tail of at least 1 line or a cursor to start after, not both")
+	if so.Tail < 0 || (so.Tail > 0 && so.Since != nil) || (so.FromEnd && (so.Tail > 0 || so.Since != nil)) {
+		return nil, errs.New(errs.Validation, "a log subscription takes one of a tail of at least 1 line, a cursor to start after, or the log's end")
 	}
 	so.Tail = min(so.Tail, h.opt.BufferLines)
 	v := newViewer(ctx, h, k, so.Follow)
@@ -159,8 +163,13 @@ func (h *Hub) acquire(ctx context.Context, k Key, so SubscribeOptions) (*upstrea
 	u := h.ups[k]
 	if u == nil {
 		tail := h.opt.BufferLines
-		if so.Tail > 0 {
+		switch {
+		case so.Tail > 0:
 			tail = so.Tail
+		case so.FromEnd:
+			// The first viewer wants no earlier line: the upstream reads
+			// none, and a later viewer that wants some reads them itself.
+			tail = 0
 		}
 		u = newUpstream(h, k, tail)
 		h.ups[k] = u

@@ -458,3 +458,40 @@ func TestSubscribeRefusesTailWithCursor(t *testing.T) {
 		t.Fatal("Subscribe took both a tail and a cursor")
 	}
 }
+
+// A viewer from the log's end gets only the lines written after it
+// subscribed, whether it opens the upstream or joins it; without follow
+// it gets none.
+func TestFromEndGetsOnlyNewLines(t *testing.T) {
+	f := newFakeLog()
+	f.add(numbered("old", 0, 3)...)
+	h := newTestHub(t, f, podlogs.Options{})
+	first := subscribe(t, h, podlogs.SubscribeOptions{Follow: true, FromEnd: true})
+	if o := f.openOptions(0); o.TailLines == nil || *o.TailLines != 0 {
+		t.Fatalf("the upstream was opened with %+v; want TailLines 0 for a first viewer from the end", o)
+	}
+	f.add("new0")
+	wantTexts(t, read(t, first, 1), []string{"new0"})
+	joined := subscribe(t, h, podlogs.SubscribeOptions{Follow: true, FromEnd: true})
+	f.add("new1")
+	wantTexts(t, read(t, joined, 1), []string{"new1"})
+	wantTexts(t, read(t, first, 1), []string{"new1"})
+
+	once := subscribe(t, h, podlogs.SubscribeOptions{FromEnd: true})
+	if got, err := readToEnd(t, once); len(got) != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("a one-off read from the end got %q, %v; want no line and io.EOF", texts(got), err)
+	}
+	alone := podlogs.NewHub(f.open, podlogs.Options{RetryDelay: time.Millisecond})
+	t.Cleanup(alone.Close)
+	v, err := alone.Subscribe(t.Context(), testKey, podlogs.SubscribeOptions{FromEnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Close)
+	if got, err := readToEnd(t, v); len(got) != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("a one-off read from the end with no upstream got %q, %v; want no line and io.EOF", texts(got), err)
+	}
+	if _, err := h.Subscribe(t.Context(), testKey, podlogs.SubscribeOptions{FromEnd: true, Tail: 5}); err == nil {
+		t.Fatal("FromEnd with a tail was taken")
+	}
+}

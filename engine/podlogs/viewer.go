@@ -73,6 +73,8 @@ func (v *Viewer) place(r *ring, so SubscribeOptions, initialTail, lag int) bool 
 			return false
 		}
 		v.pos = r.after(*so.Since)
+	case so.FromEnd:
+		v.pos = r.end
 	case so.Tail > 0:
 		switch {
 		case r.len() >= so.Tail:
@@ -107,6 +109,12 @@ func (v *Viewer) openPrivate(so SubscribeOptions, handover bool) error {
 	case so.Tail > 0:
 		tail := int64(so.Tail)
 		o.TailLines = &tail
+	case so.FromEnd:
+		// Only a one-off read opens a private read from the end (a
+		// following viewer is always placed on its upstream): it reads
+		// no line.
+		none := int64(0)
+		o.TailLines = &none
 	default:
 		tail := int64(v.h.opt.BufferLines)
 		o.TailLines = &tail

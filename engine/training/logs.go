@@ -24,8 +24,11 @@ type LogsRequest struct {
 	// with Since.
 	Tail int
 	// Since is the cursor of a chunk already received.
-	Since  string
-	Follow bool
+	Since string
+	// FromEnd starts every pod at its log's end (a tail of 0): only lines
+	// written from now on, so none without Follow. Ignored with Since.
+	FromEnd bool
+	Follow  bool
 }
 
 // LogEnd says why a log stream ended.
@@ -203,7 +206,7 @@ func (st *logStream) follow(ctx context.Context, pod Pod) error {
 	if c := st.cursors[pod.Name]; c != nil {
 		so.Since = c
 	} else if st.req.Since == "" {
-		so.Tail = st.req.Tail
+		so.Tail, so.FromEnd = st.req.Tail, st.req.FromEnd
 	}
 	st.mu.Unlock()
 	key := podlogs.Key{Cluster: st.job.ClusterID, Namespace: st.job.Namespace, Pod: pod.Name, Container: pod.Container}

@@ -107,6 +107,11 @@ func TestAJobIsFollowedToSucceeded(t *testing.T) {
 	if !slices.IsSortedFunc(chunk.Lines, func(a, b training.LogLine) int { return a.Time.Compare(b.Time) }) {
 		t.Error("the lines are not in time order")
 	}
+	// A tail of 0 (from the log's end) asks for no earlier line.
+	none, err := f.svc.ReadLogs(context.Background(), j.ID, training.LogsRequest{Pod: done.Pods[0].Name, FromEnd: true}, "")
+	if err != nil || len(none.Lines) != 0 {
+		t.Fatalf("a read from the log's end gave %d lines, %v; want none", len(none.Lines), err)
+	}
 }
 
 func joinLines(lines []training.LogLine) string {
