@@ -5556,7 +5556,7 @@ type Cluster {
   nodesTotal: Int
   "The cluster's newest operation."
   lastOperation: Operation
-  "The cluster's operations, newest first."
+  "The operations about the cluster, newest first: on the cluster itself and on its instance groups, nodes, features, storage, models, jobs and endpoints."
   operations("How many (1-200)." first: Int = 20, "The cursor after which to start." after: String): OperationConnection!
   "When the record was made."
   createdAt: Time!

@@ -9,7 +9,6 @@ import (
 	"context"
 
 	"github.com/instantstart/instantstart/engine/auth"
-	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
@@ -45,7 +44,7 @@ func (r *clusterResolver) LastOperation(ctx context.Context, obj *model.Cluster)
 
 // Operations is the resolver for the operations field.
 func (r *clusterResolver) Operations(ctx context.Context, obj *model.Cluster, first *int, after *string) (*model.OperationConnection, error) {
-	return r.listOperations(ctx, ops.Filter{TargetKind: cluster.TargetKind, TargetID: obj.ID}, first, after)
+	return r.listOperations(ctx, ops.Filter{ClusterID: obj.ID}, first, after)
 }
 
 // CreateCluster is the resolver for the createCluster field.

@@ -104,9 +104,12 @@ type Phase struct {
 
 // Operation is a stored, staged change of one target resource.
 type Operation struct {
-	ID              string     `json:"id"`
-	Kind            string     `json:"kind"`
-	Target          Ref        `json:"target"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Target Ref    `json:"target"`
+	// ClusterID is the cluster the operation is about: its target, or the
+	// cluster its target belongs to; "" for an operation about no cluster.
+	ClusterID       string     `json:"clusterId,omitempty"`
 	RequestedBy     string     `json:"requestedBy"`
 	IdempotencyKey  string     `json:"idempotencyKey,omitempty"`
 	Status          Status     `json:"status"`

@@ -17,18 +17,22 @@ type Filter struct {
 	Statuses   []Status
 	TargetKind string
 	TargetID   string
+	// ClusterID keeps the operations about a cluster: on it, or on a
+	// resource of it (storage, models, jobs, endpoints, groups, nodes).
+	ClusterID string
 }
 
 // all reports whether f matches every operation.
 func (f Filter) all() bool {
-	return len(f.Kinds) == 0 && len(f.Statuses) == 0 && f.TargetKind == "" && f.TargetID == ""
+	return len(f.Kinds) == 0 && len(f.Statuses) == 0 && f.TargetKind == "" && f.TargetID == "" && f.ClusterID == ""
 }
 
 func (f Filter) match(op *Operation) bool {
 	return (len(f.Kinds) == 0 || slices.Contains(f.Kinds, op.Kind)) &&
 		(len(f.Statuses) == 0 || slices.Contains(f.Statuses, op.Status)) &&
 		(f.TargetKind == "" || f.TargetKind == op.Target.Kind) &&
-		(f.TargetID == "" || f.TargetID == op.Target.ID)
+		(f.TargetID == "" || f.TargetID == op.Target.ID) &&
+		(f.ClusterID == "" || f.ClusterID == op.ClusterID)
 }
 
 // Page is one page of operations, newest first.
@@ -39,9 +43,13 @@ type Page = store.Page[Operation]
 // page decodes only its own operations.
 func (r *Runner) List(f Filter, req store.PageRequest) (*Page, error) {
 	scan := store.Scan{Kind: recordKind, Descending: true} // ULIDs: key order is creation order
-	if f.TargetID != "" && f.TargetKind != "" {
+	switch {
+	case f.TargetID != "" && f.TargetKind != "":
 		scan.Index, scan.Prefix = indexByTarget, f.TargetKind+"/"+f.TargetID+"/"
 		f.TargetKind, f.TargetID = "", "" // the index has matched them
+	case f.ClusterID != "":
+		scan.Index, scan.Prefix = indexByCluster, f.ClusterID+"/"
+		f.ClusterID = ""
 	}
 	var match func(*Operation) bool
 	if !f.all() {

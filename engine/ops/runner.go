@@ -147,7 +147,13 @@ func (r *Runner) Register(def Definition) {
 // stopped. Each resumes at its stored phases by Observing first.
 func (r *Runner) Start() error {
 	var pending []string
+	var indexed bool
+	unindexed := map[string]string{} // operation id -> its cluster, for indexByCluster
 	err := r.store.View(func(tx *store.Tx) error {
+		_, err := tx.GetIndex(indexMeta, metaByClusterBuilt)
+		if indexed = err == nil; err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
 		return tx.List(recordKind, "", func(id string, raw []byte) (bool, error) {
 			var op Operation
 			if err := json.Unmarshal(raw, &op); err != nil {
@@ -156,11 +162,21 @@ func (r *Runner) Start() error {
 			if !op.Status.Terminal() {
 				pending = append(pending, id)
 			}
+			if !indexed {
+				if c := clusterOf(&op); c != "" {
+					unindexed[id] = c
+				}
+			}
 			return true, nil
 		})
 	})
 	if err != nil {
 		return err
+	}
+	if !indexed {
+		if err := r.indexByCluster(unindexed); err != nil {
+			return err
+		}
 	}
 	for _, id := range pending {
 		r.log.Info("resuming operation", "operation", id)
@@ -281,4 +297,55 @@ func (r *Runner) save(tx *store.Tx, op *Operation) error {
 		}
 	}
 	return nil
+}
+
+// The meta index of the operation records, and its entry that marks
+// indexByCluster built for the operations stored before it existed.
+const (
+	indexMeta          = "op-meta"
+	metaByClusterBuilt = "by-cluster-built"
+)
+
+// clusterOf is the cluster of an operation stored before operations named
+// theirs: its target when that is a cluster, else the clusterId of its
+// input, which every area's operation input carries.
+func clusterOf(op *Operation) string {
+	if op.ClusterID != "" {
+		return op.ClusterID
+	}
+	if op.Target.Kind == "CLUSTER" {
+		return op.Target.ID
+	}
+	var in struct {
+		ClusterID string `json:"clusterId"`
+	}
+	if len(op.Input) > 0 && json.Unmarshal(op.Input, &in) == nil {
+		return in.ClusterID
+	}
+	return ""
+}
+
+// indexByCluster writes the indexByCluster entries of clusters (operation
+// id -> cluster id), a few hundred a transaction, then marks the index
+// built so that the next start does not look again.
+func (r *Runner) indexByCluster(clusters map[string]string) error {
+	ids := make([]string, 0, len(clusters))
+	for id := range clusters {
+		ids = append(ids, id)
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), 500)]
+		ids = ids[len(batch):]
+		if err := r.store.Update(func(tx *store.Tx) error {
+			for _, id := range batch {
+				if err := tx.PutIndex(indexByCluster, clusters[id]+"/"+id, ""); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("index the operations by cluster: %w", err)
+		}
+	}
+	return r.store.Update(func(tx *store.Tx) error { return tx.PutIndex(indexMeta, metaByClusterBuilt, "") })
 }

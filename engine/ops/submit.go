@@ -19,12 +19,20 @@ const (
 	indexLock     = "lock"      // <target kind>/<target id> -> operation id
 	indexIdem     = "idem"      // <caller>\x00<key> -> request hash \x00 operation id
 	indexByTarget = "op-target" // <target kind>/<target id>/<operation id> -> ""
+	// indexByCluster lists the operations about a cluster, whatever their
+	// target: <cluster id>/<operation id> -> "".
+	indexByCluster = "op-cluster"
 )
 
 // Request asks for a new operation.
 type Request struct {
-	Kind           string
-	Target         Ref
+	Kind   string
+	Target Ref
+	// ClusterID is the cluster the operation is about (its target, or the
+	// cluster its target belongs to): the operation is listed among the
+	// cluster's (Filter.ClusterID). When empty it is the target, when that
+	// is a CLUSTER, else the clusterId the Input carries.
+	ClusterID      string
 	RequestedBy    string
 	IdempotencyKey string
 	// Input is stored with the operation (JSON) and read back by the
@@ -88,7 +96,7 @@ func (r *Runner) Submit(req Request) (*Operation, error) {
 		return nil, err
 	}
 	op := &Operation{
-		ID: r.ids.NewID(), Kind: req.Kind, Target: req.Target, RequestedBy: req.RequestedBy,
+		ID: r.ids.NewID(), Kind: req.Kind, Target: req.Target, ClusterID: req.ClusterID, RequestedBy: req.RequestedBy,
 		IdempotencyKey: req.IdempotencyKey, Status: Queued, StatusQuery: def.StatusQuery, Input: input,
 	}
 	var existing *Operation
@@ -108,6 +116,9 @@ func (r *Runner) Submit(req Request) (*Operation, error) {
 			if err := req.Prepare(tx, op); err != nil {
 				return err
 			}
+		}
+		if op.ClusterID == "" {
+			op.ClusterID = clusterOf(op)
 		}
 		if err := r.plan(op, def); err != nil {
 			return err
@@ -130,6 +141,11 @@ func (r *Runner) Submit(req Request) (*Operation, error) {
 		}
 		if err := tx.PutIndex(indexByTarget, lockKey(op.Target)+"/"+op.ID, ""); err != nil {
 			return err
+		}
+		if op.ClusterID != "" {
+			if err := tx.PutIndex(indexByCluster, op.ClusterID+"/"+op.ID, ""); err != nil {
+				return err
+			}
 		}
 		return r.save(tx, op)
 	})

@@ -41,11 +41,11 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 	}
 	target := ops.Ref{Kind: targetKind, ID: st.ID, Name: st.Name()}
 	sent := removeInput{StorageID: id, DeleteBucket: deleteBucket}
-	if op, err := s.runner.Replay(ops.Request{Kind: KindRemove, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: sent}); op != nil || err != nil {
+	if op, err := s.runner.Replay(ops.Request{Kind: KindRemove, Target: target, ClusterID: st.ClusterID, RequestedBy: caller, IdempotencyKey: idempotencyKey, Fingerprint: sent}); op != nil || err != nil {
 		return op, err
 	}
 	if st.Status == Deleted {
-		return s.runner.Submit(ops.Request{Kind: KindRemove, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: sent, Fingerprint: sent, Noop: true})
+		return s.runner.Submit(ops.Request{Kind: KindRemove, Target: target, ClusterID: st.ClusterID, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: sent, Fingerprint: sent, Noop: true})
 	}
 	c, err := s.clusters.Get(st.ClusterID)
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 		if deleteBucket {
 			return nil, errs.Field("deleteBucket", "storage %s is a file system, not the shared bucket; remove it without deleteBucket (its files go with it, the bucket's objects stay)", st.FSx.Name)
 		}
-		return s.runner.Submit(ops.Request{Kind: KindRemove, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: sent, Fingerprint: sent})
+		return s.runner.Submit(ops.Request{Kind: KindRemove, Target: target, ClusterID: st.ClusterID, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: sent, Fingerprint: sent})
 	}
 	if linked, err := s.linkedFileSystem(st); err != nil || linked != nil {
 		if err != nil {
@@ -75,7 +75,7 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 		in.Buckets = rest
 	}
 	return s.runner.Submit(ops.Request{
-		Kind: KindRemove, Target: target, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: in, Fingerprint: sent,
+		Kind: KindRemove, Target: target, ClusterID: st.ClusterID, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: in, Fingerprint: sent,
 		Prepare: func(tx *store.Tx, op *ops.Operation) error {
 			if len(in.Buckets) > 0 {
 				return s.mounts.RecordMount(tx, c.ID, in.Buckets, op.ID)

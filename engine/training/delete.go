@@ -29,7 +29,7 @@ func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string)
 	if err != nil {
 		return nil, err
 	}
-	req := ops.Request{Kind: KindDelete, Target: ops.Ref{Kind: targetKind, ID: j.ID, Name: j.Name}, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: deleteInput{JobID: j.ID}}
+	req := ops.Request{Kind: KindDelete, Target: ops.Ref{Kind: targetKind, ID: j.ID, Name: j.Name}, ClusterID: j.ClusterID, RequestedBy: caller, IdempotencyKey: idempotencyKey, Input: deleteInput{JobID: j.ID}}
 	if op, err := s.runner.Replay(req); op != nil || err != nil {
 		return op, err
 	}

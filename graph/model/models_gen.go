@@ -172,7 +172,7 @@ type Cluster struct {
 	NodesTotal *int `json:"nodesTotal,omitempty"`
 	// The cluster's newest operation.
 	LastOperation *Operation `json:"lastOperation,omitempty"`
-	// The cluster's operations, newest first.
+	// The operations about the cluster, newest first: on the cluster itself and on its instance groups, nodes, features, storage, models, jobs and endpoints.
 	Operations *OperationConnection `json:"operations"`
 	// When the record was made.
 	CreatedAt time.Time `json:"createdAt"`

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/instantstart/instantstart/engine/app"
@@ -35,6 +36,23 @@ func TestSharedBucketOverGraphQL(t *testing.T) {
 		t.Fatalf("addStorage ended %s", s)
 	}
 	storageID := added.AddStorage.Target.ID
+	// The cluster lists the operations on its resources with its own.
+	res = query(t, srv, `query($c: ID!) { cluster(id: $c) { operations { edges { node { kind } } } } }`, map[string]any{"c": clusterID})
+	var ops struct {
+		Cluster struct {
+			Operations struct {
+				Edges []struct{ Node struct{ Kind string } }
+			}
+		}
+	}
+	mustDecode(t, res, &ops)
+	var kinds []string
+	for _, e := range ops.Cluster.Operations.Edges {
+		kinds = append(kinds, e.Node.Kind)
+	}
+	if !slices.Contains(kinds, "AddStorage") || !slices.Contains(kinds, "CreateCluster") {
+		t.Fatalf("the cluster's operations are %v; want its CreateCluster and the AddStorage on its bucket", kinds)
+	}
 	sub, err := dial(t, srv).Subscribe(testContext(t), `subscription($ids: [ID!]) { events(since: "0", filter: {ids: $ids}) { storage { id status claimName } } }`,
 		map[string]any{"ids": []string{storageID}})
 	if err != nil {
