@@ -206,7 +206,11 @@ func (s *Service) target(ctx context.Context, kc *cloud.KubeClients, e *Endpoint
 		if !namePattern.MatchString(business) {
 			return cloud.ProxyTarget{}, "", errs.Field("business", "%q is not a valid business name", errs.Clip(business))
 		}
-		return svc(poolServiceName(e.Pool, business))
+		name := poolServiceName(e.Pool, business)
+		if _, err := kc.Core.CoreV1().Services(e.Namespace).Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return cloud.ProxyTarget{}, "", errs.New(errs.NotFound, "endpoint %s's pool serves no business %q: no worker is assigned to it; assign one (assignPoolWorker), or leave business out to reach any ready worker", e.Name, business).WithField("business")
+		}
+		return svc(name)
 	}
 	list, err := kc.Core.CoreV1().Pods(e.Namespace).List(ctx, metav1.ListOptions{LabelSelector: endpointIDLabel + "=" + e.ID})
 	if err != nil {

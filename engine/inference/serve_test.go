@@ -170,6 +170,8 @@ func TestPoolReassignmentKeepsThePod(t *testing.T) {
 	if a.Target != "services/pool-search" {
 		t.Fatalf("called %s", a.Target)
 	}
+	_, err = f.svc.Invoke(context.Background(), e.ID, hello("hi"), "billing")
+	wantCode(t, err, errs.NotFound, "business", "no worker is assigned")
 	_, err = f.svc.Assign(context.Background(), "tester", e.ID, "some-other-pod", "search", "")
 	wantCode(t, err, errs.Validation, "pod", "pool's pods")
 }
