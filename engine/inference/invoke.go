@@ -182,9 +182,14 @@ func (s *Service) Invoke(ctx context.Context, id string, req ChatRequest, busine
 // target resolves, from the cluster, what an invocation of e reaches.
 func (s *Service) target(ctx context.Context, kc *cloud.KubeClients, e *Endpoint, business string) (cloud.ProxyTarget, string, error) {
 	chat := "/v1/chat/completions"
-	svc := func(name string) (cloud.ProxyTarget, string, error) {
+	// svc reads the Service name; gone is the error when it does not
+	// exist, nil for one the endpoint made, which was deleted behind its
+	// back.
+	svc := func(name string, gone error) (cloud.ProxyTarget, string, error) {
 		live, err := kc.Core.CoreV1().Services(e.Namespace).Get(ctx, name, metav1.GetOptions{})
 		switch {
+		case apierrors.IsNotFound(err) && gone != nil:
+			return cloud.ProxyTarget{}, "", gone
 		case apierrors.IsNotFound(err):
 			return cloud.ProxyTarget{}, "", errs.New(errs.Precondition, "endpoint %s's Service %s/%s is gone; it was deleted outside InstantStart: deploy the endpoint again", e.Name, e.Namespace, name)
 		case err != nil:
@@ -196,21 +201,19 @@ func (s *Service) target(ctx context.Context, kc *cloud.KubeClients, e *Endpoint
 	}
 	switch {
 	case e.Path == Managed:
-		t, _, err := svc(managedServiceName(e))
+		t, _, err := svc(managedServiceName(e), nil)
 		return t, "/invocations", err
 	case e.Router != nil:
-		return svc(routerName(e))
+		return svc(routerName(e), nil)
 	case e.Form != ModelPool:
-		return svc(e.Workload)
+		return svc(e.Workload, nil)
 	case business != "":
 		if !namePattern.MatchString(business) {
 			return cloud.ProxyTarget{}, "", errs.Field("business", "%q is not a valid business name", errs.Clip(business))
 		}
-		name := poolServiceName(e.Pool, business)
-		if _, err := kc.Core.CoreV1().Services(e.Namespace).Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-			return cloud.ProxyTarget{}, "", errs.New(errs.NotFound, "endpoint %s's pool serves no business %q: no worker is assigned to it; assign one (assignPoolWorker), or leave business out to reach any ready worker", e.Name, business).WithField("business")
-		}
-		return svc(name)
+		// A business's Service is made when a worker is first assigned to it.
+		return svc(poolServiceName(e.Pool, business), errs.New(errs.NotFound,
+			"endpoint %s's pool serves no business %q: no worker is assigned to it; assign one (assignPoolWorker), or leave business out to reach any ready worker", e.Name, business).WithField("business"))
 	}
 	list, err := kc.Core.CoreV1().Pods(e.Namespace).List(ctx, metav1.ListOptions{LabelSelector: endpointIDLabel + "=" + e.ID})
 	if err != nil {
