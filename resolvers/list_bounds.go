@@ -18,7 +18,8 @@ const MaxListItems = 1000
 
 // checkListBounds refuses, with a VALIDATION naming its path, the first
 // list in args (a root field's arguments as gqlgen decoded them) longer
-// than MaxListItems.
+// than MaxListItems. It runs on every root field, so it builds no path
+// unless it finds a list too long, and does not walk lists of scalars.
 func checkListBounds(args map[string]any) error {
 	names := make([]string, 0, len(args))
 	for name := range args {
@@ -26,15 +27,32 @@ func checkListBounds(args map[string]any) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := listBounds(reflect.ValueOf(args[name]), name, 0); err != nil {
-			return err
+		if long := longList(reflect.ValueOf(args[name]), 0); long != nil {
+			path := name + long.path()
+			return errs.Field(path, "%s holds %d items; a list takes at most %d: send fewer", path, long.n, MaxListItems)
 		}
 	}
 	return nil
 }
 
-// listBounds walks v, at path, down to the depth any input type reaches.
-func listBounds(v reflect.Value, path string, depth int) error {
+// tooLong is a list longer than MaxListItems: its length, and the path to
+// it from the argument, innermost step first.
+type tooLong struct {
+	n     int
+	steps []string
+}
+
+func (l *tooLong) path() string {
+	var b strings.Builder
+	for i := len(l.steps) - 1; i >= 0; i-- {
+		b.WriteString(l.steps[i])
+	}
+	return b.String()
+}
+
+// longList finds the first list under v longer than MaxListItems, down to
+// the depth any input type reaches; nil when there is none.
+func longList(v reflect.Value, depth int) *tooLong {
 	if depth > 16 || !v.IsValid() {
 		return nil
 	}
@@ -43,21 +61,29 @@ func listBounds(v reflect.Value, path string, depth int) error {
 		if v.IsNil() {
 			return nil
 		}
-		return listBounds(v.Elem(), path, depth+1)
+		return longList(v.Elem(), depth+1)
 	case reflect.Slice, reflect.Array:
 		if v.Len() > MaxListItems {
-			return errs.Field(path, "%s holds %d items; a list takes at most %d: send fewer", path, v.Len(), MaxListItems)
+			return &tooLong{n: v.Len()}
+		}
+		if scalar(v.Type().Elem().Kind()) {
+			return nil
 		}
 		for i := range v.Len() {
-			if err := listBounds(v.Index(i), fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
-				return err
+			if l := longList(v.Index(i), depth+1); l != nil {
+				l.steps = append(l.steps, fmt.Sprintf("[%d]", i))
+				return l
 			}
 		}
 	case reflect.Map:
+		if scalar(v.Type().Elem().Kind()) {
+			return nil
+		}
 		iter := v.MapRange()
 		for iter.Next() {
-			if err := listBounds(iter.Value(), path+"."+fmt.Sprint(iter.Key().Interface()), depth+1); err != nil {
-				return err
+			if l := longList(iter.Value(), depth+1); l != nil {
+				l.steps = append(l.steps, fmt.Sprintf(".%v", iter.Key().Interface()))
+				return l
 			}
 		}
 	case reflect.Struct:
@@ -67,14 +93,24 @@ func listBounds(v reflect.Value, path string, depth int) error {
 			if !f.IsExported() {
 				continue
 			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" {
-				name = f.Name
-			}
-			if err := listBounds(v.Field(i), path+"."+name, depth+1); err != nil {
-				return err
+			if l := longList(v.Field(i), depth+1); l != nil {
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "" || name == "-" {
+					name = f.Name
+				}
+				l.steps = append(l.steps, "."+name)
+				return l
 			}
 		}
 	}
 	return nil
+}
+
+// scalar reports whether values of kind k hold no list.
+func scalar(k reflect.Kind) bool {
+	switch k {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Array, reflect.Map, reflect.Struct:
+		return false
+	}
+	return true
 }

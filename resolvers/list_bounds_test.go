@@ -9,8 +9,9 @@ import (
 func TestListBoundsNamesTheLongList(t *testing.T) {
 	type label struct{ Key string }
 	type group struct {
-		Name   string  `json:"name"`
-		Labels []label `json:"labels,omitempty"`
+		Name   string   `json:"name"`
+		Labels []label  `json:"labels,omitempty"`
+		Types  []string `json:"instanceTypes,omitempty"`
 	}
 	type input struct {
 		Groups []*group `json:"instanceGroups"`
@@ -23,6 +24,10 @@ func TestListBoundsNamesTheLongList(t *testing.T) {
 	e := errs.As(checkListBounds(map[string]any{"input": long}))
 	if e.Code != errs.Validation || e.Field != "input.instanceGroups[1].labels" {
 		t.Fatalf("got %+v; want VALIDATION on input.instanceGroups[1].labels", e)
+	}
+	e = errs.As(checkListBounds(map[string]any{"input": &input{Groups: []*group{{Name: "a", Types: make([]string, MaxListItems+1)}}}}))
+	if e.Code != errs.Validation || e.Field != "input.instanceGroups[0].instanceTypes" {
+		t.Fatalf("got %+v; want VALIDATION on input.instanceGroups[0].instanceTypes", e)
 	}
 	e = errs.As(checkListBounds(map[string]any{"nodeIds": make([]string, MaxListItems+1)}))
 	if e.Code != errs.Validation || e.Field != "nodeIds" {
