@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -44,10 +45,19 @@ type pkg struct {
 }
 
 // listPackages lists the module's packages (without their tests).
+// The module's packages are listed once for every test of the file.
+var (
+	listed     sync.Once
+	listedOut  []byte
+	listedFail error
+)
+
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \",\"}}|{{join .Deps \",\"}}", module+"/...")
-	out, err := cmd.Output()
+	listed.Do(func() {
+		listedOut, listedFail = exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \",\"}}|{{join .Deps \",\"}}", module+"/...").Output()
+	})
+	out, err := listedOut, listedFail
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
