@@ -580,7 +580,7 @@ type ComplexityRoot struct {
 		CancelOperation           func(childComplexity int, id string) int
 		CreateCluster             func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
 		CreateToken               func(childComplexity int, input model.CreateTokenInput) int
-		DeleteCluster             func(childComplexity int, id string, idempotencyKey *string) int
+		DeleteCluster             func(childComplexity int, id string, cascade *bool, deleteBucket *bool, idempotencyKey *string) int
 		DeleteEndpoint            func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteJob                 func(childComplexity int, id string, idempotencyKey *string) int
@@ -661,6 +661,7 @@ type ComplexityRoot struct {
 
 	Operation struct {
 		CancelRequested func(childComplexity int) int
+		ClusterID       func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		Error           func(childComplexity int) int
 		FinishedAt      func(childComplexity int) int
@@ -940,7 +941,7 @@ type MutationResolver interface {
 	RevokeToken(ctx context.Context, id string) (*model.Token, error)
 	CreateCluster(ctx context.Context, input model.CreateClusterInput, idempotencyKey *string) (*model.Operation, error)
 	ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error)
-	DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
+	DeleteCluster(ctx context.Context, id string, cascade *bool, deleteBucket *bool, idempotencyKey *string) (*model.Operation, error)
 	RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error)
 	UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error)
 	DeployEndpoint(ctx context.Context, input model.DeployEndpointInput, idempotencyKey *string) (*model.Operation, error)
@@ -3388,7 +3389,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.DeleteCluster(childComplexity, args["id"].(string), args["idempotencyKey"].(*string)), true
+		return e.ComplexityRoot.Mutation.DeleteCluster(childComplexity, args["id"].(string), args["cascade"].(*bool), args["deleteBucket"].(*bool), args["idempotencyKey"].(*string)), true
 	case "Mutation.deleteEndpoint":
 		if e.ComplexityRoot.Mutation.DeleteEndpoint == nil {
 			break
@@ -3860,6 +3861,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Operation.CancelRequested(childComplexity), true
+	case "Operation.clusterId":
+		if e.ComplexityRoot.Operation.ClusterID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Operation.ClusterID(childComplexity), true
 	case "Operation.createdAt":
 		if e.ComplexityRoot.Operation.CreatedAt == nil {
 			break
@@ -5638,7 +5645,7 @@ input InstanceGroupInput {
   name: String!
   "The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes."
   instanceType: String
-  "A flexible group: instance types in priority order (2-10), each offered in the zone; HyperPod launches the first it has capacity for. ON_DEMAND only. Give this or instanceType."
+  "A flexible group: instance types in priority order (2-10), each offered in the zone; HyperPod launches the first it has capacity for. ON_DEMAND only. Give this or instanceType. At most 1,000 items."
   instanceTypes: [String!]
   "How many instances (0-1000)."
   count: Int!
@@ -5654,11 +5661,11 @@ input InstanceGroupInput {
   threadsPerCore: Int
   "The EBS volume per instance in GiB, 50-16384 (default 500)."
   volumeSizeGb: Int
-  "Deep health checks to run when instances start: InstanceStress, InstanceConnectivity."
+  "Deep health checks to run when instances start: InstanceStress, InstanceConnectivity. At most 1,000 items."
   deepHealthChecks: [String!]
-  "Kubernetes labels for the group's nodes."
+  "Kubernetes labels for the group's nodes. At most 1,000 items."
   labels: [KubernetesLabelInput!]
-  "Kubernetes taints for the group's nodes."
+  "Kubernetes taints for the group's nodes. At most 1,000 items."
   taints: [TaintInput!]
 }
 
@@ -5672,9 +5679,9 @@ input CreateClusterInput {
   region: String
   "The Kubernetes version, 1.28-1.34 (default 1.33)."
   kubernetesVersion: String
-  "Two or more availability zones of the region for the control plane's subnets (default: the region's first two)."
+  "Two or more availability zones of the region for the control plane's subnets (default: the region's first two). At most 1,000 items."
   zones: [String!]
-  "Instance groups to create with the cluster."
+  "Instance groups to create with the cluster. At most 1,000 items."
   instanceGroups: [InstanceGroupInput!]
   "Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen."
   vpcCidr: String
@@ -5698,7 +5705,7 @@ input ImportClusterInput {
 Selects clusters.
 """
 input ClusterFilter {
-  "Only clusters in these states."
+  "Only clusters in these states. At most 1,000 items."
   statuses: [ClusterStatus!]
   "Include DELETED clusters (default false)."
   includeDeleted: Boolean = false
@@ -5733,10 +5740,14 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @statusQuery(field: "cluster")
-  "Delete a cluster: the HyperPod cluster, EKS control plane, OIDC provider, network and IAM roles, in reverse order of creation, tolerating pieces already gone. An imported cluster's network and roles are left in place. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED."
+  "Delete a cluster: the HyperPod cluster, EKS control plane, OIDC provider, network and IAM roles, in reverse order of creation, tolerating pieces already gone, and the IAM roles, policies and MLflow tracking server its features made. An imported cluster's network and roles are left in place. A cluster that still has endpoints, jobs, models or storage is refused (PRECONDITION, naming them) unless cascade is true: then the operation deletes its endpoints, jobs, model downloads and storage first, each as a phase, each by its own operation; the shared bucket and its objects stay unless deleteBucket is true as well. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED."
   deleteCluster(
     "The cluster's id."
     id: ID!
+    "Also delete what the cluster holds: its endpoints, jobs, model downloads and storage."
+    cascade: Boolean = false
+    "With cascade, also empty and delete the shared bucket (every object in it). This cannot be undone."
+    deleteBucket: Boolean = false
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
@@ -5969,7 +5980,7 @@ Turns managed Karpenter autoscaling on or off.
 input KarpenterInput {
   "True to turn it on, false to turn it off."
   enabled: Boolean!
-  "The instance groups Karpenter may scale (groups of the cluster, usually added at count 0); required to turn it on."
+  "The instance groups Karpenter may scale (groups of the cluster, usually added at count 0); required to turn it on. At most 1,000 items."
   instanceGroups: [String!]
 }
 
@@ -5979,9 +5990,9 @@ Turns deep health checks on or off.
 input DeepHealthChecksInput {
   "True to turn them on, false to turn them off."
   enabled: Boolean!
-  "The instance groups (default: every group of GPU or Trainium instances)."
+  "The instance groups (default: every group of GPU or Trainium instances). At most 1,000 items."
   instanceGroups: [String!]
-  "The checks: InstanceStress and InstanceConnectivity (the default: both)."
+  "The checks: InstanceStress and InstanceConnectivity (the default: both). At most 1,000 items."
   checks: [String!]
 }
 
@@ -6011,7 +6022,7 @@ Installs or removes the Mountpoint for S3 CSI driver.
 input S3CsiDriverInput {
   "True to install it, false to remove it."
   enabled: Boolean!
-  "The S3 buckets pods may mount (names, without s3://); required to install it. Sending another list changes the driver's IAM policy in place."
+  "The S3 buckets pods may mount (names, without s3://); required to install it. Sending another list changes the driver's IAM policy in place. At most 1,000 items."
   buckets: [String!]
 }
 
@@ -6498,7 +6509,7 @@ input ChatMessageInput {
 An OpenAI-style chat completion request. At most 64 messages and 64 KiB of text in all.
 """
 input ChatRequestInput {
-  "The conversation, oldest first."
+  "The conversation, oldest first. At most 1,000 items."
   messages: [ChatMessageInput!]!
   "The most tokens to generate, 1-4096; default 256."
   maxTokens: Int
@@ -6533,7 +6544,7 @@ extend type Query {
   endpoints(
     "The cluster's id."
     clusterId: ID!
-    "Only endpoints in these states."
+    "Only endpoints in these states. At most 1,000 items."
     status: [EndpointStatus!]
     "How many (1-200)."
     first: Int = 50
@@ -6847,7 +6858,7 @@ input AddInstanceGroupInput {
   name: String!
   "The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes."
   instanceType: String
-  "A flexible group: instance types in priority order (2-10), each offered in the zone. Give this or instanceType."
+  "A flexible group: instance types in priority order (2-10), each offered in the zone. Give this or instanceType. At most 1,000 items."
   instanceTypes: [String!]
   "How many instances (0-1000; 0 is allowed for groups that managed autoscaling grows)."
   count: Int!
@@ -6865,11 +6876,11 @@ input AddInstanceGroupInput {
   threadsPerCore: Int
   "The EBS volume per instance in GiB, 50-16384 (default 500)."
   volumeSizeGb: Int
-  "Deep health checks to run when instances start: InstanceStress, InstanceConnectivity."
+  "Deep health checks to run when instances start: InstanceStress, InstanceConnectivity. At most 1,000 items."
   deepHealthChecks: [String!]
-  "Kubernetes labels for the group's nodes."
+  "Kubernetes labels for the group's nodes. At most 1,000 items."
   labels: [KubernetesLabelInput!]
-  "Kubernetes taints for the group's nodes."
+  "Kubernetes taints for the group's nodes. At most 1,000 items."
   taints: [TaintInput!]
 }
 
@@ -6881,11 +6892,11 @@ input UpdateInstanceGroupInput {
   count: Int
   "The minimum count."
   minCount: Int
-  "Deep health checks to run when instances start (replaces the list)."
+  "Deep health checks to run when instances start (replaces the list). At most 1,000 items."
   deepHealthChecks: [String!]
-  "Kubernetes labels for the group's nodes (replaces the set)."
+  "Kubernetes labels for the group's nodes (replaces the set). At most 1,000 items."
   labels: [KubernetesLabelInput!]
-  "Kubernetes taints for the group's nodes (replaces the set)."
+  "Kubernetes taints for the group's nodes (replaces the set). At most 1,000 items."
   taints: [TaintInput!]
   "Fixed: sending a different value is refused with IMMUTABLE_FIELD."
   capacityType: CapacityType
@@ -6895,7 +6906,7 @@ input UpdateInstanceGroupInput {
   trainingPlanArn: String
   "Fixed: sending a different value is refused with IMMUTABLE_FIELD."
   zone: String
-  "Fixed: sending a different list is refused with IMMUTABLE_FIELD."
+  "Fixed: sending a different list is refused with IMMUTABLE_FIELD. At most 1,000 items."
   instanceTypes: [String!]
 }
 
@@ -6972,6 +6983,8 @@ enum ModelStatus {
   CANCELLED
   "A folder of models/ that no download made: it is listed as it is, whole or not."
   PRESENT
+  "Its cluster was deleted with cascade: a download still running was stopped. The files stay in the shared bucket unless the bucket was deleted too."
+  DELETED
 }
 
 """
@@ -7283,7 +7296,7 @@ extend type Mutation {
   updateClusterSoftware(
     "The cluster's id."
     clusterId: ID!
-    "The names of the instance groups to update; all of the cluster's when left out."
+    "The names of the instance groups to update; all of the cluster's when left out. At most 1,000 items."
     instanceGroups: [String!]
     "How the nodes are replaced."
     rollingUpdate: RollingUpdateInput!
@@ -7294,7 +7307,7 @@ extend type Mutation {
   rebootNodes(
     "The cluster's id."
     clusterId: ID!
-    "The nodes' ids (EC2 instance ids), 1-500."
+    "The nodes' ids (EC2 instance ids), 1-500. At most 1,000 items."
     nodeIds: [ID!]!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
@@ -7303,7 +7316,7 @@ extend type Mutation {
   replaceNodes(
     "The cluster's id."
     clusterId: ID!
-    "The nodes' ids (EC2 instance ids), 1-500."
+    "The nodes' ids (EC2 instance ids), 1-500. At most 1,000 items."
     nodeIds: [ID!]!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
@@ -7312,7 +7325,7 @@ extend type Mutation {
   deleteNodes(
     "The cluster's id."
     clusterId: ID!
-    "The nodes' ids (EC2 instance ids), 1-500."
+    "The nodes' ids (EC2 instance ids), 1-500. At most 1,000 items."
     nodeIds: [ID!]!
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
@@ -7427,6 +7440,8 @@ type Operation {
   kind: String!
   "The resource the operation changes."
   target: ResourceRef!
+  "The cluster the operation is about: its target, or the cluster its target belongs to. Null for an operation about no cluster."
+  clusterId: ID
   "Who asked for it."
   requestedBy: String!
   "The idempotency key it was submitted with, if any."
@@ -7481,14 +7496,16 @@ type OperationConnection {
 Selects operations; absent fields match all.
 """
 input OperationFilter {
-  "Only operations of these kinds, for example CreateCluster."
+  "Only operations of these kinds, for example CreateCluster. At most 1,000 items."
   kinds: [String!]
-  "Only operations in these states."
+  "Only operations in these states. At most 1,000 items."
   statuses: [OperationStatus!]
   "Only operations on resources of this kind, for example CLUSTER."
   targetKind: String
   "Only operations on this resource id."
   targetId: ID
+  "Only the operations about this cluster: on it, or on its instance groups, nodes, features, storage, models, jobs and endpoints."
+  clusterId: ID
 }
 
 """
@@ -7541,9 +7558,9 @@ type Event {
 Selects events; absent fields match all.
 """
 input EventFilter {
-  "Only events about these resource kinds, for example OPERATION, CLUSTER, INSTANCE_GROUP or NODE."
+  "Only events about these resource kinds, for example OPERATION, CLUSTER, INSTANCE_GROUP or NODE. At most 1,000 items."
   kinds: [String!]
-  "Only events about these resource ids."
+  "Only events about these resource ids. At most 1,000 items."
   ids: [ID!]
 }
 
@@ -8336,7 +8353,7 @@ input SubmitTrainingJobInput {
   nodes: Int!
   "GPUs per node; default all of the instance type's. It cannot exceed them."
   gpusPerNode: Int
-  "The recipe's settings; see trainingRecipes for each recipe's keys and values."
+  "The recipe's settings; see trainingRecipes for each recipe's keys and values. At most 1,000 items."
   settings: [RecipeSettingInput!]
   "The recovery budget."
   recovery: RecoveryInput
@@ -8427,7 +8444,7 @@ extend type Query {
   jobs(
     "The cluster's id."
     clusterId: ID!
-    "Only jobs in these states."
+    "Only jobs in these states. At most 1,000 items."
     status: [JobStatus!]
     "How many (1-200)."
     first: Int = 50
@@ -8440,7 +8457,7 @@ extend type Query {
   jobMetrics(
     "The job's id."
     jobId: ID!
-    "The metrics, 1-10 keys; default loss, learning_rate and tokens_per_sec."
+    "The metrics, 1-10 keys; default loss, learning_rate and tokens_per_sec. At most 1,000 items."
     names: [String!]
   ): JobMetrics!
   "A job's log lines as they are now, without following: the newest tail lines of each pod (or those after since), optionally only those containing a text. For reading logs once, as a diagnosis does; jobLogs follows them live."
@@ -9680,6 +9697,8 @@ func (ec *executionContext) childFields_Operation(ctx context.Context, field gra
 		return ec.fieldContext_Operation_kind(ctx, field)
 	case "target":
 		return ec.fieldContext_Operation_target(ctx, field)
+	case "clusterId":
+		return ec.fieldContext_Operation_clusterId(ctx, field)
 	case "requestedBy":
 		return ec.fieldContext_Operation_requestedBy(ctx, field)
 	case "idempotencyKey":
@@ -10385,14 +10404,30 @@ func (ec *executionContext) field_Mutation_deleteCluster_args(ctx context.Contex
 		return nil, err
 	}
 	args["id"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "cascade",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["cascade"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "deleteBucket",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deleteBucket"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["idempotencyKey"] = arg1
+	args["idempotencyKey"] = arg3
 	return args, nil
 }
 
@@ -21150,7 +21185,7 @@ func (ec *executionContext) _Mutation_deleteCluster(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeleteCluster(ctx, fc.Args["id"].(string), fc.Args["idempotencyKey"].(*string))
+			return ec.Resolvers.Mutation().DeleteCluster(ctx, fc.Args["id"].(string), fc.Args["cascade"].(*bool), fc.Args["deleteBucket"].(*bool), fc.Args["idempotencyKey"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
@@ -23189,6 +23224,29 @@ func (ec *executionContext) fieldContext_Operation_target(_ context.Context, fie
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Operation_clusterId(ctx context.Context, field graphql.CollectedField, obj *model.Operation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Operation_clusterId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClusterID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Operation_clusterId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Operation", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Operation_requestedBy(ctx context.Context, field graphql.CollectedField, obj *model.Operation) (ret graphql.Marshaler) {
@@ -30738,7 +30796,7 @@ func (ec *executionContext) unmarshalInputOperationFilter(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"kinds", "statuses", "targetKind", "targetId"}
+	fieldsInOrder := [...]string{"kinds", "statuses", "targetKind", "targetId", "clusterId"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -30773,6 +30831,13 @@ func (ec *executionContext) unmarshalInputOperationFilter(ctx context.Context, o
 				return it, err
 			}
 			it.TargetID = data
+		case "clusterId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clusterId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ClusterID = data
 		}
 	}
 	return it, nil
@@ -35611,6 +35676,11 @@ func (ec *executionContext) _Operation(ctx context.Context, sel ast.SelectionSet
 		case "target":
 			out.Values[i] = ec._Operation_target(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "clusterId":
+			out.Values[i] = ec._Operation_clusterId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "requestedBy":

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/instantstart/instantstart/engine/auth"
+	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
@@ -74,8 +75,8 @@ func (r *mutationResolver) ImportCluster(ctx context.Context, input model.Import
 }
 
 // DeleteCluster is the resolver for the deleteCluster field.
-func (r *mutationResolver) DeleteCluster(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error) {
-	op, err := r.Clusters.Delete(ctx, auth.Caller(ctx), id, deref(idempotencyKey))
+func (r *mutationResolver) DeleteCluster(ctx context.Context, id string, cascade *bool, deleteBucket *bool, idempotencyKey *string) (*model.Operation, error) {
+	op, err := r.Clusters.Delete(ctx, auth.Caller(ctx), id, cluster.DeleteOptions{Cascade: cascade != nil && *cascade, DeleteBucket: deleteBucket != nil && *deleteBucket}, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,12 @@ import (
 	"testing"
 
 	"github.com/instantstart/instantstart/engine/errs"
+
+	"github.com/instantstart/instantstart/graph"
+	"github.com/vektah/gqlparser/v2/ast"
+	"regexp"
+	"strconv"
+	"strings"
 )
 
 func TestListBoundsNamesTheLongList(t *testing.T) {
@@ -32,5 +38,41 @@ func TestListBoundsNamesTheLongList(t *testing.T) {
 	e = errs.As(checkListBounds(map[string]any{"nodeIds": make([]string, MaxListItems+1)}))
 	if e.Code != errs.Validation || e.Field != "nodeIds" {
 		t.Fatalf("got %+v; want VALIDATION on nodeIds", e)
+	}
+}
+
+// TestEveryListArgumentDocumentsItsMaximum: each list a client may send,
+// an argument or a field of an input, says in its description how many
+// items it takes at most ("at most N"), and N is no more than what
+// checkListBounds enforces.
+func TestEveryListArgumentDocumentsItsMaximum(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{}}).Schema()
+	atMost := regexp.MustCompile(`(?i)at most ([0-9,]+)`)
+	check := func(where string, v *ast.ArgumentDefinition) {
+		if v.Type.Elem == nil {
+			return
+		}
+		m := atMost.FindStringSubmatch(v.Description)
+		if m == nil {
+			t.Errorf("%s is a list whose description says no maximum; add \"At most %d items.\" (or fewer, if the engine allows fewer)", where, MaxListItems)
+			return
+		}
+		if n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); err != nil || n > MaxListItems {
+			t.Errorf("%s documents at most %s items, more than the %d enforced", where, m[1], MaxListItems)
+		}
+	}
+	for _, typ := range schema.Types {
+		switch {
+		case typ.Kind == ast.InputObject:
+			for _, f := range typ.Fields {
+				check(typ.Name+"."+f.Name, &ast.ArgumentDefinition{Type: f.Type, Description: f.Description})
+			}
+		case typ.Kind == ast.Object && !strings.HasPrefix(typ.Name, "__"):
+			for _, f := range typ.Fields {
+				for _, a := range f.Arguments {
+					check(typ.Name+"."+f.Name+"("+a.Name+")", a)
+				}
+			}
+		}
 	}
 }

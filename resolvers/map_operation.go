@@ -20,6 +20,7 @@ func mapOperation(op *ops.Operation) *model.Operation {
 		ID:              op.ID,
 		Kind:            op.Kind,
 		Target:          mapRef(op.Target),
+		ClusterID:       optional(op.ClusterID),
 		RequestedBy:     op.RequestedBy,
 		IdempotencyKey:  optional(op.IdempotencyKey),
 		Status:          model.OperationStatus(op.Status),
@@ -85,7 +86,7 @@ func mapOperationFilter(f *model.OperationFilter) ops.Filter {
 	if f == nil {
 		return ops.Filter{}
 	}
-	out := ops.Filter{Kinds: f.Kinds, TargetKind: strings.ToUpper(deref(f.TargetKind)), TargetID: deref(f.TargetID)}
+	out := ops.Filter{Kinds: f.Kinds, TargetKind: strings.ToUpper(deref(f.TargetKind)), TargetID: deref(f.TargetID), ClusterID: deref(f.ClusterID)}
 	for _, s := range f.Statuses {
 		out.Statuses = append(out.Statuses, ops.Status(s))
 	}

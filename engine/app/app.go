@@ -203,11 +203,16 @@ func (a *App) build() error {
 	if a.Compute, err = compute.New(st, a.Runner, a.Regions, a.Clusters, compute.Options{Logger: log}); err != nil {
 		return fmt.Errorf("open the instance groups and nodes: %w", err)
 	}
+	a.Clusters.RecordWith(a.Compute)
 	a.Features = features.New(st, a.Runner, a.Clusters, features.Options{Logger: log, Buckets: storage.SharedBuckets{Store: st}})
 	a.Storage = storage.New(st, a.Runner, a.Clusters, a.Features, storage.Options{Logger: log})
 	a.Models = models.New(st, a.Runner, a.Clusters, a.Storage, models.Options{Logger: log})
 	a.Training = training.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, training.Options{Logger: log})
 	a.Inference = inference.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, inference.Options{Logger: log})
+	// Deleting a cluster with cascade ends its endpoints, then its jobs,
+	// its downloads and its storage, and removes what the features made
+	// outside the EKS cluster once it is gone.
+	a.Clusters.DeleteFirst([]cluster.Leftover{a.Features}, a.Inference, a.Training, a.Models, a.Storage)
 	a.Preflight = preflight.New(a.Regions, preflight.Options{ReadRetry: a.Runner.ReadRetry()})
 	if err := a.Runner.Start(); err != nil {
 		return fmt.Errorf("resume operations: %w", err)

@@ -126,7 +126,7 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 	cp := &controlPlane{p: p, name: in.Name, version: in.KubernetesVersion, tags: tags}
 	hp := &hyperPod{p: p, name: in.Name, groups: in.InstanceGroups, tags: tags}
 	deps := &dependencies{p: p, eksName: in.Name, instanceTypes: createInstanceTypes(&in)}
-	return []ops.Step{
+	return s.withRecord([]ops.Step{
 		{Name: phaseIAMRoles, Title: "Create the IAM roles", Observe: iamRoles.observe, Apply: iamRoles.apply, Timeout: 10 * time.Minute},
 		{Name: phaseVPC, Title: "Create the VPC and internet gateway", Observe: net.observeVPC, Apply: net.applyVPC, Timeout: 10 * time.Minute},
 		{Name: phaseSubnets, Title: "Create the control plane's subnets and security group", DependsOn: []string{phaseVPC},
@@ -149,5 +149,27 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 			Observe: hp.observeReplaced, Apply: hp.deleteFailed, Timeout: 20 * time.Minute, Recheck: true},
 		{Name: phaseHyperPod, Title: "Create the HyperPod cluster", DependsOn: []string{phaseIAMRoles, phaseEKS, phaseOIDC, phaseAccess, phaseAddons, phaseDependencies, phaseComputeSubnet, phaseReplaceHyperPod},
 			Observe: hp.observe, Apply: hp.apply, Timeout: 4 * time.Hour},
-	}, nil
+	}, op.Target.ID, phaseHyperPod), nil
+}
+
+// A Recorder reads what a later call needs of a new cluster into its
+// records (the instance groups and nodes): the last phase of createCluster
+// and importCluster, so that SUCCEEDED means a call that needs them finds
+// them.
+type Recorder interface {
+	RecordStep(clusterID string) ops.Step
+}
+
+// RecordWith makes createCluster and importCluster end with r's phase.
+// engine/app calls it once, before the runner starts.
+func (s *Service) RecordWith(r Recorder) { s.recorder = r }
+
+// withRecord appends the recorder's phase, after phase after.
+func (s *Service) withRecord(steps []ops.Step, clusterID, after string) []ops.Step {
+	if s.recorder == nil {
+		return steps
+	}
+	st := s.recorder.RecordStep(clusterID)
+	st.DependsOn = []string{after}
+	return append(steps, st)
 }

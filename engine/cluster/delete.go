@@ -2,6 +2,9 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,28 +23,108 @@ import (
 	"github.com/instantstart/instantstart/engine/ops"
 )
 
+// DeleteOptions say what deleting a cluster also deletes.
+type DeleteOptions struct {
+	// Cascade deletes what the other areas keep on the cluster (endpoints,
+	// jobs, model downloads, storage) first, each as a phase; without it a
+	// cluster that has any is refused.
+	Cascade bool
+	// DeleteBucket, with Cascade, also empties and deletes the shared
+	// bucket, as removeStorage's deleteBucket does; without it the bucket
+	// and its objects stay.
+	DeleteBucket bool
+}
+
+// A Dependent is an area that keeps records on a cluster: a cluster with
+// any is deleted only with DeleteOptions.Cascade, whose operation runs the
+// area's teardown phases before the HyperPod cluster goes.
+type Dependent interface {
+	// Workloads lists the area's records on the cluster that are not
+	// deleted.
+	Workloads(clusterID string) ([]ops.Child, error)
+	// TeardownSteps returns the phases that delete them, each after the
+	// one before; deleteBucket is DeleteOptions.DeleteBucket.
+	TeardownSteps(clusterID string, deleteBucket bool) ([]ops.Step, error)
+}
+
+// A Leftover is what another area made for a cluster outside its
+// Kubernetes API (IAM roles and policies), which must go once the EKS
+// cluster is gone: the phase Step returns runs after it.
+type Leftover interface {
+	LeftoverStep(c *hyperpod.Cluster) (ops.Step, error)
+}
+
+// DeleteFirst makes DeleteCluster end what the dependents keep on a
+// cluster, in the order given, and remove what the leftovers made once
+// the EKS cluster is gone. engine/app calls it once, before the runner
+// starts.
+func (s *Service) DeleteFirst(leftovers []Leftover, dependents ...Dependent) {
+	s.leftovers, s.dependents = leftovers, dependents
+}
+
+// maxListedWorkloads bounds the workloads a refused deleteCluster names.
+const maxListedWorkloads = 20
+
 // Delete starts a DeleteCluster operation: the reverse of creation,
 // tolerant of pieces already gone. An imported cluster's network and roles
-// were not made here and are left in place.
-func (s *Service) Delete(ctx context.Context, caller, id, idempotencyKey string) (*ops.Operation, error) {
+// were not made here and are left in place. A cluster with workloads is
+// refused unless o.Cascade.
+func (s *Service) Delete(ctx context.Context, caller, id string, o DeleteOptions, idempotencyKey string) (*ops.Operation, error) {
+	in := deleteInput{ClusterID: id, Cascade: o.Cascade, DeleteBucket: o.DeleteBucket}
 	req := ops.Request{Kind: KindDelete, Target: ops.Ref{Kind: TargetKind, ID: id}, RequestedBy: caller, IdempotencyKey: idempotencyKey,
-		Input: deleteInput{ClusterID: id}, Fingerprint: deleteInput{ClusterID: id}}
+		Input: in, Fingerprint: in}
 	if op, err := s.runner.Replay(req); op != nil || err != nil {
 		return op, err
 	}
+	if o.DeleteBucket && !o.Cascade {
+		return nil, errs.Field("deleteBucket", "deleteBucket deletes the shared bucket with the cluster's storage, which only a cascade delete removes; set cascade: true as well, or remove the storage first with removeStorage")
+	}
 	c, err := s.Get(id)
 	if err != nil {
-		return nil, err
+		return nil, errs.NotFoundOn(err, "id")
 	}
 	if c.Status == hyperpod.ClusterDeleted {
 		return nil, errs.New(errs.Precondition, "cluster %s (%s) is already deleted", c.Name, id)
+	}
+	if !o.Cascade {
+		if err := s.refuseWorkloads(c); err != nil {
+			return nil, err
+		}
 	}
 	req.Target.Name = c.Name
 	return s.runner.Submit(req)
 }
 
+// refuseWorkloads is a PRECONDITION naming what the other areas keep on
+// c, when they keep anything.
+func (s *Service) refuseWorkloads(c *hyperpod.Cluster) error {
+	var all []ops.Child
+	for _, d := range s.dependents {
+		w, err := d.Workloads(c.ID)
+		if err != nil {
+			return err
+		}
+		all = append(all, w...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	var names []string
+	for _, w := range all[:min(len(all), maxListedWorkloads)] {
+		names = append(names, fmt.Sprintf("%s %s (%s, %s)", strings.ToLower(w.TargetKind), w.Name, w.ID, w.Status))
+	}
+	more := ""
+	if len(all) > maxListedWorkloads {
+		more = fmt.Sprintf(" and %d more", len(all)-maxListedWorkloads)
+	}
+	return errs.New(errs.Precondition, "cluster %s (%s) still has %d workloads: %s%s. Delete them first, or delete the cluster with cascade: true to delete them with it (the shared bucket and its objects stay unless deleteBucket is true as well)",
+		c.Name, c.ID, len(all), strings.Join(names, "; "), more).WithField("cascade").WithDetail("workloads", strconv.Itoa(len(all)))
+}
+
 type deleteInput struct {
-	ClusterID string `json:"clusterId"`
+	ClusterID    string `json:"clusterId"`
+	Cascade      bool   `json:"cascade,omitempty"`
+	DeleteBucket bool   `json:"deleteBucket,omitempty"`
 }
 
 // teardown holds what a DeleteCluster operation removes.
@@ -59,9 +142,39 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	var in deleteInput
+	if err := json.Unmarshal(op.Input, &in); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "read the stored request of operation %s: %v", op.ID, err)
+	}
 	t := &teardown{p: p, c: c}
-	return []ops.Step{
-		{Name: phaseHyperPod, Title: "Delete the HyperPod cluster", Observe: t.observeHyperPod, Apply: t.deleteHyperPod, Timeout: 60 * time.Minute},
+	var first []ops.Step
+	if in.Cascade {
+		for _, d := range s.dependents {
+			steps, err := d.TeardownSteps(c.ID, in.DeleteBucket)
+			if err != nil {
+				return nil, err
+			}
+			first = append(first, steps...)
+		}
+		for i := 1; i < len(first); i++ {
+			first[i].DependsOn = []string{first[i-1].Name}
+		}
+	}
+	hp := ops.Step{Name: phaseHyperPod, Title: "Delete the HyperPod cluster", Observe: t.observeHyperPod, Apply: t.deleteHyperPod, Timeout: 60 * time.Minute}
+	if n := len(first); n > 0 {
+		hp.DependsOn = []string{first[n-1].Name}
+	}
+	last := []ops.Step{}
+	for _, l := range s.leftovers {
+		st, err := l.LeftoverStep(c)
+		if err != nil {
+			return nil, err
+		}
+		st.DependsOn = []string{phaseEKS}
+		last = append(last, st)
+	}
+	steps := append(first, hp)
+	steps = append(steps, []ops.Step{
 		{Name: phaseEKS, Title: "Delete the EKS control plane", DependsOn: []string{phaseHyperPod},
 			Observe: t.observeEKS, Apply: t.deleteEKS, Timeout: 40 * time.Minute},
 		{Name: phaseOIDC, Title: "Delete the OIDC provider", DependsOn: []string{phaseEKS},
@@ -74,7 +187,8 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 			Observe: t.observeNetwork, Apply: t.deleteNetwork, Timeout: 20 * time.Minute},
 		{Name: phaseIAMRoles, Title: "Delete the IAM roles", DependsOn: []string{phaseEKS},
 			Observe: t.observeRoles, Apply: t.deleteRoles, Timeout: 5 * time.Minute},
-	}, nil
+	}...)
+	return append(steps, last...), nil
 }
 
 func notOwned(what string) ops.Observation {

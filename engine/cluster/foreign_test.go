@@ -118,7 +118,7 @@ func TestNetworkActsOnlyOnItsOwn(t *testing.T) {
 	if len(kinds) != 7 {
 		t.Fatalf("cluster train-2 has %v; want a VPC, subnets, route tables, security groups, an internet gateway, a NAT gateway and an Elastic IP", before)
 	}
-	del, err := f.svc.Delete(ctx, "tester", gone.ID, "")
+	del, err := f.svc.Delete(ctx, "tester", gone.ID, cluster.DeleteOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestDeleteNamesASubnetItDidNotMake(t *testing.T) {
 	}
 	handMade := aws.ToString(made.Subnet.SubnetId)
 
-	del, err := f.svc.Delete(ctx, "tester", c.ID, "")
+	del, err := f.svc.Delete(ctx, "tester", c.ID, cluster.DeleteOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestDeleteNamesASubnetItDidNotMake(t *testing.T) {
 	if _, err := p.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: aws.String(handMade)}); err != nil {
 		t.Fatal(err)
 	}
-	again, err := f.svc.Delete(ctx, "tester", c.ID, "")
+	again, err := f.svc.Delete(ctx, "tester", c.ID, cluster.DeleteOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,13 +90,13 @@ func (s *Service) importSteps(op *ops.Operation) ([]ops.Step, error) {
 	}
 	d := &discovery{p: p, in: in}
 	deps := &dependencies{p: p, eksName: in.EKSClusterName, instanceTypes: importedInstanceTypes(p)}
-	return []ops.Step{
+	return s.withRecord([]ops.Step{
 		{Name: phaseEKS, Title: "Read the EKS cluster", Observe: d.observeEKS, Timeout: 40 * time.Minute},
 		{Name: phaseNetwork, Title: "Read the network, OIDC provider and add-ons", DependsOn: []string{phaseEKS}, Observe: d.observeNetwork, Timeout: 5 * time.Minute},
 		{Name: phaseHyperPod, Title: "Find the HyperPod cluster", DependsOn: []string{phaseEKS}, Observe: d.observeHyperPod, Timeout: 60 * time.Minute},
 		{Name: phaseDependencies, Title: "Install HyperPod's missing cluster dependencies", DependsOn: []string{phaseEKS, phaseHyperPod},
 			Observe: deps.observe, Apply: deps.apply, Timeout: 20 * time.Minute, Recheck: true},
-	}, nil
+	}, op.Target.ID, phaseDependencies), nil
 }
 
 func (d *discovery) observeEKS(ctx context.Context, _ *ops.Run) (ops.Observation, error) {

@@ -27,6 +27,12 @@ type Service struct {
 	opts    Options
 	ids     store.IDs
 	log     *slog.Logger
+	// dependents and leftovers are the other areas' parts of a
+	// DeleteCluster (see DeleteFirst).
+	dependents []Dependent
+	leftovers  []Leftover
+	// recorder ends createCluster and importCluster (see RecordWith).
+	recorder Recorder
 }
 
 // New returns the service and registers its operation kinds with runner.

@@ -432,7 +432,7 @@ func TestDeletingTheClusterRetiresItsGroupsAndNodes(t *testing.T) {
 	if len(mustNodes(t, f, g.ID)) != 1 {
 		t.Fatal("the gpu group has no node")
 	}
-	op, err := f.clusters.Delete(ctx, "tester", f.cluster.ID, "")
+	op, err := f.clusters.Delete(ctx, "tester", f.cluster.ID, cluster.DeleteOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

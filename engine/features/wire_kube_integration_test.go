@@ -143,7 +143,7 @@ func TestIntegrationWireRunOnARealAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return onTheWire{aws: a, world: w, realKube: true}
+		return apptest.Wire{AWS: a, World: w, RealKube: true}
 	}, func(o *apptest.Options) {
 		o.Sim.KubeAPIServer = &sim.KubeAPIServer{Endpoint: endpoint, CAPEM: api.CAData}
 		// Real Helm installs against a real server take real seconds: at

@@ -3,56 +3,18 @@ package features_test
 import (
 	"context"
 	"maps"
-	"net/http/httptest"
 	"slices"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/instantstart/instantstart/engine/app"
 	"github.com/instantstart/instantstart/engine/app/apptest"
 	"github.com/instantstart/instantstart/engine/cloud"
-	"github.com/instantstart/instantstart/engine/cloud/awscloud"
-	"github.com/instantstart/instantstart/engine/cloud/awscloud/awsenv"
 	"github.com/instantstart/instantstart/engine/cluster"
 	"github.com/instantstart/instantstart/engine/features"
 	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/sim"
 	"github.com/instantstart/instantstart/engine/simtest"
-	"github.com/instantstart/instantstart/engine/simwire"
 )
-
-// onTheWire gives the real provider's AWS clients (aws-sdk-go-v2, as
-// --provider aws builds them) pointed at a simulator's AWS wire endpoint,
-// and the simulator's own ports for what that endpoint does not serve: S3
-// (REST-XML), the model hub and MLflow's REST API, and, unless realKube,
-// Kubernetes and Helm, which the simulated EKS clusters answer in-process.
-// With realKube, client-go and the Helm SDK reach the API server the
-// simulated EKS cluster names as its endpoint.
-type onTheWire struct {
-	aws      *awscloud.Regions
-	world    *sim.World
-	realKube bool
-}
-
-func (r onTheWire) DefaultRegion() string { return r.aws.DefaultRegion() }
-
-func (r onTheWire) Provider(region string) (*cloud.Provider, error) {
-	a, err := r.aws.Provider(region)
-	if err != nil {
-		return nil, err
-	}
-	s, err := r.world.Provider(region)
-	if err != nil {
-		return nil, err
-	}
-	p := *a
-	p.S3, p.Hub, p.MLflow = s.S3, s.Hub, s.MLflow
-	if !r.realKube {
-		p.Kubernetes, p.Helm = s.Kubernetes, s.Helm
-	}
-	return &p, nil
-}
 
 // newFlowApp builds the App on a new world whose ports, when ports is
 // set, are those it makes of the world; tweaks change the App's options
@@ -89,7 +51,7 @@ func runFlow(t *testing.T, a *app.App) {
 	toggle(features.Toggle{Name: hyperpod.TrainingOperator, Enable: true}, features.Toggle{Name: hyperpod.S3CSIDriver, Enable: true, Settings: &features.Settings{Buckets: []string{"datasets-1"}}})
 	toggle(features.Toggle{Name: hyperpod.FSxCSIDriver, Enable: true})
 	toggle(features.Toggle{Name: hyperpod.S3CSIDriver, Enable: false})
-	del, err := a.Clusters.Delete(ctx, "tester", id, "")
+	del, err := a.Clusters.Delete(ctx, "tester", id, cluster.DeleteOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,22 +64,8 @@ func runFlow(t *testing.T, a *app.App) {
 // SageMaker, FSx and Service Quotas JSON 1.1). Each world records the
 // calls it answered; the mutating ones must be the same, call for call.
 func TestWireRunMakesTheCallsOfTheEmbeddedRun(t *testing.T) {
-	awsenv.Isolate(t) // the SDK reads nothing of the machine's AWS set-up
-
 	embedded := newFlowApp(t, nil)
-	wire := newFlowApp(t, func(w *sim.World) cloud.Regions {
-		srv := httptest.NewServer(&simwire.Handler{Providers: w.Provider, DefaultRegion: w.DefaultRegion()})
-		t.Cleanup(srv.Close)
-		a, err := awscloud.New(context.Background(), awscloud.Options{
-			DefaultRegion: "us-west-2",
-			BaseEndpoint:  srv.URL,
-			Credentials:   credentials.NewStaticCredentialsProvider(awsenv.AccessKey, awsenv.SecretKey, ""),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return onTheWire{aws: a, world: w}
-	})
+	wire := newFlowApp(t, apptest.OnTheWire(t))
 	runFlow(t, embedded)
 	runFlow(t, wire)
 

@@ -216,3 +216,26 @@ func SingleInstanceTypes(b []byte, groups []GroupSpec) error {
 	}
 	return nil
 }
+
+// Gone tells, for one pass of a refresher, which clusters are deleted or
+// no longer stored: their records are not polled, since nothing of them is
+// left to read. It looks each cluster up once.
+type Gone struct {
+	Get  func(id string) (*Cluster, error)
+	seen map[string]bool
+}
+
+// Cluster reports whether cluster id is gone. A lookup that fails for
+// another reason counts as not gone: the refresher tries, and says why.
+func (g *Gone) Cluster(id string) bool {
+	if v, ok := g.seen[id]; ok {
+		return v
+	}
+	c, err := g.Get(id)
+	v := errs.CodeOf(err) == errs.NotFound || (err == nil && c.Status == ClusterDeleted)
+	if g.seen == nil {
+		g.seen = map[string]bool{}
+	}
+	g.seen[id] = v
+	return v
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -64,8 +65,12 @@ func (s *Service) steps(op *ops.Operation) ([]ops.Step, error) {
 		steps = append(steps, lbc...)
 	}
 	kube := func(ctx context.Context) (*cloud.KubeClients, error) { return s.kube(ctx, in.ClusterID) }
+	gone := (&hyperpod.Gone{Get: s.clusters.Get}).Cluster(in.ClusterID)
 	for _, a := range in.Actions {
 		st := a.step(kube, in.EndpointID)
+		if gone { // the objects went with the cluster
+			st.Apply, st.Observe = nil, clusterGone
+		}
 		if n := len(steps); n > 0 {
 			st.DependsOn = []string{steps[n-1].Name}
 		}
@@ -142,4 +147,10 @@ func apply(e *Endpoint, c *change) {
 	if c.Replicas != nil || c.Image != nil {
 		rejudge(e)
 	}
+}
+
+// clusterGone observes a phase of an endpoint of a deleted cluster: its
+// Kubernetes objects went with the cluster, so there is nothing to do.
+func clusterGone(context.Context, *ops.Run) (ops.Observation, error) {
+	return ops.Observation{State: ops.NotNeeded, Message: "the cluster is deleted: its Kubernetes objects went with it"}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -13,6 +14,8 @@ import (
 // It reports whether any endpoint is still settling (not READY), so that
 // the refresher looks again soon.
 func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
+	// Records of a deleted cluster are not polled: nothing of it is left.
+	gone := hyperpod.Gone{Get: s.clusters.Get}
 	var live []*Endpoint
 	err = s.store.View(func(tx *store.Tx) error {
 		return tx.List(RecordKind, "", func(_ string, raw []byte) (bool, error) {
@@ -20,7 +23,7 @@ func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
 			if err := json.Unmarshal(raw, &e); err != nil {
 				return false, err
 			}
-			if e.Status != Deleted {
+			if e.Status != Deleted && !gone.Cluster(e.ClusterID) {
 				live = append(live, &e)
 			}
 			return true, nil

@@ -416,6 +416,11 @@ func reflectModel(tx *store.Tx, op *ops.Operation) error {
 		m.FilesDone, m.BytesDone = got.FilesDone, got.BytesDone
 	}
 	m.LastOperationID, m.StatusMessage = op.ID, ""
+	if m.Status == Deleted { // its cluster was deleted: the download only ends
+		m.StatusMessage = deletedMessage
+		m.UpdatedAt = tx.Now()
+		return tx.Put(RecordKind, m.ID, &m)
+	}
 	switch op.Status {
 	case ops.Succeeded:
 		now := tx.Now()

@@ -45,6 +45,9 @@ const (
 	// Present is a folder of models/ that no download made: it is there,
 	// whole or not, as whoever put it there left it.
 	Present Status = "PRESENT"
+	// Deleted is a download record of a cluster deleted with cascade: its
+	// files stay in the bucket when the bucket is kept.
+	Deleted Status = "DELETED"
 )
 
 // Prefix is the bucket's folder of models.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -51,8 +52,10 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 	if err != nil {
 		return nil, err
 	}
-	if err := c.RequireActive("id", "storage can be removed"); err != nil {
-		return nil, err
+	if c.Status != hyperpod.ClusterDeleting { // a cascade delete removes it
+		if err := c.RequireActive("id", "storage can be removed"); err != nil {
+			return nil, err
+		}
 	}
 	if st.FSx != nil {
 		if deleteBucket {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -186,4 +187,20 @@ func (s Scan) value(tx *Tx, pos string, item *badger.Item) ([]byte, error) {
 		return nil, nil
 	}
 	return raw, err
+}
+
+// Select reads every record s walks that match accepts (nil = all), in
+// one transaction: for the few records of one cluster, never for a kind
+// whole.
+func Select[T any](st *Store, s Scan, match func(*T) bool) ([]*T, error) {
+	var out []*T
+	err := st.View(func(tx *Tx) error {
+		page, err := ReadPage(tx, s, PageRequest{First: math.MaxInt32}, match)
+		if err != nil {
+			return err
+		}
+		out = page.Items
+		return nil
+	})
+	return out, err
 }

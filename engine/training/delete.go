@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/store"
 )
@@ -51,6 +52,12 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 		return nil, err
 	}
 	title := fmt.Sprintf("%s %s/%s", j.Kind.objectKind(), j.Namespace, j.Name)
+	if c.Status == hyperpod.ClusterDeleted {
+		return []ops.Step{{Name: phaseDelete, Title: "Delete " + title + " and its pods",
+			Observe: func(context.Context, *ops.Run) (ops.Observation, error) {
+				return ops.Observation{State: ops.NotNeeded, Message: "the cluster is deleted: the job's object and pods went with it"}, nil
+			}}}, nil
+	}
 	return []ops.Step{{
 		Name: phaseDelete, Title: "Delete " + title + " and its pods",
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -13,6 +14,8 @@ import (
 // reports whether any job is still going, so that the refresher looks
 // again soon.
 func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
+	// Records of a deleted cluster are not polled: nothing of it is left.
+	gone := hyperpod.Gone{Get: s.clusters.Get}
 	var live []*Job
 	err = s.store.View(func(tx *store.Tx) error {
 		return tx.List(RecordKind, "", func(_ string, raw []byte) (bool, error) {
@@ -20,7 +23,7 @@ func (s *Service) Refresh(ctx context.Context) (busy bool, err error) {
 			if err := json.Unmarshal(raw, &j); err != nil {
 				return false, err
 			}
-			if !j.Status.Terminal() {
+			if !j.Status.Terminal() && !gone.Cluster(j.ClusterID) {
 				live = append(live, &j)
 			}
 			return true, nil

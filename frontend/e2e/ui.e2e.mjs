@@ -578,7 +578,10 @@ describe("web UI", () => {
     await screenshot(page, "cluster-detail");
     await page.getByRole("button", { name: "Delete cluster" }).click();
     const dialog = page.locator("dialog[open]");
-    await dialog.locator("input").fill("ui-demo");
+    await dialog.getByRole("textbox").fill("ui-demo");
+    // Whatever the cluster still holds goes with it; the bucket stays.
+    await dialog.getByRole("checkbox", { name: /Also delete its endpoints/ }).check();
+    await dialog.getByRole("checkbox", { name: /Also empty and delete the shared bucket/ }).waitFor();
     await dialog.getByRole("button", { name: "Delete cluster" }).click();
     await page.waitForURL(/\/operations\//);
     const { status } = await followOperation(page);

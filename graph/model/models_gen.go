@@ -18,7 +18,7 @@ type AddInstanceGroupInput struct {
 	Name string `json:"name"`
 	// The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes.
 	InstanceType *string `json:"instanceType,omitempty"`
-	// A flexible group: instance types in priority order (2-10), each offered in the zone. Give this or instanceType.
+	// A flexible group: instance types in priority order (2-10), each offered in the zone. Give this or instanceType. At most 1,000 items.
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
 	// How many instances (0-1000; 0 is allowed for groups that managed autoscaling grows).
 	Count int `json:"count"`
@@ -36,11 +36,11 @@ type AddInstanceGroupInput struct {
 	ThreadsPerCore *int `json:"threadsPerCore,omitempty"`
 	// The EBS volume per instance in GiB, 50-16384 (default 500).
 	VolumeSizeGb *int `json:"volumeSizeGb,omitempty"`
-	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity.
+	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity. At most 1,000 items.
 	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
-	// Kubernetes labels for the group's nodes.
+	// Kubernetes labels for the group's nodes. At most 1,000 items.
 	Labels []*KubernetesLabelInput `json:"labels,omitempty"`
-	// Kubernetes taints for the group's nodes.
+	// Kubernetes taints for the group's nodes. At most 1,000 items.
 	Taints []*TaintInput `json:"taints,omitempty"`
 }
 
@@ -124,7 +124,7 @@ type ChatMessageInput struct {
 
 // An OpenAI-style chat completion request. At most 64 messages and 64 KiB of text in all.
 type ChatRequestInput struct {
-	// The conversation, oldest first.
+	// The conversation, oldest first. At most 1,000 items.
 	Messages []*ChatMessageInput `json:"messages"`
 	// The most tokens to generate, 1-4096; default 256.
 	MaxTokens *int `json:"maxTokens,omitempty"`
@@ -216,7 +216,7 @@ type ClusterEdge struct {
 
 // Selects clusters.
 type ClusterFilter struct {
-	// Only clusters in these states.
+	// Only clusters in these states. At most 1,000 items.
 	Statuses []ClusterStatus `json:"statuses,omitempty"`
 	// Include DELETED clusters (default false).
 	IncludeDeleted *bool `json:"includeDeleted,omitempty"`
@@ -248,9 +248,9 @@ type CreateClusterInput struct {
 	Region *string `json:"region,omitempty"`
 	// The Kubernetes version, 1.28-1.34 (default 1.33).
 	KubernetesVersion *string `json:"kubernetesVersion,omitempty"`
-	// Two or more availability zones of the region for the control plane's subnets (default: the region's first two).
+	// Two or more availability zones of the region for the control plane's subnets (default: the region's first two). At most 1,000 items.
 	Zones []string `json:"zones,omitempty"`
-	// Instance groups to create with the cluster.
+	// Instance groups to create with the cluster. At most 1,000 items.
 	InstanceGroups []*InstanceGroupInput `json:"instanceGroups,omitempty"`
 	// Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen.
 	VpcCidr *string `json:"vpcCidr,omitempty"`
@@ -286,9 +286,9 @@ type DeepHealthCheckSettings struct {
 type DeepHealthChecksInput struct {
 	// True to turn them on, false to turn them off.
 	Enabled bool `json:"enabled"`
-	// The instance groups (default: every group of GPU or Trainium instances).
+	// The instance groups (default: every group of GPU or Trainium instances). At most 1,000 items.
 	InstanceGroups []string `json:"instanceGroups,omitempty"`
-	// The checks: InstanceStress and InstanceConnectivity (the default: both).
+	// The checks: InstanceStress and InstanceConnectivity (the default: both). At most 1,000 items.
 	Checks []string `json:"checks,omitempty"`
 }
 
@@ -560,9 +560,9 @@ type Event struct {
 
 // Selects events; absent fields match all.
 type EventFilter struct {
-	// Only events about these resource kinds, for example OPERATION, CLUSTER, INSTANCE_GROUP or NODE.
+	// Only events about these resource kinds, for example OPERATION, CLUSTER, INSTANCE_GROUP or NODE. At most 1,000 items.
 	Kinds []string `json:"kinds,omitempty"`
-	// Only events about these resource ids.
+	// Only events about these resource ids. At most 1,000 items.
 	Ids []string `json:"ids,omitempty"`
 }
 
@@ -804,7 +804,7 @@ type InstanceGroupInput struct {
 	Name string `json:"name"`
 	// The instance type, for example ml.p5.48xlarge; it must be offered in the zone. Give this or instanceTypes.
 	InstanceType *string `json:"instanceType,omitempty"`
-	// A flexible group: instance types in priority order (2-10), each offered in the zone; HyperPod launches the first it has capacity for. ON_DEMAND only. Give this or instanceType.
+	// A flexible group: instance types in priority order (2-10), each offered in the zone; HyperPod launches the first it has capacity for. ON_DEMAND only. Give this or instanceType. At most 1,000 items.
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
 	// How many instances (0-1000).
 	Count int `json:"count"`
@@ -820,11 +820,11 @@ type InstanceGroupInput struct {
 	ThreadsPerCore *int `json:"threadsPerCore,omitempty"`
 	// The EBS volume per instance in GiB, 50-16384 (default 500).
 	VolumeSizeGb *int `json:"volumeSizeGb,omitempty"`
-	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity.
+	// Deep health checks to run when instances start: InstanceStress, InstanceConnectivity. At most 1,000 items.
 	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
-	// Kubernetes labels for the group's nodes.
+	// Kubernetes labels for the group's nodes. At most 1,000 items.
 	Labels []*KubernetesLabelInput `json:"labels,omitempty"`
-	// Kubernetes taints for the group's nodes.
+	// Kubernetes taints for the group's nodes. At most 1,000 items.
 	Taints []*TaintInput `json:"taints,omitempty"`
 }
 
@@ -1128,7 +1128,7 @@ type KVCacheInput struct {
 type KarpenterInput struct {
 	// True to turn it on, false to turn it off.
 	Enabled bool `json:"enabled"`
-	// The instance groups Karpenter may scale (groups of the cluster, usually added at count 0); required to turn it on.
+	// The instance groups Karpenter may scale (groups of the cluster, usually added at count 0); required to turn it on. At most 1,000 items.
 	InstanceGroups []string `json:"instanceGroups,omitempty"`
 }
 
@@ -1402,6 +1402,8 @@ type Operation struct {
 	Kind string `json:"kind"`
 	// The resource the operation changes.
 	Target *ResourceRef `json:"target"`
+	// The cluster the operation is about: its target, or the cluster its target belongs to. Null for an operation about no cluster.
+	ClusterID *string `json:"clusterId,omitempty"`
 	// Who asked for it.
 	RequestedBy string `json:"requestedBy"`
 	// The idempotency key it was submitted with, if any.
@@ -1462,14 +1464,16 @@ type OperationError struct {
 
 // Selects operations; absent fields match all.
 type OperationFilter struct {
-	// Only operations of these kinds, for example CreateCluster.
+	// Only operations of these kinds, for example CreateCluster. At most 1,000 items.
 	Kinds []string `json:"kinds,omitempty"`
-	// Only operations in these states.
+	// Only operations in these states. At most 1,000 items.
 	Statuses []OperationStatus `json:"statuses,omitempty"`
 	// Only operations on resources of this kind, for example CLUSTER.
 	TargetKind *string `json:"targetKind,omitempty"`
 	// Only operations on this resource id.
 	TargetID *string `json:"targetId,omitempty"`
+	// Only the operations about this cluster: on it, or on its instance groups, nodes, features, storage, models, jobs and endpoints.
+	ClusterID *string `json:"clusterId,omitempty"`
 }
 
 // Where a page of a connection ends, and whether more follow.
@@ -1618,7 +1622,7 @@ type S3Bucket struct {
 type S3CsiDriverInput struct {
 	// True to install it, false to remove it.
 	Enabled bool `json:"enabled"`
-	// The S3 buckets pods may mount (names, without s3://); required to install it. Sending another list changes the driver's IAM policy in place.
+	// The S3 buckets pods may mount (names, without s3://); required to install it. Sending another list changes the driver's IAM policy in place. At most 1,000 items.
 	Buckets []string `json:"buckets,omitempty"`
 }
 
@@ -1744,7 +1748,7 @@ type SubmitTrainingJobInput struct {
 	Nodes int `json:"nodes"`
 	// GPUs per node; default all of the instance type's. It cannot exceed them.
 	GpusPerNode *int `json:"gpusPerNode,omitempty"`
-	// The recipe's settings; see trainingRecipes for each recipe's keys and values.
+	// The recipe's settings; see trainingRecipes for each recipe's keys and values. At most 1,000 items.
 	Settings []*RecipeSettingInput `json:"settings,omitempty"`
 	// The recovery budget.
 	Recovery *RecoveryInput `json:"recovery,omitempty"`
@@ -1924,11 +1928,11 @@ type UpdateInstanceGroupInput struct {
 	Count *int `json:"count,omitempty"`
 	// The minimum count.
 	MinCount *int `json:"minCount,omitempty"`
-	// Deep health checks to run when instances start (replaces the list).
+	// Deep health checks to run when instances start (replaces the list). At most 1,000 items.
 	DeepHealthChecks []string `json:"deepHealthChecks,omitempty"`
-	// Kubernetes labels for the group's nodes (replaces the set).
+	// Kubernetes labels for the group's nodes (replaces the set). At most 1,000 items.
 	Labels []*KubernetesLabelInput `json:"labels,omitempty"`
-	// Kubernetes taints for the group's nodes (replaces the set).
+	// Kubernetes taints for the group's nodes (replaces the set). At most 1,000 items.
 	Taints []*TaintInput `json:"taints,omitempty"`
 	// Fixed: sending a different value is refused with IMMUTABLE_FIELD.
 	CapacityType *CapacityType `json:"capacityType,omitempty"`
@@ -1938,7 +1942,7 @@ type UpdateInstanceGroupInput struct {
 	TrainingPlanArn *string `json:"trainingPlanArn,omitempty"`
 	// Fixed: sending a different value is refused with IMMUTABLE_FIELD.
 	Zone *string `json:"zone,omitempty"`
-	// Fixed: sending a different list is refused with IMMUTABLE_FIELD.
+	// Fixed: sending a different list is refused with IMMUTABLE_FIELD. At most 1,000 items.
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
 }
 
@@ -3327,6 +3331,8 @@ const (
 	ModelStatusCancelled ModelStatus = "CANCELLED"
 	// A folder of models/ that no download made: it is listed as it is, whole or not.
 	ModelStatusPresent ModelStatus = "PRESENT"
+	// Its cluster was deleted with cascade: a download still running was stopped. The files stay in the shared bucket unless the bucket was deleted too.
+	ModelStatusDeleted ModelStatus = "DELETED"
 )
 
 var AllModelStatus = []ModelStatus{
@@ -3335,11 +3341,12 @@ var AllModelStatus = []ModelStatus{
 	ModelStatusFailed,
 	ModelStatusCancelled,
 	ModelStatusPresent,
+	ModelStatusDeleted,
 }
 
 func (e ModelStatus) IsValid() bool {
 	switch e {
-	case ModelStatusDownloading, ModelStatusReady, ModelStatusFailed, ModelStatusCancelled, ModelStatusPresent:
+	case ModelStatusDownloading, ModelStatusReady, ModelStatusFailed, ModelStatusCancelled, ModelStatusPresent, ModelStatusDeleted:
 		return true
 	}
 	return false

@@ -15,6 +15,7 @@ import (
 // injected faults.
 //
 //	GET    /sim/calls         counters, {"sagemaker": {"CreateCluster": 1}}
+//	GET    /sim/inventory     every resource the world holds, one line each, sorted
 //	DELETE /sim/calls         reset the counters
 //	GET    /sim/faults        the active faults
 //	POST   /sim/faults        inject a fault: a JSON fault, or ?spec=kind:key=value,...
@@ -26,6 +27,7 @@ func simRoutes(mux *http.ServeMux, world *sim.World, log *slog.Logger) {
 	h := simHandlers{world: world, log: log}
 	mux.Handle("GET /sim/calls", http.HandlerFunc(h.calls))
 	mux.Handle("DELETE /sim/calls", http.HandlerFunc(h.resetCalls))
+	mux.Handle("GET /sim/inventory", http.HandlerFunc(h.inventory))
 	mux.Handle("GET /sim/faults", http.HandlerFunc(h.faults))
 	mux.Handle("POST /sim/faults", limitBody(http.HandlerFunc(h.injectFault)))
 	mux.Handle("DELETE /sim/faults", http.HandlerFunc(h.clearFaults))
@@ -95,6 +97,10 @@ func (f faultJSON) fault() sim.Fault { return sim.Fault(f) }
 
 func (h simHandlers) calls(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h.world.Calls())
+}
+
+func (h simHandlers) inventory(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, h.world.Inventory())
 }
 
 func (h simHandlers) resetCalls(w http.ResponseWriter, r *http.Request) {

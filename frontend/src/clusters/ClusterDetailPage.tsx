@@ -62,6 +62,8 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
   const [liveOps, setLiveOps] = useState<ReadonlyMap<string, OperationSummaryFragment | null>>(new Map());
   const [streamError, setStreamError] = useState<string | null>(null);
   const [deleting, setDeleting] = useState(false);
+  const [cascade, setCascade] = useState(false);
+  const [deleteBucket, setDeleteBucket] = useState(false);
 
   const filter = useMemo(() => ({ kinds: ["CLUSTER"], ids: [id] }), [id]);
   const onEvents = useCallback((events: ClusterDetailEvent["events"][]) => {
@@ -141,6 +143,7 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
           title={`Delete ${cluster.name}?`}
           action="Delete cluster"
           mutation={DeleteClusterMutation}
+          options={{ cascade, deleteBucket: cascade && deleteBucket }}
           id={cluster.id}
           started={(result) => result.deleteCluster}
           confirmName={cluster.name}
@@ -161,6 +164,20 @@ export function ClusterDetailPage({ id, tab }: { id: string; tab: ClusterTab }) 
               This deletes the HyperPod cluster and its instances, the EKS control plane, the OIDC provider, the VPC with its subnets and NAT
               gateway, and the IAM roles. Jobs and data on the cluster's instances are lost.
             </p>
+          )}
+          <p>
+            A cluster that still has endpoints, jobs, models or storage is refused, naming them, unless they are deleted with it. The IAM
+            roles and policies its features made go with it.
+          </p>
+          <label className="checkbox">
+            <input type="checkbox" checked={cascade} onChange={(e) => setCascade(e.target.checked)} /> Also delete its endpoints, jobs,
+            model downloads and storage
+          </label>
+          {cascade && (
+            <label className="checkbox">
+              <input type="checkbox" checked={deleteBucket} onChange={(e) => setDeleteBucket(e.target.checked)} /> Also empty and delete the
+              shared bucket (without this, the bucket and its objects stay)
+            </label>
           )}
         </DeleteDialog>
       )}
@@ -330,7 +347,7 @@ function Overview({
       <section className="card">
         <div className="section-head">
           <h2>Operations</h2>
-          <Link to={`/operations?targetId=${encodeURIComponent(cluster.id)}`}>All operations of this cluster</Link>
+          <Link to={`/operations?clusterId=${encodeURIComponent(cluster.id)}`}>All operations of this cluster</Link>
         </div>
         {operations.length === 0 ? <p className="muted">No operations yet.</p> : <OperationsTable operations={operations} showTarget={false} />}
       </section>

@@ -150,8 +150,8 @@ export const ClusterDetailEventsSubscription = graphql(`
 `);
 
 export const DeleteClusterMutation = graphql(`
-  mutation DeleteCluster($id: ID!, $idempotencyKey: String) {
-    deleteCluster(id: $id, idempotencyKey: $idempotencyKey) {
+  mutation DeleteCluster($id: ID!, $cascade: Boolean, $deleteBucket: Boolean, $idempotencyKey: String) {
+    deleteCluster(id: $id, cascade: $cascade, deleteBucket: $deleteBucket, idempotencyKey: $idempotencyKey) {
       id
     }
   }

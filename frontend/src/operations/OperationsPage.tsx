@@ -70,7 +70,7 @@ export function OperationsPage({ path }: { path: string }) {
     setFirst(pageSize);
     navigate(`/operations${formatFilter({ ...filter, ...patch })}`, { replace: true });
   };
-  const filtered = Boolean(filter.kind || filter.status || filter.targetKind || filter.targetId);
+  const filtered = Boolean(filter.kind || filter.status || filter.targetKind || filter.targetId || filter.clusterId);
 
   return (
     <>
@@ -124,6 +124,20 @@ export function OperationsPage({ path }: { path: string }) {
             onBlur={(e) => e.target.value.trim() !== filter.targetId && setFilter({ targetId: e.target.value.trim() })}
             onKeyDown={(e) => {
               if (e.key === "Enter") setFilter({ targetId: e.currentTarget.value.trim() });
+            }}
+          />
+        </label>
+        <label>
+          Cluster id
+          <input
+            type="search"
+            placeholder="any"
+            spellCheck={false}
+            defaultValue={filter.clusterId}
+            key={filter.clusterId}
+            onBlur={(e) => e.target.value.trim() !== filter.clusterId && setFilter({ clusterId: e.target.value.trim() })}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") setFilter({ clusterId: e.currentTarget.value.trim() });
             }}
           />
         </label>

@@ -22,6 +22,7 @@ export const OperationSummaryFragment = graphql(`
       id
       name
     }
+    clusterId
     error {
       ...OperationErrorFields
     }

@@ -8,11 +8,13 @@ export interface OperationListFilter {
   status: OperationStatus | "";
   targetKind: string;
   targetId: string;
+  /** The cluster the operations are about (on it or on its resources). */
+  clusterId: string;
 }
 
 export const operationStatuses: OperationStatus[] = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"];
 
-/** Reads the filter from a query string (?kind=&status=&targetKind=&targetId=). */
+/** Reads the filter from a query string (?kind=&status=&targetKind=&targetId=&clusterId=). */
 export function parseFilter(search: string): OperationListFilter {
   const q = new URLSearchParams(search.startsWith("?") ? search.slice(1) : search);
   const status = (q.get("status") ?? "").toUpperCase();
@@ -21,6 +23,7 @@ export function parseFilter(search: string): OperationListFilter {
     status: (operationStatuses as string[]).includes(status) ? (status as OperationStatus) : "",
     targetKind: (q.get("targetKind") ?? "").toUpperCase(),
     targetId: q.get("targetId") ?? "",
+    clusterId: q.get("clusterId") ?? "",
   };
 }
 
@@ -31,6 +34,7 @@ export function formatFilter(f: OperationListFilter): string {
   if (f.status) q.set("status", f.status);
   if (f.targetKind) q.set("targetKind", f.targetKind);
   if (f.targetId) q.set("targetId", f.targetId);
+  if (f.clusterId) q.set("clusterId", f.clusterId);
   const s = q.toString();
   return s ? `?${s}` : "";
 }
@@ -42,18 +46,20 @@ export function toQueryFilter(f: OperationListFilter): OperationFilter {
   if (f.status) out.statuses = [f.status];
   if (f.targetKind) out.targetKind = f.targetKind;
   if (f.targetId) out.targetId = f.targetId;
+  if (f.clusterId) out.clusterId = f.clusterId;
   return out;
 }
 
 /** Whether an operation belongs in the filtered list, as the server decides. */
 export function matchesFilter(
   f: OperationListFilter,
-  op: { kind: string; status: string; target: { kind: string; id: string } },
+  op: { kind: string; status: string; target: { kind: string; id: string }; clusterId?: string | null },
 ): boolean {
   return (
     (!f.kind || op.kind === f.kind) &&
     (!f.status || op.status === f.status) &&
     (!f.targetKind || op.target.kind === f.targetKind) &&
-    (!f.targetId || op.target.id === f.targetId)
+    (!f.targetId || op.target.id === f.targetId) &&
+    (!f.clusterId || op.clusterId === f.clusterId)
   );
 }

@@ -6,15 +6,19 @@ import { FieldErrorList } from "./Field";
 import { errorMessages } from "./feedback";
 import { newIdempotencyKey } from "./fieldErrors";
 
-interface Props<D, Op> {
+type Vars = { id: string; idempotencyKey: string };
+
+interface Props<D, Op, V extends Vars> {
   /** The question the dialog asks, such as "Delete the job x?". */
   title: string;
   /** What deleting removes and what stays. */
   children: ReactNode;
   /** The delete button's words, such as "Delete job". */
   action: string;
-  /** The delete mutation; it takes $id and $idempotencyKey. */
-  mutation: TypedDocumentNode<D, { id: string; idempotencyKey: string }>;
+  /** The delete mutation; it takes $id and $idempotencyKey, and the options. */
+  mutation: TypedDocumentNode<D, V>;
+  /** The delete's options (cascade, say), set by the children's controls. */
+  options?: Omit<V, keyof Vars>;
   /** The id of what is deleted. */
   id: string;
   /** The operation in the mutation's answer. */
@@ -33,11 +37,27 @@ interface Props<D, Op> {
  * confirmed. A retry from the same dialog sends the same idempotency key,
  * so it cannot start a second delete.
  */
-export function DeleteDialog<D, Op>({ title, children, action, mutation, id, started, confirmName, cancel = "Cancel", onClose, onStarted }: Props<D, Op>) {
+export function DeleteDialog<D, Op, V extends Vars = Vars>({
+  title,
+  children,
+  action,
+  mutation,
+  options,
+  id,
+  started,
+  confirmName,
+  cancel = "Cancel",
+  onClose,
+  onStarted,
+}: Props<D, Op, V>) {
   const [typed, setTyped] = useState("");
   const [errors, setErrors] = useState<string[] | null>(null);
   const [{ fetching }, remove] = useMutation(mutation);
-  const key = useRef(newIdempotencyKey());
+  // One key per set of options: a retry with the same options is the same
+  // request, and other options are another one.
+  const keys = useRef(new Map<string, string>());
+  const optionsKey = JSON.stringify(options ?? {});
+  if (!keys.current.has(optionsKey)) keys.current.set(optionsKey, newIdempotencyKey());
   const inputId = useId();
   const confirmed = confirmName === undefined || typed.trim() === confirmName;
   // Focus starts where it cannot delete by a stray Enter: in the name to type, or else on cancel.
@@ -47,7 +67,7 @@ export function DeleteDialog<D, Op>({ title, children, action, mutation, id, sta
     e.preventDefault();
     if (!confirmed) return;
     setErrors(null);
-    const r = await remove({ id, idempotencyKey: key.current });
+    const r = await remove({ ...options, id, idempotencyKey: keys.current.get(optionsKey) } as V);
     if (r.data) onStarted(started(r.data));
     else if (r.error) setErrors(errorMessages(r.error));
   };
