@@ -66,9 +66,12 @@ func Field(field, format string, args ...any) *Error {
 	return &Error{Code: Validation, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// Wrap returns an error with code and message that keeps cause for errors.Is/As.
+// Wrap returns an error with code and message that keeps cause for
+// errors.Is/As. It is retryable when cause is a Kubernetes API server's
+// 429 or 5xx (KubeTransient), which reach the engine through Wrap as AWS
+// errors do through FromUpstream.
 func Wrap(code Code, cause error, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), cause: cause}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), cause: cause, Retryable: KubeTransient(cause)}
 }
 
 // WithField sets the field and returns e.

@@ -2,9 +2,11 @@ package errs
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/aws/smithy-go"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // throttlingCodes are the AWS error codes that mean "slow down and retry".
@@ -102,11 +104,29 @@ func transient(err error) bool {
 	return status == 0 || status >= 500 || status == 429
 }
 
-// IsRetryable reports whether err may succeed if tried again unchanged.
+// IsRetryable reports whether err may succeed if tried again unchanged:
+// an error marked so, AWS throttling or a server fault, a role not seen
+// yet (NotYetPropagated), or a Kubernetes API server's 429 or 5xx
+// (KubeTransient), however wrapped.
 func IsRetryable(err error) bool {
 	var e *Error
 	if errors.As(err, &e) {
-		return e.Retryable
+		return e.Retryable || KubeTransient(err)
 	}
-	return throttlingCodes[APICode(err)] || NotYetPropagated(err)
+	return throttlingCodes[APICode(err)] || NotYetPropagated(err) || KubeTransient(err)
+}
+
+// KubeTransient reports whether err is, or wraps, a Kubernetes API
+// server's answer that asks to try again: 429 TooManyRequests (API
+// Priority and Fairness shedding load) or a 5xx (InternalError,
+// ServiceUnavailable, a server timeout). client-go retries these itself
+// only when the answer carries a Retry-After, and never through the fake
+// clients of the simulator.
+func KubeTransient(err error) bool {
+	var status apierrors.APIStatus
+	if err == nil || !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code == http.StatusTooManyRequests || code >= http.StatusInternalServerError
 }

@@ -2,11 +2,14 @@ package errs_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/instantstart/instantstart/engine/errs"
 )
@@ -65,5 +68,43 @@ func TestUnreadableAnswersRetryOnlyWhenTransient(t *testing.T) {
 		if got := errs.FromUpstream(c.err, "list access entries").Retryable; got != c.want {
 			t.Errorf("%s: retryable %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestKubernetesTransientIsRetryable: a Kubernetes API server's 429 and
+// 5xx answers are retryable however they reach the engine (as they are,
+// wrapped with %w, or wrapped as an UPSTREAM error); its other refusals
+// are not.
+func TestKubernetesTransientIsRetryable(t *testing.T) {
+	pods := schema.GroupResource{Resource: "pods"}
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"429", apierrors.NewTooManyRequests("Too many requests, please try again later.", 1), true},
+		{"500", apierrors.NewInternalError(errors.New("etcdserver: leader changed")), true},
+		{"503", apierrors.NewServiceUnavailable("the server is shutting down"), true},
+		{"504", apierrors.NewServerTimeout(pods, "list", 1), true},
+		{"404", apierrors.NewNotFound(pods, "p"), false},
+		{"409", apierrors.NewConflict(pods, "p", errors.New("changed")), false},
+		{"422", apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "p", nil), false},
+	}
+	for _, c := range cases {
+		for how, err := range map[string]error{
+			"as is":       c.err,
+			"with %w":     fmt.Errorf("list pods: %w", c.err),
+			"as UPSTREAM": errs.Wrap(errs.Upstream, c.err, "list pods: %v", c.err),
+		} {
+			if got := errs.IsRetryable(err); got != c.want {
+				t.Errorf("%s %s: IsRetryable %v, want %v", c.name, how, got, c.want)
+			}
+		}
+		if got := errs.Wrap(errs.Upstream, c.err, "list pods").Retryable; got != c.want {
+			t.Errorf("%s: Wrap's Retryable %v, want %v", c.name, got, c.want)
+		}
+	}
+	if errs.IsRetryable(errs.New(errs.Upstream, "no cause")) || errs.KubeTransient(nil) {
+		t.Error("an error with no Kubernetes status is retryable")
 	}
 }
