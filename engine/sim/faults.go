@@ -28,10 +28,16 @@ const (
 	// for more fails with ResourceLimitExceeded.
 	FaultQuota = "quota"
 	// FaultThrottle makes calls to Service (and Operation, if set) fail with
-	// ThrottlingException (EC2: RequestLimitExceeded).
+	// ThrottlingException (EC2: RequestLimitExceeded, S3: SlowDown;
+	// Kubernetes: 429 TooManyRequests with a Retry-After of a second). With
+	// Probability it fails that share of the matching calls.
 	FaultThrottle = "throttle"
 	// FaultError makes calls to Service (and Operation, if set) fail with
-	// Code (default InternalFailure) and Message.
+	// Code (default InternalFailure, a server fault: the 5xx form) and
+	// Message; code ServiceUnavailable is AWS's 503. Kubernetes answers 503
+	// ServiceUnavailable for code ServiceUnavailable and 500 InternalError
+	// for any other code, as an API server does. With Probability it fails
+	// that share of the matching calls.
 	FaultError = "error"
 	// FaultFail makes an asynchronous resource of Service (EKS cluster or
 	// add-on, SageMaker cluster or MLflow tracking server, EC2 NAT
@@ -156,9 +162,19 @@ type Fault struct {
 	// strikes, a healthcheck fault on each check it fails, a patch fault
 	// on each updated node it leaves unhealthy. Node, healthcheck and
 	// patch faults fire once when Count is 0. A hold fault takes no
-	// count: it holds until it is cleared.
+	// count: it holds until it is cleared. With Probability, Count still
+	// counts the calls the fault fails, not those it lets through.
 	Count int
 	Value float64 // the quota value of a quota fault
+	// Probability, in (0, 1], is the share of the matching calls a throttle
+	// or error fault fails; 0 fails every one. Each matching call draws
+	// from a stream of the world's own, seeded by Options.Seed, so that a
+	// world with the same seed that receives the same calls fails the same
+	// ones, and drawing changes no generated id. Faults are tried in the
+	// order they were injected: with a throttle fault of 0.1 and an error
+	// fault of 0.02 on one service, about 10% of the calls are throttled
+	// and 2% of the rest fail.
+	Probability float64 `json:",omitempty"`
 }
 
 // ParseFault parses the start-up flag syntax
@@ -167,10 +183,15 @@ type Fault struct {
 // "throttle:service=eks,operation=DescribeCluster,count=3",
 // "node:cluster=hp,group=workers,recovery=replace" or
 // "healthcheck:cluster=hp,instanceType=ml.p5.48xlarge" or
-// "load:namespace=default,deployment=vllm-chat,rps=5". Keys are
+// "load:namespace=default,deployment=vllm-chat,rps=5" or
+// "throttle:service=kubernetes,probability=0.1" (a tenth of the calls to
+// the Kubernetes APIs answer 429) or
+// "error:service=s3,code=ServiceUnavailable,probability=0.02". Keys are
 // case-insensitive: id, service, operation, region, zone, instanceType,
 // cluster, group, instance, recovery, job, pod, namespace, deployment,
-// image, rps, code, message, count, value.
+// image, rps, code, message, count, value, probability (throttle and
+// error faults only: the share of the matching calls that fail, above 0
+// and at most 1; count then counts the calls failed).
 func ParseFault(spec string) (Fault, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	f := Fault{Kind: strings.ToLower(strings.TrimSpace(kind))}
@@ -227,6 +248,11 @@ func ParseFault(spec string) (Fault, error) {
 			f.Value, err = strconv.ParseFloat(value, 64)
 		case "rps":
 			f.RPS, err = strconv.ParseFloat(value, 64)
+		case "probability":
+			if f.Probability, err = strconv.ParseFloat(value, 64); err == nil {
+				// 0 would read as no probability: refused here, where it was written.
+				err = probabilityRange(f.Probability)
+			}
 		default:
 			return Fault{}, fmt.Errorf("sim: fault %q: unknown key %q", spec, key)
 		}
@@ -400,8 +426,11 @@ func (w *World) normalizeFault(f Fault) (Fault, error) {
 	if f.Service != "" && serviceID(f.Service) == f.Service {
 		return f, fmt.Errorf("sim: unknown service %q; services are %s", f.Service, strings.Join(serviceNames(), ", "))
 	}
-	if f.Service == svcKubernetes && f.Kind != FaultSmallPages {
-		return f, fmt.Errorf("sim: service %q takes only the %s fault (its lists then return pages of size items); the faults of pods and nodes name their job, pod or group instead of a service", svcKubernetes, FaultSmallPages)
+	if f.Service == svcKubernetes && f.Kind != FaultSmallPages && f.Kind != FaultThrottle && f.Kind != FaultError {
+		return f, fmt.Errorf("sim: service %q takes only the %s, %s and %s faults (its calls answer 429, or 500 and 503; its lists return pages of size items); the faults of pods and nodes name their job, pod or group instead of a service", svcKubernetes, FaultThrottle, FaultError, FaultSmallPages)
+	}
+	if err := callProbability(f); err != nil {
+		return f, err
 	}
 	if f.Region != "" {
 		if _, ok := w.catalog.region(f.Region); !ok {
@@ -564,6 +593,29 @@ func asyncService(_ *World, f *Fault) error {
 		return nil
 	}
 	return fmt.Errorf("sim: a %s fault needs service eks, sagemaker, ec2 or helm, got %q", f.Kind, f.Service)
+}
+
+// callProbability checks a fault's probability: only throttle and error
+// faults take one, above 0 and at most 1.
+func callProbability(f Fault) error {
+	if f.Probability == 0 {
+		return nil
+	}
+	if f.Kind != FaultThrottle && f.Kind != FaultError {
+		return fmt.Errorf("sim: a %s fault takes no probability; only %s and %s faults fail a share of the calls they select", f.Kind, FaultThrottle, FaultError)
+	}
+	if err := probabilityRange(f.Probability); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	return nil
+}
+
+// probabilityRange refuses a probability outside (0, 1].
+func probabilityRange(p float64) error {
+	if !(p > 0 && p <= 1) {
+		return fmt.Errorf("probability is the share of the matching calls the fault fails: above 0 and at most 1, such as 0.1 for one call in ten; got %v (leave it out to fail every call)", p)
+	}
+	return nil
 }
 
 // untilCleared refuses a count to a kind whose faults last until they are

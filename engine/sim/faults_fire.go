@@ -14,7 +14,8 @@ import (
 // count. The other kinds are looked up where they
 // strike: hold faults in faults_hold.go, nofilters and smallpages in
 // ec2_filters.go and pagination.go, training faults in kube_training.go,
-// serving faults in kube_serving.go and kube_keda.go.
+// serving faults in kube_serving.go and kube_keda.go; the call faults of
+// the Kubernetes APIs answer as an API server in kube.go (kubeCallFault).
 
 // fire records that the fault at index i fired: a counted fault that has
 // fired its last time is removed.
@@ -37,29 +38,47 @@ func (f Fault) inRegion(region string) bool {
 
 // callFault fires the first throttle or error fault that matches a call.
 func (t *txn) callFault(service, op string) error {
+	f, ok := t.firingCallFault(service, op)
+	if !ok {
+		return nil
+	}
+	if f.Kind == FaultError {
+		return &smithy.GenericAPIError{Code: f.Code, Message: f.errorMessage(), Fault: smithy.FaultServer}
+	}
+	code := "ThrottlingException"
+	switch service {
+	case svcEC2:
+		code = "RequestLimitExceeded"
+	case svcS3:
+		code = "SlowDown"
+	}
+	return &smithy.GenericAPIError{Code: code, Message: "Rate exceeded", Fault: smithy.FaultClient}
+}
+
+// firingCallFault fires the first throttle or error fault that matches a
+// call of service and returns it. A fault with a probability matches only
+// when its draw says so; one the draw spares leaves the call to the next.
+func (t *txn) firingCallFault(service, op string) (Fault, bool) {
 	for i, f := range t.st.Faults {
 		if (f.Kind != FaultThrottle && f.Kind != FaultError) || f.Service != service ||
 			(f.Operation != "" && f.Operation != op) || !f.inRegion(t.region) {
 			continue
 		}
+		if f.Probability > 0 && f.Probability < 1 && !t.chance(f.Probability) {
+			continue
+		}
 		t.st.fire(i)
-		if f.Kind == FaultError {
-			msg := f.Message
-			if msg == "" {
-				msg = "Injected fault"
-			}
-			return &smithy.GenericAPIError{Code: f.Code, Message: msg, Fault: smithy.FaultServer}
-		}
-		code := "ThrottlingException"
-		switch service {
-		case svcEC2:
-			code = "RequestLimitExceeded"
-		case svcS3:
-			code = "SlowDown"
-		}
-		return &smithy.GenericAPIError{Code: code, Message: "Rate exceeded", Fault: smithy.FaultClient}
+		return f, true
 	}
-	return nil
+	return Fault{}, false
+}
+
+// errorMessage is what an error fault's failed call says.
+func (f Fault) errorMessage() string {
+	if f.Message == "" {
+		return "Injected fault"
+	}
+	return f.Message
 }
 
 // roleUsable returns the role arn names as the service of the call sees

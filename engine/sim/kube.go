@@ -310,6 +310,11 @@ func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
 		if err != nil {
 			return nil, err
 		}
+		if op != "" {
+			if err := t.kubeCallFault(op); err != nil {
+				return nil, err
+			}
+		}
 		t.advanceHyperPod()
 		if err := s.settle(); err != nil {
 			return s.publish, err
@@ -325,6 +330,26 @@ func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
 		}
 		return s.publish, nil
 	})
+}
+
+// kubeCallFault fires the first throttle or error fault of a request op
+// to a Kubernetes API and returns the status error an API server answers
+// with: 429 TooManyRequests with a Retry-After of a second for a throttle
+// (what API Priority and Fairness answers a request it sheds), 503
+// ServiceUnavailable for an error fault of code ServiceUnavailable, 500
+// InternalError for any other. client-go's apierrors.IsTooManyRequests,
+// IsServiceUnavailable and IsInternalError recognise them.
+func (t *txn) kubeCallFault(op string) error {
+	f, ok := t.firingCallFault(svcKubernetes, op)
+	switch {
+	case !ok:
+		return nil
+	case f.Kind == FaultThrottle:
+		return apierrors.NewTooManyRequests("Too many requests, please try again later.", 1)
+	case f.Code == "ServiceUnavailable":
+		return apierrors.NewServiceUnavailable(f.errorMessage())
+	}
+	return apierrors.NewInternalError(errors.New(f.errorMessage()))
 }
 
 // session opens the stored API server for a request. After a failed save

@@ -12,6 +12,7 @@ import (
 type state struct {
 	Seq      uint64                    // source of every generated id
 	Draws    uint64                    `json:",omitempty"` // how many random values the world drew (see txn.draw)
+	Chances  uint64                    `json:",omitempty"` // how many times faults with a probability drew (see txn.chance)
 	Calls    map[string]map[string]int // service -> operation -> count
 	Faults   []Fault
 	FaultSeq int
@@ -245,6 +246,17 @@ func (t *txn) draw(lo, hi time.Duration) time.Duration {
 	t.st.Draws++
 	v := splitmix64(t.st.Draws ^ t.w.seed*0xd1b54a32d192ed03 ^ 0x5851f42d4c957f2d)
 	return lo + time.Duration(v%uint64(hi-lo+1))
+}
+
+// chance tells whether a draw falls within share p of the unit interval:
+// true with probability p. It draws from a stream of its own, seeded by
+// Options.Seed, apart from draw's and the ids' sequence, so that faults
+// that fire by chance change neither latencies nor ids, and replay
+// identically for a seed.
+func (t *txn) chance(p float64) bool {
+	t.st.Chances++
+	v := splitmix64(t.st.Chances ^ t.w.seed*0xa0761d6478bd642f ^ 0xe7037ed1a0b428db)
+	return float64(v>>11)/(1<<53) < p
 }
 
 // randString returns n characters drawn from alphabet.

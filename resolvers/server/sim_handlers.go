@@ -89,6 +89,7 @@ type faultJSON struct {
 	Message      string  `json:"message,omitempty"`
 	Count        int     `json:"count,omitempty"`
 	Value        float64 `json:"value,omitempty"`
+	Probability  float64 `json:"probability,omitempty"`
 }
 
 func faultToJSON(f sim.Fault) faultJSON { return faultJSON(f) }
