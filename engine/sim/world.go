@@ -337,6 +337,11 @@ const (
 	svcFSx       = "fsx"
 )
 
+// Services lists the services the world simulates, as the call counters
+// and faults name them: what a client that injects a fault into every
+// service iterates over.
+func Services() []string { return serviceNames() }
+
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
 	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcMLflow, svcQuotas, svcSTS, svcKubernetes}

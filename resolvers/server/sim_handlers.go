@@ -16,6 +16,8 @@ import (
 //
 //	GET    /sim/calls         counters, {"sagemaker": {"CreateCluster": 1}}
 //	GET    /sim/inventory     every resource the world holds, one line each, sorted
+//	GET    /sim/resources     what the world holds that clients made, with states
+//	                          and tags (sim.World.Resources)
 //	DELETE /sim/calls         reset the counters
 //	GET    /sim/faults        the active faults
 //	POST   /sim/faults        inject a fault: a JSON fault, or ?spec=kind:key=value,...
@@ -28,6 +30,7 @@ func simRoutes(mux *http.ServeMux, world *sim.World, log *slog.Logger) {
 	mux.Handle("GET /sim/calls", http.HandlerFunc(h.calls))
 	mux.Handle("DELETE /sim/calls", http.HandlerFunc(h.resetCalls))
 	mux.Handle("GET /sim/inventory", http.HandlerFunc(h.inventory))
+	mux.Handle("GET /sim/resources", http.HandlerFunc(h.resources))
 	mux.Handle("GET /sim/faults", http.HandlerFunc(h.faults))
 	mux.Handle("POST /sim/faults", limitBody(http.HandlerFunc(h.injectFault)))
 	mux.Handle("DELETE /sim/faults", http.HandlerFunc(h.clearFaults))
@@ -102,6 +105,14 @@ func (h simHandlers) calls(w http.ResponseWriter, r *http.Request) {
 
 func (h simHandlers) inventory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h.world.Inventory())
+}
+
+func (h simHandlers) resources(w http.ResponseWriter, r *http.Request) {
+	out := h.world.Resources()
+	if out == nil {
+		out = []sim.Resource{}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (h simHandlers) resetCalls(w http.ResponseWriter, r *http.Request) {
