@@ -67,11 +67,11 @@ func Field(field, format string, args ...any) *Error {
 }
 
 // Wrap returns an error with code and message that keeps cause for
-// errors.Is/As. It is retryable when cause is a Kubernetes API server's
-// 429 or 5xx (KubeTransient), which reach the engine through Wrap as AWS
-// errors do through FromUpstream.
+// errors.Is/As. It is retryable when cause is (IsRetryable): AWS or Helm
+// throttling, a server fault, a Kubernetes API server's 429 or 5xx
+// wrapped as UPSTREAM stay worth retrying, as through FromUpstream.
 func Wrap(code Code, cause error, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), cause: cause, Retryable: KubeTransient(cause)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), cause: cause, Retryable: IsRetryable(cause)}
 }
 
 // WithField sets the field and returns e.

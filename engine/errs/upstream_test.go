@@ -108,3 +108,25 @@ func TestKubernetesTransientIsRetryable(t *testing.T) {
 		t.Error("an error with no Kubernetes status is retryable")
 	}
 }
+
+// TestWrapKeepsTheCauseRetryable: an AWS or Helm throttle, or a server
+// fault, wrapped as UPSTREAM is retryable, as FromUpstream makes it; a
+// refusal is not, nor is an error wrapping nothing.
+func TestWrapKeepsTheCauseRetryable(t *testing.T) {
+	cases := []struct {
+		cause error
+		want  bool
+	}{
+		{fmt.Errorf("helm: release %q: %w", "agent", &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate exceeded"}), true},
+		{&smithy.OperationError{ServiceID: "EC2", OperationName: "DescribeVpcs", Err: &smithy.GenericAPIError{Code: "ServiceUnavailable"}}, true},
+		{errs.Wrap(errs.Upstream, apierrors.NewTooManyRequests("slow down", 1), "list pods"), true},
+		{&smithy.GenericAPIError{Code: "ValidationException", Message: "bad name"}, false},
+		{errors.New("connection refused"), false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		if got := errs.Wrap(errs.Upstream, c.cause, "read: %v", c.cause).Retryable; got != c.want {
+			t.Errorf("Wrap(%v).Retryable = %v, want %v", c.cause, got, c.want)
+		}
+	}
+}
