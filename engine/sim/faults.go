@@ -29,8 +29,10 @@ const (
 	FaultQuota = "quota"
 	// FaultThrottle makes calls to Service (and Operation, if set) fail with
 	// ThrottlingException (EC2: RequestLimitExceeded, S3: SlowDown;
-	// Kubernetes: 429 TooManyRequests with a Retry-After of a second). With
-	// Probability it fails that share of the matching calls.
+	// Kubernetes: 429 TooManyRequests with a Retry-After of a second, which
+	// the simulated clients, as client-go's, answer by sending the request
+	// again, up to 10 times). With Probability it fails that share of the
+	// matching calls.
 	FaultThrottle = "throttle"
 	// FaultError makes calls to Service (and Operation, if set) fail with
 	// Code (default InternalFailure, a server fault: the 5xx form) and

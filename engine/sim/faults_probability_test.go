@@ -152,16 +152,24 @@ func TestProbabilityDrawsChangeNoIDs(t *testing.T) {
 }
 
 // TestKubeCallFaults: through the clients the engine uses, a throttle
-// fault on service kubernetes answers 429 with a Retry-After, an error
-// fault 503 or 500, as an API server does, all retryable for the engine;
-// the calls are counted, and others pass.
+// fault on service kubernetes answers 429 with a Retry-After, which the
+// clients answer as client-go does, by sending the request again (up to
+// 10 times): a short throttle passes unseen, a lasting one is a 429. An
+// error fault answers 503 or 500 at once, as an API server does. All are
+// retryable for the engine; every try is counted.
 func TestKubeCallFaults(t *testing.T) {
 	f, kc := kubeAPIFixture(t)
-	ok(f.w.InjectFault(Fault{Kind: FaultThrottle, Service: "kubernetes", Operation: "list pods", Count: 1})).must(t)
 	pods := kc.Core.CoreV1().Pods("default")
+	ok(f.w.InjectFault(Fault{Kind: FaultThrottle, Service: "kubernetes", Operation: "list pods", Count: 3})).must(t)
+	ok(pods.List(f.ctx, metav1.ListOptions{})).must(t)
+	if got := f.w.Calls()["kubernetes"]["list pods"]; got != 4 {
+		t.Errorf("a list throttled 3 times took %d tries, want 4", got)
+	}
+
+	lasting := ok(f.w.InjectFault(Fault{Kind: FaultThrottle, Service: "kubernetes", Operation: "list pods"})).must(t)
 	_, err := pods.List(f.ctx, metav1.ListOptions{})
 	if !apierrors.IsTooManyRequests(err) {
-		t.Fatalf("throttled list: %v, want 429 TooManyRequests", err)
+		t.Fatalf("list under a lasting throttle: %v, want 429 TooManyRequests", err)
 	}
 	if delay, ok := apierrors.SuggestsClientDelay(err); !ok || delay != 1 {
 		t.Errorf("Retry-After %d, %v; want 1 s", delay, ok)
@@ -169,7 +177,12 @@ func TestKubeCallFaults(t *testing.T) {
 	if !errs.IsRetryable(err) {
 		t.Errorf("429 is not retryable: %v", err)
 	}
-	ok(pods.List(f.ctx, metav1.ListOptions{})).must(t)
+	if got := f.w.Calls()["kubernetes"]["list pods"]; got != 4+11 {
+		t.Errorf("a lasting throttle took %d tries, want 11", got-4)
+	}
+	if err := f.w.ClearFault(lasting.ID); err != nil {
+		t.Fatal(err)
+	}
 
 	configMaps := kc.Core.CoreV1().ConfigMaps("default")
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}
@@ -189,9 +202,8 @@ func TestKubeCallFaults(t *testing.T) {
 	if got := len(ok(configMaps.List(f.ctx, metav1.ListOptions{})).must(t).Items); got != 1 {
 		t.Errorf("%d config maps: the failed create made one", got)
 	}
-	calls := f.w.Calls()["kubernetes"]
-	if calls["list pods"] != 2 || calls["create configmaps"] != 2 {
-		t.Errorf("failed calls are counted too: %v", calls)
+	if got := f.w.Calls()["kubernetes"]["create configmaps"]; got != 2 {
+		t.Errorf("a failed create is a call too: counted %d, want 2", got)
 	}
 	if got := f.w.Faults(); len(got) != 0 {
 		t.Errorf("spent faults left: %+v", got)

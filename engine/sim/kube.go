@@ -301,7 +301,31 @@ func (srv *kubeServer) watchReactor(typed bool) k8stesting.WatchReactionFunc {
 // pods, Karpenter), and settled again after a request that changed
 // something, as the scheduler and controllers react to it. Watchers are
 // told of what the settles changed too, even when fn fails.
+//
+// A request a throttle fault answers with 429 and a Retry-After is sent
+// again, up to kubeThrottleRetries times, as client-go's REST client does
+// (the clients here stand in for it): a caller sees the 429 only when the
+// throttling lasts. Each try is counted, and draws again when the fault
+// has a probability. The simulated client does not wait the Retry-After:
+// nothing in the world is due to change in it.
 func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
+	for tries := 1; ; tries++ {
+		throttled := false
+		err := srv.try(op, fn, &throttled)
+		if !throttled || tries > kubeThrottleRetries {
+			return err
+		}
+	}
+}
+
+// kubeThrottleRetries is how many times client-go's REST client sends a
+// request again after a 429 that carries a Retry-After (its default
+// maxRetries).
+const kubeThrottleRetries = 10
+
+// try runs one try of a call (see call); throttled tells whether a
+// throttle fault answered it.
+func (srv *kubeServer) try(op string, fn func(s *kubeSession) error, throttled *bool) error {
 	return srv.w.kubeTxn(srv.region, func(t *txn) (func(), error) {
 		if op != "" {
 			t.st.count(svcKubernetes, op)
@@ -312,6 +336,7 @@ func (srv *kubeServer) call(op string, fn func(s *kubeSession) error) error {
 		}
 		if op != "" {
 			if err := t.kubeCallFault(op); err != nil {
+				*throttled = apierrors.IsTooManyRequests(err)
 				return nil, err
 			}
 		}
