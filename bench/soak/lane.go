@@ -84,18 +84,6 @@ func (l *lane) setUp(ctx context.Context) bool {
 		return false
 	}
 	l.cluster, l.groupCount = rec.Target, 2
-	var c struct {
-		Cluster struct{ InstanceGroups []struct{ ID, Name string } }
-	}
-	if err := l.r.query(ctx, `query($id: ID!) { cluster(id: $id) { instanceGroups { id name } } }`, map[string]any{"id": l.cluster}, &c); err == nil {
-		for _, g := range c.Cluster.InstanceGroups {
-			if g.Name == groupName {
-				l.group = g.ID
-			}
-		}
-	} else {
-		l.r.logf("lane %d: read the cluster: %v", l.n, err)
-	}
 	if l.budget < 5 {
 		return true
 	}
@@ -141,7 +129,7 @@ func (l *lane) next(ctx context.Context) {
 	add(l.ready && len(l.endpoints) < 2, 3, l.deployEndpoint)
 	add(len(l.endpoints) > 0, 3, l.scaleEndpoint)
 	add(len(l.endpoints) > 0, 1, l.deleteEndpoint)
-	add(l.group != "", 2, l.scaleGroup)
+	add(true, 2, l.scaleGroup)
 	add(l.fsx == "", 1, l.addFileSystem)
 	add(l.fsx != "", 1, l.removeFileSystem)
 	total := 0
@@ -206,6 +194,25 @@ func (l *lane) deleteEndpoint(ctx context.Context) {
 
 // scaleGroup moves the instance group between 2 and 3 instances.
 func (l *lane) scaleGroup(ctx context.Context) {
+	if l.group == "" {
+		// The group's record is made when the cluster's groups are first
+		// read from HyperPod, which may come after createCluster ends.
+		var out struct {
+			InstanceGroups struct {
+				Edges []struct{ Node struct{ ID, Name string } }
+			}
+		}
+		err := l.r.query(ctx, `query($c: ID!) { instanceGroups(clusterId: $c) { edges { node { id name } } } }`, map[string]any{"c": l.cluster}, &out)
+		for _, e := range out.InstanceGroups.Edges {
+			if e.Node.Name == groupName {
+				l.group = e.Node.ID
+			}
+		}
+		if l.group == "" {
+			l.r.logf("lane %d: no instance group %s to scale yet (%v)", l.n, groupName, err)
+			return
+		}
+	}
 	count := 5 - l.groupCount
 	if l.do(ctx, mutation{kind: "scaleInstanceGroup", field: "scaleInstanceGroup", vars: map[string]any{"id": l.group, "n": count},
 		query: `mutation($id: ID!, $n: Int!, $key: String) { scaleInstanceGroup(id: $id, count: $n, idempotencyKey: $key) { ` + opFields + ` } }`}) != nil {

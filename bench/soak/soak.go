@@ -308,6 +308,10 @@ func twice(res []sim.Resource) map[string][]string {
 	return by
 }
 
+// gone are the states of a resource on its way out, or failed for good,
+// which one made in its place does not duplicate.
+var gone = map[string]bool{"deleting": true, "deleted": true, "failed": true}
+
 // identity is what makes a resource the one InstantStart asked for: the
 // tags it puts on everything it makes in EC2 and FSx (its cluster, the
 // piece's role and zone, its storage, its Name). Resources it did not
@@ -321,7 +325,7 @@ func identity(x sim.Resource) string {
 			parts = append(parts, k+"="+v)
 		}
 	}
-	if len(parts) == 0 || x.State == "deleting" || x.State == "DELETING" {
+	if len(parts) == 0 || gone[strings.ToLower(x.State)] {
 		return ""
 	}
 	return x.Service + " " + x.Kind + " " + x.Tags["Name"] + " " + strings.Join(parts, " ")
