@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/instantstart/instantstart/engine/sim"
 )
 
 // The invariants a run checks, as the report names them.
@@ -163,7 +162,7 @@ func recordFinding(kind, cluster string, rec record) *finding {
 
 // check reads the server and the world after the clean-up and builds the
 // report.
-func (r *run) check(ctx context.Context, baseline []sim.Resource) (*Report, error) {
+func (r *run) check(ctx context.Context, baseline []string) (*Report, error) {
 	rep := &Report{Seed: r.opts.Seed, Kills: r.kills, Resent: r.c.resent.Load(), Kinds: map[string]*kindCount{}}
 	add := func(inv, format string, args ...any) {
 		rep.Findings = append(rep.Findings, finding{inv, fmt.Sprintf(format, args...)})
@@ -262,22 +261,16 @@ func (r *run) check(ctx context.Context, baseline []sim.Resource) (*Report, erro
 		}
 	}
 
-	world, err := r.resources(ctx)
+	world, err := r.inventory(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the world: %w", err)
 	}
-	before := map[string]bool{}
-	for _, x := range baseline {
-		before[x.Service+" "+x.Kind+" "+x.ID] = true
+	leaked, buckets := leftovers(baseline, world, r.keptBucket)
+	for _, line := range leaked {
+		add(invLeaked, "%s", line)
 	}
-	for _, x := range world {
-		switch {
-		case before[x.Service+" "+x.Kind+" "+x.ID]:
-		case x.Service == "s3" && x.Kind == "bucket":
-			rep.Buckets = append(rep.Buckets, fmt.Sprintf("%s (%d objects)", x.Name, x.Items))
-		default:
-			add(invLeaked, "%s %s %s %s%s", x.Service, x.Kind, x.ID, x.Name, describeState(x))
-		}
+	for _, b := range slices.Sorted(maps.Keys(buckets)) {
+		rep.Buckets = append(rep.Buckets, fmt.Sprintf("%s (%d objects)", b, buckets[b]))
 	}
 	r.scan(ctx, "after the clean-up")
 	r.scanMu.Lock()
@@ -297,9 +290,31 @@ func (r *run) check(ctx context.Context, baseline []sim.Resource) (*Report, erro
 	return rep, nil
 }
 
-func describeState(x sim.Resource) string {
-	if x.State == "" {
-		return ""
+// leftovers compares the world's inventory after the clean-up with the
+// one before the run: what is new but the kept buckets (those the lanes
+// asked for, kept) and their objects is leaked. It returns the leaked
+// lines and the kept buckets with their object counts.
+func leftovers(before, after []string, kept func(bucket string) bool) (leaked []string, buckets map[string]int) {
+	buckets = map[string]int{}
+	was := map[string]bool{}
+	for _, line := range before {
+		was[line] = true
 	}
-	return " (" + x.State + ")"
+	for _, line := range after {
+		if was[line] {
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "s3 bucket "); ok && kept(name) {
+			buckets[name] += 0
+			continue
+		}
+		if key, ok := strings.CutPrefix(line, "s3 object "); ok {
+			if bucket, _, _ := strings.Cut(key, "/"); kept(bucket) {
+				buckets[bucket]++
+				continue
+			}
+		}
+		leaked = append(leaked, line)
+	}
+	return leaked, buckets
 }

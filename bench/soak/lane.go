@@ -67,7 +67,6 @@ func (l *lane) run(ctx context.Context) {
 		l.next(ctx)
 	}
 	if l.budget > 0 {
-		l.r.clearWorkloads(ctx, l.n, l.name+"-final", l.cluster)
 		l.do(ctx, l.r.deleteCluster(l.cluster))
 	}
 }
@@ -92,6 +91,7 @@ func (l *lane) setUp(ctx context.Context) bool {
 		query: `mutation($c: ID!, $key: String) { updateClusterFeatures(clusterId: $c, input: {trainingOperator: true}, idempotencyKey: $key) { ` + opFields + ` } }`}) == nil {
 		return true
 	}
+	l.r.keepBucket(l.name + "-data")
 	if l.do(ctx, mutation{kind: "addStorage S3", field: "addStorage", vars: map[string]any{"c": l.cluster, "b": l.name + "-data"},
 		query: `mutation($c: ID!, $b: String!, $key: String) { addStorage(input: {clusterId: $c, kind: S3, s3: {bucket: $b, create: true}}, idempotencyKey: $key) { ` + opFields + ` } }`}) == nil {
 		return true

@@ -12,21 +12,23 @@
 // turns its training operator on, adds its shared bucket, downloads a
 // model and puts a dataset, then asks for a random mix of training jobs,
 // endpoints, endpoint and instance group scaling, FSx file systems and
-// their deletion, and ends with deleteCluster; lanes of 20 operations run
-// side by side. Every mutation carries an idempotency key: a request that
-// got no answer, and an operation followed across a restart, is sent
-// again with its key and must come back as the same operation. An
-// operation that FAILED with a retryable error is retried with
-// retryOperation, up to 3 times. At the end every cluster still there is
-// deleted, and the run checks:
+// their deletion, and ends with deleteCluster with cascade; lanes of 20
+// operations run side by side. Every mutation carries an idempotency key:
+// a request that got no answer, and an operation followed across a
+// restart, is sent again with its key and must come back as the same
+// operation. An operation that FAILED with a retryable error is retried
+// with retryOperation, up to 3 times. At the end every cluster still
+// there is deleted with cascade (the shared buckets stay), and the run
+// checks:
 //
 //   - lost: every operation acknowledged was followed to its end;
 //   - duplicated: no idempotency key has two operations, no cluster, job,
 //     endpoint or storage name two records, and the world (GET
 //     /sim/resources, read after each restart and at the end) never held
-//     two resources for one (same InstantStart tags);
-//   - leaked: the world holds nothing the run made but the kept buckets,
-//     and no record of a deleted cluster is live;
+//     two live resources for one (same InstantStart tags);
+//   - leaked: the world (GET /sim/inventory) holds nothing it did not
+//     hold before the run but the lanes' buckets and their objects, and
+//     no record of a deleted cluster is live;
 //   - stuck: every operation and record ended in a terminal status;
 //   - failed: no operation FAILED after its retries, none was refused.
 //

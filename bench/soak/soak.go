@@ -84,6 +84,11 @@ type run struct {
 	progress chan struct{}
 	kills    int
 
+	// buckets are the shared buckets the lanes asked for, which the
+	// clean-up keeps.
+	bucketMu sync.Mutex
+	buckets  map[string]bool
+
 	logMu sync.Mutex
 	// scans holds what the world scans found made twice, by identity.
 	scanMu sync.Mutex
@@ -94,6 +99,20 @@ func (r *run) logf(format string, args ...any) {
 	r.logMu.Lock()
 	defer r.logMu.Unlock()
 	fmt.Fprintf(r.opts.Log, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+}
+
+// keepBucket notes a shared bucket a lane asks for: the clean-up keeps it.
+func (r *run) keepBucket(name string) {
+	r.bucketMu.Lock()
+	defer r.bucketMu.Unlock()
+	r.buckets[name] = true
+}
+
+// keptBucket tells whether a lane asked for the bucket name.
+func (r *run) keptBucket(name string) bool {
+	r.bucketMu.Lock()
+	defer r.bucketMu.Unlock()
+	return r.buckets[name]
 }
 
 // submitted counts a mutation and wakes the killer.
@@ -153,13 +172,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		c:        &client{base: "http://" + addr, token: token, http: &http.Client{Timeout: 2 * time.Minute}, away: 3 * time.Minute},
 		progress: make(chan struct{}, 1),
 		twice:    map[string]string{},
+		buckets:  map[string]bool{},
 	}
 	r.logf("server %s on %s, data in %s", bin, addr, dir)
 	if err := r.srv.start(ctx, 2*time.Minute); err != nil {
 		return nil, err
 	}
 	defer r.srv.kill()
-	baseline, err := r.resources(ctx)
+	baseline, err := r.inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +287,16 @@ func (r *run) restart(ctx context.Context) error {
 	return nil
 }
 
-// resources reads the world's resources through /sim/resources.
+// inventory reads every resource the world holds, one line each, through
+// /sim/inventory.
+func (r *run) inventory(ctx context.Context) ([]string, error) {
+	var out []string
+	err := r.c.sim(ctx, http.MethodGet, "/sim/inventory", nil, http.StatusOK, &out)
+	return out, err
+}
+
+// resources reads the world's resources, with their tags, through
+// /sim/resources.
 func (r *run) resources(ctx context.Context) ([]sim.Resource, error) {
 	var out []sim.Resource
 	err := r.c.sim(ctx, http.MethodGet, "/sim/resources", nil, http.StatusOK, &out)

@@ -100,3 +100,27 @@ func TestRecordFinding(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftovers: after the clean-up, only the kept buckets and their
+// objects may be new in the world; anything else new is leaked.
+func TestLeftovers(t *testing.T) {
+	before := []string{"iam role seeded"}
+	after := []string{
+		"iam role seeded",
+		"iam role instantstart-a-s3-csi",
+		"s3 bucket a-data",
+		"s3 object a-data/datasets/x.json",
+		"s3 object a-data/models/m/config.json",
+		"s3 bucket b-data",
+		"s3 bucket stray",
+		"s3 object stray/x",
+	}
+	kept := func(b string) bool { return b == "a-data" || b == "b-data" }
+	leaked, buckets := leftovers(before, after, kept)
+	if want := []string{"iam role instantstart-a-s3-csi", "s3 bucket stray", "s3 object stray/x"}; !slices.Equal(leaked, want) {
+		t.Errorf("leaked %q, want %q", leaked, want)
+	}
+	if buckets["a-data"] != 2 || buckets["b-data"] != 0 || len(buckets) != 2 {
+		t.Errorf("kept buckets %v, want a-data with 2 objects and an empty b-data", buckets)
+	}
+}
