@@ -193,7 +193,7 @@ func (r *run) check(ctx context.Context, baseline []string) (*Report, error) {
 			if rec.Error != nil {
 				msg = fmt.Sprintf(": %s (retryable %v): %s", rec.Error.Code, rec.Error.Retryable, rec.Error.Message)
 			}
-			add(invFailed, "%s %s (key %s) ended %s after %d retries%s", rec.Kind, rec.OpID, rec.Key, rec.Status, rec.Retries, msg)
+			add(invFailed, "%s %s (key %s) ended %s after %d retries%s%s", rec.Kind, rec.OpID, rec.Key, rec.Status, rec.Retries, msg, r.phases(ctx, rec.OpID))
 		}
 	}
 
@@ -214,7 +214,7 @@ func (r *run) check(ctx context.Context, baseline []string) (*Report, error) {
 			if op.Error != nil {
 				msg = ": " + op.Error.Code + ": " + op.Error.Message
 			}
-			add(invFailed, "operation %s %s of %s %s, which the soak did not ask for, ended %s%s", op.ID, op.Kind, op.Target.Kind, op.Target.Name, op.Status, msg)
+			add(invFailed, "operation %s %s of %s %s, which the soak did not ask for, ended %s%s%s", op.ID, op.Kind, op.Target.Kind, op.Target.Name, op.Status, msg, r.phases(ctx, op.ID))
 		}
 	}
 	rep.Operations = len(ops)
@@ -288,6 +288,35 @@ func (r *run) check(ctx context.Context, baseline []string) (*Report, error) {
 		return strings.Compare(a.invariant+a.what, b.invariant+b.what)
 	})
 	return rep, nil
+}
+
+// phases describes the phases of an operation that did not succeed, for a
+// finding: where it stopped, after how many attempts, with what message.
+func (r *run) phases(ctx context.Context, id string) string {
+	var out struct {
+		Operation struct {
+			Phases []struct {
+				Name, Status, Message string
+				Attempt               int
+				StartedAt, FinishedAt string
+			}
+		}
+	}
+	err := r.query(ctx, `query($id: ID!) { operation(id: $id) { phases { name status message attempt startedAt finishedAt } } }`, map[string]any{"id": id}, &out)
+	if err != nil {
+		return "; its phases could not be read: " + err.Error()
+	}
+	var parts []string
+	for _, p := range out.Operation.Phases {
+		if p.Status == "SUCCEEDED" || p.Status == "SKIPPED" || p.Status == "PENDING" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (attempt %d, %s to %s): %s", p.Name, p.Status, p.Attempt, p.StartedAt, p.FinishedAt, p.Message))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; phases: " + strings.Join(parts, "; ")
 }
 
 // leftovers compares the world's inventory after the clean-up with the
