@@ -28,7 +28,9 @@ var outsideKinds = []string{"MLFLOW_TRACKING_SERVER", "IAM_ROLE", "IAM_POLICY"}
 // feature's roles and policies by their names, with the settings each was
 // last turned on with.
 func (s *Service) LeftoverStep(c *hyperpod.Cluster) (ops.Step, error) {
-	_, p, err := s.clusters.Reach(c.ID, false)
+	// Its reads are retried when throttled: it reads every feature's
+	// links on each look, and one refused read would make it look again.
+	_, p, err := s.clusters.Reach(c.ID, true)
 	if err != nil {
 		return ops.Step{}, err
 	}

@@ -79,12 +79,17 @@ func (r *Runner) EachStep(e Each) Step {
 					return Observation{}, err
 				}
 				if last != nil && (last.Status == Failed || last.Status == Cancelled) {
-					msg := string(last.Status)
+					// A retry of this operation ends the record again with a
+					// new operation: it may succeed when the record's own
+					// failure was retryable, or it was cancelled.
+					msg, retryable := string(last.Status), last.Status == Cancelled
 					if last.Error != nil {
-						msg = last.Error.Message
+						msg, retryable = last.Error.Message, retryable || last.Error.Retryable
 					}
-					return Observation{State: Broken, Err: errs.New(errs.Upstream, "%s did not end: operation %s (%s) %s: %s; mend that, then retry this operation",
-						c.label(e.Noun), last.ID, last.Kind, strings.ToLower(string(last.Status)), msg).WithDetail("operationId", last.ID)}, nil
+					broken := errs.New(errs.Upstream, "%s did not end: operation %s (%s) %s: %s; mend that, then retry this operation",
+						c.label(e.Noun), last.ID, last.Kind, strings.ToLower(string(last.Status)), msg).WithDetail("operationId", last.ID)
+					broken.Retryable = retryable
+					return Observation{State: Broken, Err: broken}, nil
 				}
 			}
 			return Observation{State: Pending, Message: plural(len(live), e.Noun) + " still ending: " + live[0].label(e.Noun) + " is " + live[0].Status}, nil

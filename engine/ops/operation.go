@@ -95,6 +95,12 @@ type Phase struct {
 	// process that restarts with it set re-Applies with the same attempt (and
 	// so the same client token) if Observe finds nothing.
 	Applying bool `json:"applying,omitempty"`
+	// Applied is true once an Apply of the phase returned with no error: a
+	// process that restarts with it set waits for the change to show
+	// rather than Apply again. WAITING alone does not say so: a phase
+	// also waits while Observe reads Pending, and after an Apply that
+	// failed and will be retried.
+	Applied bool `json:"applied,omitempty"`
 	// Elapsed is how long runners have worked on the phase since it
 	// started, summed over the processes that ran it and stored with each
 	// of its changes: the time its deadline counts. Time the process was

@@ -44,7 +44,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 		p := op.Phase(st.Name)
 		if p.Status == PhasePending {
 			now := time.Now().UTC()
-			p.Status, p.StartedAt, p.FinishedAt, p.Error, p.Elapsed = PhaseRunning, &now, nil, nil, 0
+			p.Status, p.StartedAt, p.FinishedAt, p.Error, p.Elapsed, p.Applied = PhaseRunning, &now, nil, nil, 0, false
 			p.Message = "checking the current state"
 		}
 		return nil
@@ -60,7 +60,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 	// returned, so a goal not yet visible is AWS catching up, not a reason to
 	// Apply again.
 	applying := ph.Applying
-	appliedHere := ph.Status == PhaseWaiting
+	appliedHere := ph.Applied
 	run.Applied = appliedHere
 
 	// lastApplyErr is the retryable error of the last Apply, nil once one
@@ -145,7 +145,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 		if err != nil {
 			if errs.IsRetryable(err) && clock.elapsed() < r.retryWithin(timeout, err) {
 				lastApplyErr = err
-				if err := r.applied(ctx, id, st.Name, clock, nil, "applying: "+errs.FromUpstream(err, "apply").Message+" (will retry)"); err != nil {
+				if err := r.applied(ctx, id, st.Name, clock, false, nil, "applying: "+errs.FromUpstream(err, "apply").Message+" (will retry)"); err != nil {
 					return err
 				}
 				continue
@@ -158,7 +158,7 @@ func (r *Runner) runPhase(ctx context.Context, id string, st *Step) error {
 			return r.failPhase(ctx, id, st.Name, clock, err, nil)
 		}
 		appliedHere, run.Applied = true, true
-		if err := r.applied(ctx, id, st.Name, clock, output, "waiting for the change to take effect"); err != nil {
+		if err := r.applied(ctx, id, st.Name, clock, true, output, "waiting for the change to take effect"); err != nil {
 			return err
 		}
 	}
@@ -204,11 +204,12 @@ func (r *Runner) persist(ctx context.Context, id, phase, what string, fn func(op
 	}
 }
 
-// applied stores the result of Apply: WAITING with its output.
-func (r *Runner) applied(ctx context.Context, id, phase string, clock *phaseClock, output map[string]json.RawMessage, msg string) error {
+// applied stores the result of Apply: WAITING with its output, and
+// whether it succeeded (ok) or failed and will be retried.
+func (r *Runner) applied(ctx context.Context, id, phase string, clock *phaseClock, ok bool, output map[string]json.RawMessage, msg string) error {
 	_, err := r.persist(ctx, id, phase, "WAITING", func(op *Operation) error {
 		p := op.Phase(phase)
-		p.Status, p.Applying, p.Message, p.Elapsed = PhaseWaiting, false, msg, clock.elapsed()
+		p.Status, p.Applying, p.Applied, p.Message, p.Elapsed = PhaseWaiting, false, ok, msg, clock.elapsed()
 		p.mergeOutput(output)
 		return nil
 	})

@@ -610,3 +610,48 @@ func TestABrokenPhaseKeepsWhatItSaw(t *testing.T) {
 		t.Fatalf("the phase's output is %+v, %v; want what the Broken observation saw", got, err)
 	}
 }
+
+// TestAPhaseThatOnlyWaitedAppliesAfterARestart: a phase stored WAITING
+// because Observe read Pending, never Applied, resumes after a restart
+// and Applies when Observe then finds nothing, rather than waiting for a
+// change it never asked for.
+func TestAPhaseThatOnlyWaitedAppliesAfterARestart(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld()
+	w.pending["a"] = true // something else's change, coming up
+	steps := func(*Operation) ([]Step, error) { return []Step{w.step("a")}, nil }
+	r := NewRunner(st, Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}})
+	r.Register(Definition{Kind: "Build", Steps: steps})
+	op, err := r.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, r, op.ID, "a", PhaseWaiting)
+	if err := r.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	st2, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	w.set("a", false, false) // it went away while the process was down
+	r2 := NewRunner(st2, Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}})
+	r2.Register(Definition{Kind: "Build", Steps: steps})
+	if stored, _ := r2.Get(op.ID); stored.Phase("a").Applied {
+		t.Fatal("a phase that only waited is stored as applied")
+	}
+	if err := r2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Shutdown(context.Background())
+	if end := waitEnd(t, r2, op.ID); end.Status != Succeeded || w.count("a") != 1 {
+		t.Fatalf("resumed: %s with %d Applies; want SUCCEEDED after one", end.Status, w.count("a"))
+	}
+}
