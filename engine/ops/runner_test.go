@@ -512,27 +512,14 @@ func TestPhaseTimeoutFailsRetryably(t *testing.T) {
 
 func TestShutdownLeavesOperationsToResume(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := newWorld()
 	w.pending["a"] = true
 	steps := func(*Operation) ([]Step, error) { return []Step{w.step("a")}, nil }
-	r := NewRunner(st, Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}})
-	r.Register(Definition{Kind: "Build", Steps: steps})
-	op, err := r.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitPhase(t, r, op.ID, "a", PhaseWaiting)
-	if err := r.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "u"}}); errs.CodeOf(err) != errs.Unavailable {
-		t.Fatalf("submit during shutdown: %v", err)
-	}
-	st.Close()
+	op := stopWhileWaiting(t, dir, steps, "a", func(r *Runner) {
+		if _, err := r.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "u"}}); errs.CodeOf(err) != errs.Unavailable {
+			t.Fatalf("submit during shutdown: %v", err)
+		}
+	})
 
 	st2, err := store.Open(dir, store.Options{})
 	if err != nil {
@@ -617,24 +604,10 @@ func TestABrokenPhaseKeepsWhatItSaw(t *testing.T) {
 // change it never asked for.
 func TestAPhaseThatOnlyWaitedAppliesAfterARestart(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := newWorld()
 	w.pending["a"] = true // something else's change, coming up
 	steps := func(*Operation) ([]Step, error) { return []Step{w.step("a")}, nil }
-	r := NewRunner(st, Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}})
-	r.Register(Definition{Kind: "Build", Steps: steps})
-	op, err := r.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitPhase(t, r, op.ID, "a", PhaseWaiting)
-	if err := r.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
+	op := stopWhileWaiting(t, dir, steps, "a", nil)
 
 	st2, err := store.Open(dir, store.Options{})
 	if err != nil {
@@ -654,4 +627,30 @@ func TestAPhaseThatOnlyWaitedAppliesAfterARestart(t *testing.T) {
 	if end := waitEnd(t, r2, op.ID); end.Status != Succeeded || w.count("a") != 1 {
 		t.Fatalf("resumed: %s with %d Applies; want SUCCEEDED after one", end.Status, w.count("a"))
 	}
+}
+
+// stopWhileWaiting runs an operation of steps on a store in dir until
+// phase is WAITING, shuts the runner down, calls stopped (when set) with
+// it, and closes the store, as a process that stops would.
+func stopWhileWaiting(t *testing.T, dir string, steps func(*Operation) ([]Step, error), phase string, stopped func(*Runner)) *Operation {
+	t.Helper()
+	st, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := NewRunner(st, Options{Backoff: Backoff{Initial: time.Millisecond, Max: time.Millisecond}})
+	r.Register(Definition{Kind: "Build", Steps: steps})
+	op, err := r.Submit(Request{Kind: "Build", Target: Ref{Kind: "THING", ID: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPhase(t, r, op.ID, phase, PhaseWaiting)
+	if err := r.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if stopped != nil {
+		stopped(r)
+	}
+	return op
 }
