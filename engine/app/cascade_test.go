@@ -20,6 +20,7 @@ import (
 	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/storage"
+	"github.com/instantstart/instantstart/engine/store"
 	"github.com/instantstart/instantstart/engine/training"
 	"github.com/instantstart/instantstart/engine/training/recipe"
 )
@@ -210,5 +211,76 @@ func TestCreateClusterSucceedsWithItsGroupsReadable(t *testing.T) {
 	groups, err := a.Compute.Groups(op.Target.ID, false)
 	if err != nil || len(groups) != 1 || groups[0].Name != "gpu" {
 		t.Fatalf("groups right after createCluster SUCCEEDED: %+v, %v; want the gpu group", groups, err)
+	}
+}
+
+// TestRecordsOfAClusterDeletedWithoutThemEnd: records left on a cluster
+// an earlier version deleted without them (a job, an endpoint, the shared
+// bucket's storage) are not polled, and their deletes end them DELETED
+// with nothing left to call, where they failed on the missing cluster.
+func TestRecordsOfAClusterDeletedWithoutThemEnd(t *testing.T) {
+	a := apptest.New(t, apptest.Options{Speed: cascadeSpeed})
+	ctx := context.Background()
+	c := apptest.Cluster(t, a, cluster.CreateInput{
+		Name: "orphans-1", Zones: []string{"us-west-2a", "us-west-2b"},
+		InstanceGroups: []hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, Zone: "us-west-2a"}},
+	})
+	st := apptest.SharedBucket(t, a, c.ID, "orphans-1-data")
+	p, err := a.World.Provider(apptest.Region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"models/qwen3-8b/config.json", "datasets/alpaca/train.json"} {
+		if _, err := p.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("orphans-1-data"), Key: aws.String(key), Body: strings.NewReader("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	succeed := func(op *ops.Operation, err error) *ops.Operation {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return simtest.Succeeded(t, a.Runner, op)
+	}
+	succeed(a.Features.Update(ctx, "tester", c.ID, []features.Toggle{{Name: hyperpod.TrainingOperator, Enable: true}}, ""))
+	job := succeed(a.Training.Submit(ctx, "tester", training.SubmitInput{ClusterID: c.ID, Name: "lf-1", Recipe: recipe.LlamaFactory, Model: "qwen3-8b",
+		DatasetPath: "datasets/alpaca/", InstanceGroup: "gpu", Nodes: 1}, "")).Target.ID
+	ep := succeed(a.Inference.Deploy(ctx, "tester", inference.DeployInput{ClusterID: c.ID, Name: "chat", Path: inference.SelfManaged, Model: "qwen3-8b",
+		InstanceType: "ml.g5.12xlarge", Replicas: 1, GPUsPerReplica: 1, Engine: inference.VLLM, Image: "vllm/vllm-openai:v0.10.1", Form: inference.ClusterIP}, "")).Target.ID
+
+	// What an earlier version's deleteCluster left: the cluster DELETED,
+	// its records as they were.
+	if err := a.Store.Update(func(tx *store.Tx) error {
+		var rec hyperpod.Cluster
+		if err := tx.Get(cluster.RecordKind, c.ID, &rec); err != nil {
+			return err
+		}
+		rec.Status = hyperpod.ClusterDeleted
+		return tx.Put(cluster.RecordKind, c.ID, &rec)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	a.World.ResetCalls()
+	if _, err := a.Training.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Inference.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if calls := a.World.Calls(); len(calls) > 0 {
+		t.Errorf("the refreshers called %v for records of a deleted cluster", calls)
+	}
+	succeed(a.Training.Delete(ctx, "tester", job, ""))
+	succeed(a.Inference.Delete(ctx, "tester", ep, ""))
+	succeed(a.Storage.Remove(ctx, "tester", st.ID, false, ""))
+	if calls := a.World.Calls(); len(calls["kubernetes"]) > 0 || len(calls["eks"]) > 0 {
+		t.Errorf("deleting records of a deleted cluster called %v", calls)
+	}
+	for _, d := range []interface {
+		Workloads(string) ([]ops.Child, error)
+	}{a.Inference, a.Training, a.Storage} {
+		if live, err := d.Workloads(c.ID); err != nil || len(live) > 0 {
+			t.Errorf("records left that are not DELETED: %+v, %v", live, err)
+		}
 	}
 }

@@ -89,7 +89,9 @@ func (s *Service) reflect(tx *store.Tx, op *ops.Operation) error {
 	if err := tx.Get(RecordKind, in.EndpointID, &e); err != nil {
 		return fmt.Errorf("load endpoint %s: %w", in.EndpointID, err)
 	}
-	if op.Noop || e.Status == Deleted {
+	// A delete that found every object gone already (its cluster was
+	// deleted) still ends the record DELETED; other no-ops change nothing.
+	if e.Status == Deleted || (op.Noop && (in.Change == nil || !in.Change.Deleted)) {
 		return nil
 	}
 	e.LastOperationID = op.ID

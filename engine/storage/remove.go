@@ -52,7 +52,11 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 	if err != nil {
 		return nil, err
 	}
-	if c.Status != hyperpod.ClusterDeleting { // a cascade delete removes it
+	// A cascade delete removes the storage of a DELETING cluster; that of a
+	// cluster deleted without it (by an earlier version) is removed with
+	// what outlived the cluster (a file system, the bucket when asked).
+	gone := c.Status == hyperpod.ClusterDeleted
+	if c.Status != hyperpod.ClusterDeleting && !gone {
 		if err := c.RequireActive("id", "storage can be removed"); err != nil {
 			return nil, err
 		}
@@ -69,9 +73,11 @@ func (s *Service) Remove(ctx context.Context, caller, id string, deleteBucket bo
 		}
 		return nil, errs.New(errs.Precondition, "file system %s (storage %s) is linked to bucket %s; remove it first", linked.FSx.Name, linked.ID, st.S3.Bucket).WithField("id")
 	}
-	mounted, err := s.mounts.MountedBuckets(c.ID)
-	if err != nil {
-		return nil, err
+	var mounted []string // the buckets the S3 CSI driver keeps allowing
+	if !gone {
+		if mounted, err = s.mounts.MountedBuckets(c.ID); err != nil {
+			return nil, err
+		}
 	}
 	in := sent
 	if rest := slices.DeleteFunc(slices.Clone(mounted), func(b string) bool { return b == st.S3.Bucket }); len(rest) > 0 && len(rest) < len(mounted) {
@@ -213,7 +219,9 @@ func reflectStorage(tx *store.Tx, op *ops.Operation) error {
 	if err := tx.Get(RecordKind, id, &st); err != nil {
 		return fmt.Errorf("load storage %s: %w", id, err)
 	}
-	if op.Noop {
+	// A removal that found everything gone already (its cluster was
+	// deleted) still ends the record DELETED.
+	if op.Noop && (op.Kind != KindRemove || st.Status == Deleted) {
 		return nil // nothing changed
 	}
 	st.LastOperationID, st.StatusMessage = op.ID, ""

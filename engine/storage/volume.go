@@ -154,6 +154,9 @@ func volumeStep(p *cloud.Provider, c *hyperpod.Cluster, st *Storage, volume func
 func unmountStep(p *cloud.Provider, c *hyperpod.Cluster, st *Storage) ops.Step {
 	return ops.Step{Name: phaseVolume, Title: "Remove " + volumeTitle(st),
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+			if c.Status == hyperpod.ClusterDeleted {
+				return ops.Observation{State: ops.NotNeeded, Message: "the cluster is deleted: its volume and claim went with it"}, nil
+			}
 			kc, err := p.KubeOf(ctx, c.EKS.Name)
 			if err != nil {
 				return ops.Observation{}, err

@@ -101,7 +101,9 @@ func (s *Service) reflectDelete(tx *store.Tx, op *ops.Operation) error {
 	if err := tx.Get(RecordKind, in.JobID, &j); err != nil {
 		return fmt.Errorf("load job %s: %w", in.JobID, err)
 	}
-	if op.Noop {
+	// A delete that found the object gone already (its cluster was
+	// deleted) still ends the record DELETED.
+	if op.Noop && j.Status == Deleted {
 		return nil
 	}
 	j.LastOperationID = op.ID
