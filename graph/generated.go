@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -737,6 +738,7 @@ type ComplexityRoot struct {
 		JobLogLines           func(childComplexity int, jobID string, pod *string, tail *int, since *string, contains *string) int
 		JobMetrics            func(childComplexity int, jobID string, names []string) int
 		Jobs                  func(childComplexity int, clusterID string, status []model.JobStatus, first *int, after *string) int
+		Kubeconfig            func(childComplexity int, clusterID string) int
 		Me                    func(childComplexity int) int
 		Model                 func(childComplexity int, id string) int
 		Models                func(childComplexity int, clusterID string, first *int, after *string) int
@@ -972,6 +974,7 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*model.Me, error)
 	Tokens(ctx context.Context) ([]*model.Token, error)
 	AuditLog(ctx context.Context, filter *model.AuditFilter, first *int, after *string) (*model.AuditRecordConnection, error)
+	Kubeconfig(ctx context.Context, clusterID string) (string, error)
 	Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error)
 	Cluster(ctx context.Context, id string) (*model.Cluster, error)
 	ClusterFeatures(ctx context.Context, clusterID string) ([]*model.Feature, error)
@@ -4279,6 +4282,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Jobs(childComplexity, args["clusterId"].(string), args["status"].([]model.JobStatus), args["first"].(*int), args["after"].(*string)), true
+	case "Query.kubeconfig":
+		if e.ComplexityRoot.Query.Kubeconfig == nil {
+			break
+		}
+
+		args, err := ec.field_Query_kubeconfig_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Kubeconfig(childComplexity, args["clusterId"].(string)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -5712,6 +5726,11 @@ input ClusterFilter {
 }
 
 extend type Query {
+  "A kubeconfig for kubectl on an ACTIVE cluster, as ` + "`" + `aws eks update-kubeconfig` + "`" + ` writes it: the cluster's endpoint and certificate authority, and a user that runs ` + "`" + `aws --region <region> eks get-token --cluster-name <name>` + "`" + `, so kubectl acts as whoever runs it. That IAM principal needs an EKS access entry on the cluster; the identity InstantStart runs as has one."
+  kubeconfig(
+    "The cluster's id."
+    clusterId: ID!
+  ): String!
   "Clusters, oldest first; DELETED ones only when asked for."
   clusters(
     "Which clusters."
@@ -11390,6 +11409,20 @@ func (ec *executionContext) field_Query_jobs_args(ctx context.Context, rawArgs m
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_kubeconfig_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
 	return args, nil
 }
 
@@ -24271,6 +24304,50 @@ func (ec *executionContext) fieldContext_Query_auditLog(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_kubeconfig(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_kubeconfig(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Kubeconfig(ctx, fc.Args["clusterId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_kubeconfig(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type String does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_kubeconfig_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_clusters(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -36090,6 +36167,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_auditLog(ctx, field)
+				})
+		case "kubeconfig":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_kubeconfig(ctx, field)
 				})
 		case "clusters":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

@@ -92,6 +92,11 @@ func (r *mutationResolver) RepairClusterDependencies(ctx context.Context, cluste
 	return mapOperation(op), nil
 }
 
+// Kubeconfig is the resolver for the kubeconfig field.
+func (r *queryResolver) Kubeconfig(ctx context.Context, clusterID string) (string, error) {
+	return r.Resolver.Clusters.Kubeconfig(ctx, clusterID)
+}
+
 // Clusters is the resolver for the clusters field.
 func (r *queryResolver) Clusters(ctx context.Context, filter *model.ClusterFilter, first *int, after *string) (*model.ClusterConnection, error) {
 	f := mapClusterFilter(filter)
