@@ -63,22 +63,8 @@ func checkCascadeLeavesNothing(t *testing.T, a *app.App) {
 	})
 	const bucket = "whole-1-data"
 	apptest.SharedBucket(t, a, c.ID, bucket)
-	p, err := a.World.Provider(apptest.Region)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{"models/qwen3-8b/config.json", "models/qwen3-0-6b/config.json", "datasets/alpaca/train.json", "datasets/gsm8k/train.parquet", "code/train.py"} {
-		if _, err := p.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("{}")}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	succeed := func(op *ops.Operation, err error) *ops.Operation {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return simtest.Succeeded(t, a.Runner, op)
-	}
+	putObjects(t, a, bucket, "models/qwen3-8b/config.json", "models/qwen3-0-6b/config.json", "datasets/alpaca/train.json", "datasets/gsm8k/train.parquet", "code/train.py")
+	succeed := succeeder(t, a)
 
 	succeed(a.Features.Update(ctx, "tester", c.ID, []features.Toggle{
 		{Name: hyperpod.NodeAutoRecovery, Enable: true},
@@ -171,28 +157,12 @@ func checkCascadeLeavesNothing(t *testing.T, a *app.App) {
 		t.Error("the shared bucket's objects were deleted; without deleteBucket they stay")
 	}
 
-	for _, d := range []interface {
-		Workloads(string) ([]ops.Child, error)
-	}{a.Inference, a.Training, a.Models, a.Storage} {
-		if live, err := d.Workloads(c.ID); err != nil || len(live) > 0 {
-			t.Errorf("records left that are not DELETED: %+v, %v", live, err)
-		}
-	}
+	allDeleted(t, a, c.ID)
 	if got, err := a.Clusters.Get(c.ID); err != nil || got.Status != hyperpod.ClusterDeleted {
 		t.Fatalf("cluster after the cascade: %v, %v", got.Status, err)
 	}
 
-	// Nothing polls what is gone.
-	a.World.ResetCalls()
-	if _, err := a.Training.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Inference.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if calls := a.World.Calls(); len(calls) > 0 {
-		t.Errorf("the refreshers called %v for a deleted cluster", calls)
-	}
+	refreshCallsNothing(t, a) // nothing polls what is gone
 }
 
 // TestCreateClusterSucceedsWithItsGroupsReadable: once createCluster has
@@ -226,22 +196,8 @@ func TestRecordsOfAClusterDeletedWithoutThemEnd(t *testing.T) {
 		InstanceGroups: []hyperpod.GroupSpec{{Name: "gpu", InstanceTypes: []string{"ml.g5.12xlarge"}, Count: 1, Zone: "us-west-2a"}},
 	})
 	st := apptest.SharedBucket(t, a, c.ID, "orphans-1-data")
-	p, err := a.World.Provider(apptest.Region)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{"models/qwen3-8b/config.json", "datasets/alpaca/train.json"} {
-		if _, err := p.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("orphans-1-data"), Key: aws.String(key), Body: strings.NewReader("{}")}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	succeed := func(op *ops.Operation, err error) *ops.Operation {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return simtest.Succeeded(t, a.Runner, op)
-	}
+	putObjects(t, a, "orphans-1-data", "models/qwen3-8b/config.json", "datasets/alpaca/train.json")
+	succeed := succeeder(t, a)
 	succeed(a.Features.Update(ctx, "tester", c.ID, []features.Toggle{{Name: hyperpod.TrainingOperator, Enable: true}}, ""))
 	job := succeed(a.Training.Submit(ctx, "tester", training.SubmitInput{ClusterID: c.ID, Name: "lf-1", Recipe: recipe.LlamaFactory, Model: "qwen3-8b",
 		DatasetPath: "datasets/alpaca/", InstanceGroup: "gpu", Nodes: 1}, "")).Target.ID
@@ -260,6 +216,47 @@ func TestRecordsOfAClusterDeletedWithoutThemEnd(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	refreshCallsNothing(t, a)
+	succeed(a.Training.Delete(ctx, "tester", job, ""))
+	succeed(a.Inference.Delete(ctx, "tester", ep, ""))
+	succeed(a.Storage.Remove(ctx, "tester", st.ID, false, ""))
+	if calls := a.World.Calls(); len(calls["kubernetes"]) > 0 || len(calls["eks"]) > 0 {
+		t.Errorf("deleting records of a deleted cluster called %v", calls)
+	}
+	allDeleted(t, a, c.ID)
+}
+
+// succeeder returns what follows an operation just submitted to its end,
+// failing the test unless it was submitted and SUCCEEDED.
+func succeeder(t *testing.T, a *app.App) func(*ops.Operation, error) *ops.Operation {
+	return func(op *ops.Operation, err error) *ops.Operation {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return simtest.Succeeded(t, a.Runner, op)
+	}
+}
+
+// putObjects puts small objects in bucket, as a user uploading data would.
+func putObjects(t *testing.T, a *app.App, bucket string, keys ...string) {
+	t.Helper()
+	p, err := a.World.Provider(apptest.Region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys {
+		if _, err := p.S3.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// refreshCallsNothing runs a pass of the job and endpoint refreshers and
+// fails the test if they call any simulated service.
+func refreshCallsNothing(t *testing.T, a *app.App) {
+	t.Helper()
+	ctx := context.Background()
 	a.World.ResetCalls()
 	if _, err := a.Training.Refresh(ctx); err != nil {
 		t.Fatal(err)
@@ -270,16 +267,14 @@ func TestRecordsOfAClusterDeletedWithoutThemEnd(t *testing.T) {
 	if calls := a.World.Calls(); len(calls) > 0 {
 		t.Errorf("the refreshers called %v for records of a deleted cluster", calls)
 	}
-	succeed(a.Training.Delete(ctx, "tester", job, ""))
-	succeed(a.Inference.Delete(ctx, "tester", ep, ""))
-	succeed(a.Storage.Remove(ctx, "tester", st.ID, false, ""))
-	if calls := a.World.Calls(); len(calls["kubernetes"]) > 0 || len(calls["eks"]) > 0 {
-		t.Errorf("deleting records of a deleted cluster called %v", calls)
-	}
-	for _, d := range []interface {
-		Workloads(string) ([]ops.Child, error)
-	}{a.Inference, a.Training, a.Storage} {
-		if live, err := d.Workloads(c.ID); err != nil || len(live) > 0 {
+}
+
+// allDeleted fails the test if an endpoint, job, model or storage record
+// of the cluster is not DELETED.
+func allDeleted(t *testing.T, a *app.App, clusterID string) {
+	t.Helper()
+	for _, d := range []cluster.Dependent{a.Inference, a.Training, a.Models, a.Storage} {
+		if live, err := d.Workloads(clusterID); err != nil || len(live) > 0 {
 			t.Errorf("records left that are not DELETED: %+v, %v", live, err)
 		}
 	}
