@@ -6,13 +6,14 @@ import (
 )
 
 // Inventory lists every resource the world holds now, one line each
-// ("iam role instantstart-a-s3-csi", "kubernetes eks-a persistentvolumes
-// s3-pv", "s3 object data/models/x/config.json"), sorted: what a test
-// compares before a cluster is made and after it is deleted, to show that
-// nothing made for it is left. Resources that are being deleted count
-// until they are gone; a NAT gateway counts until it is deleted (EC2 shows
-// it "deleted" for an hour more). Kubernetes objects and Helm releases
-// count while their EKS cluster is ACTIVE: they go with it.
+// ("iam role instantstart-a-s3-csi", "kubernetes us-west-2/a
+// persistentvolumes s3-pv", "s3 object data/models/x/config.json"),
+// sorted: what a test compares before a cluster is made and after it is
+// deleted, to show that nothing made for it is left. It is Resources, one
+// line each, with what goes with a resource listed under it too: a role's
+// policies, a bucket's objects, an EKS cluster's add-ons, access entries
+// and pod identity associations, and the Kubernetes objects and Helm
+// releases of the ACTIVE EKS clusters.
 func (w *World) Inventory() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -22,74 +23,32 @@ func (w *World) Inventory() []string {
 
 	var out []string
 	add := func(parts ...string) { out = append(out, strings.Join(parts, " ")) }
-	for _, r := range w.st.Roles {
-		add("iam role", r.Name)
-		for _, p := range r.Attached {
-			add("iam role", r.Name, "attached", p)
-		}
-		for name := range r.Inline {
-			add("iam role", r.Name, "inline", name)
-		}
-	}
-	for _, p := range w.st.Policies {
-		add("iam policy", p.Path+p.Name)
-	}
-	for arn := range w.st.OIDC {
-		add("iam oidc-provider", arn)
-	}
-	for name, b := range w.st.Buckets {
-		add("s3 bucket", name)
-		for key := range b.Objects {
-			add("s3 object", name+"/"+key)
-		}
-	}
-	for region, rs := range w.st.Regions {
-		for id := range rs.VPCs {
-			add("ec2", region, "vpc", id)
-		}
-		for id := range rs.Subnets {
-			add("ec2", region, "subnet", id)
-		}
-		for id := range rs.IGWs {
-			add("ec2", region, "internet-gateway", id)
-		}
-		for id := range rs.Addresses {
-			add("ec2", region, "address", id)
-		}
-		for id, n := range rs.NATs {
-			if n.Life.DeletingAt == nil {
-				add("ec2", region, "nat-gateway", id)
+	for _, r := range w.resources(t.now) {
+		add(r.line())
+		switch {
+		case r.Service == svcIAM && r.Kind == "role":
+			role := w.st.Roles[strings.ToLower(r.Name)]
+			for _, p := range role.Attached {
+				add(r.line(), "attached", p)
 			}
-		}
-		for id := range rs.RouteTables {
-			add("ec2", region, "route-table", id)
-		}
-		for id := range rs.SecurityGroups {
-			add("ec2", region, "security-group", id)
-		}
-		for name, c := range rs.EKS {
-			add("eks", region, "cluster", name)
+			for name := range role.Inline {
+				add(r.line(), "inline", name)
+			}
+		case r.Service == svcS3 && r.Kind == "bucket":
+			for key := range w.st.Buckets[r.Name].Objects {
+				add("s3 object", r.Name+"/"+key)
+			}
+		case r.Service == svcEKS && r.Kind == "cluster":
+			c := w.st.Regions[r.Region].EKS[r.Name]
 			for a := range c.Addons {
-				add("eks", region, "cluster", name, "addon", a)
+				add(r.line(), "addon", a)
 			}
 			for p := range c.AccessEntries {
-				add("eks", region, "cluster", name, "access-entry", p)
+				add(r.line(), "access-entry", p)
 			}
 			for _, p := range c.PodIdentities {
-				add("eks", region, "cluster", name, "pod-identity", p.Namespace+"/"+p.ServiceAccount)
+				add(r.line(), "pod-identity", p.Namespace+"/"+p.ServiceAccount)
 			}
-		}
-		for name := range rs.HyperPod {
-			add("sagemaker", region, "cluster", name)
-		}
-		for name := range rs.MLflowServers {
-			add("sagemaker", region, "mlflow-tracking-server", name)
-		}
-		for id := range rs.FileSystems {
-			add("fsx", region, "file-system", id)
-		}
-		for id := range rs.DataRepoAssociations {
-			add("fsx", region, "data-repository-association", id)
 		}
 	}
 	if ks := w.st.Kube; ks != nil {
@@ -101,11 +60,21 @@ func (w *World) Inventory() []string {
 			}
 		}
 	}
-	for key, hc := range w.st.Helm {
-		for name := range hc.Releases {
-			add("helm", key, name)
-		}
-	}
 	slices.Sort(out)
 	return out
+}
+
+// line is the resource as Inventory lists it: its service, its region
+// (none for S3, whose bucket names are global), its kind, and what names
+// it in its service: the name where names are unique (IAM, S3, EKS and
+// SageMaker), the id elsewhere.
+func (r Resource) line() string {
+	region, key := r.Region, r.ID
+	if r.Service == svcS3 {
+		region = ""
+	}
+	if r.Name != "" && (r.Service == svcS3 || r.Service == svcEKS || r.Service == svcSageMaker || (r.Service == svcIAM && r.Kind != "oidc-provider")) {
+		key = r.Name
+	}
+	return strings.Join(slices.DeleteFunc([]string{r.Service, region, r.Kind, key}, func(s string) bool { return s == "" }), " ")
 }

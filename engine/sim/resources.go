@@ -34,7 +34,11 @@ type Resource struct {
 func (w *World) Resources() []Resource {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := w.clock()
+	return w.resources(w.clock())
+}
+
+// resources is Resources as of now, with the world locked.
+func (w *World) resources(now time.Time) []Resource {
 	var out []Resource
 	for _, region := range slices.Sorted(maps.Keys(w.st.Regions)) {
 		out = append(out, w.st.Regions[region].resources(region, now)...)
