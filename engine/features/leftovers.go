@@ -3,6 +3,7 @@ package features
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,22 +40,23 @@ func (s *Service) LeftoverStep(c *hyperpod.Cluster) (ops.Step, error) {
 		return ops.Step{}, err
 	}
 	var links []link
-	seen := map[string]bool{}
-	for _, kind := range outsideKinds {
-		for _, d := range catalog {
-			e := &env{p: p, c: c}
-			if r := recs[d.name]; r != nil && r.Settings != nil {
-				e.settings = *r.Settings
-			}
-			for _, l := range d.links(e) {
-				id := l.kind + "/" + l.title
-				if l.kind == kind && !seen[id] {
-					seen[id] = true
-					links = append(links, l)
-				}
+	seen := map[string]bool{} // a link two features share is one
+	for _, d := range catalog {
+		e := &env{p: p, c: c}
+		if r := recs[d.name]; r != nil && r.Settings != nil {
+			e.settings = *r.Settings
+		}
+		for _, l := range d.links(e) {
+			if id := l.kind + "/" + l.title; slices.Contains(outsideKinds, l.kind) && !seen[id] {
+				seen[id] = true
+				links = append(links, l)
 			}
 		}
 	}
+	// A server before its role, roles before their policies.
+	slices.SortStableFunc(links, func(a, b link) int {
+		return slices.Index(outsideKinds, a.kind) - slices.Index(outsideKinds, b.kind)
+	})
 	return ops.Step{Name: "feature-leftovers", Title: "Delete the IAM roles and policies (and the MLflow tracking server) the features made", Timeout: time.Hour,
 		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
 			var left []string
