@@ -499,7 +499,7 @@ func TestClusterPhasesOnKumo(t *testing.T) {
 	network := readNetwork(t, ctx, p).owned(c.ID)
 	checkRunAgainMakesNothing(t, ctx, w, e, createOp, in, covered, network)
 
-	del, err := e.svc.Delete(ctx, caller, clusterID, "")
+	del, err := e.svc.Delete(ctx, caller, clusterID, cluster.DeleteOptions{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
