@@ -71,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return backupCmd(args, stdout, stderr)
 	case "restore":
 		return restoreCmd(args, stdin, stderr)
+	case "image":
+		return imageCmd(args, stdout, stderr)
 	case "help":
 		usage(stderr)
 		return exitOK
@@ -94,8 +96,11 @@ commands:
   backup  write a backup of the store in --data-dir to stdout (instantstart backup --data-dir DIR > FILE);
           a running server holding DIR streams it, given an admin token (--token-env, else DIR/admin-token)
   restore load a backup from stdin into --data-dir, a new or empty directory (instantstart restore --data-dir DIR < FILE)
+  image push
+          push the container image (an OCI layout from go run ./deploy/image) to ECR, logged in with
+          ECR's GetAuthorizationToken (instantstart image push --repository ACCOUNT.dkr.ecr.REGION.amazonaws.com/instantstart --layout DIR)
 
-run "instantstart serve -h", "instantstart mcp -h", "instantstart backup -h" or "instantstart restore -h" for the flags`)
+run "instantstart serve -h", "instantstart mcp -h", "instantstart backup -h", "instantstart restore -h" or "instantstart image push -h" for the flags`)
 }
 
 // serveFlags are the settings of serve, each from a flag or else from its

@@ -274,7 +274,8 @@ func (a *App) Refresh(ctx context.Context) {
 		if a.SimAWS == nil {
 			return
 		}
-		h := &simwire.Handler{Providers: a.World.Provider, DefaultRegion: a.World.DefaultRegion()}
+		h := &simwire.Handler{Providers: a.World.Provider, DefaultRegion: a.World.DefaultRegion(),
+			ECR: func(region string) (any, error) { return a.World.ECR(region) }}
 		if err := simwire.Serve(ctx, a.SimAWS, h); err != nil {
 			a.Config.Logger.Error("simulator's AWS endpoint stopped", "err", err)
 		}

@@ -26,6 +26,9 @@ type state struct {
 	// Buckets holds the S3 buckets of every account and region, by name:
 	// bucket names are global.
 	Buckets map[string]*bucketRec `json:",omitempty"`
+	// ECRTokens are the registry passwords ECR handed out, with when
+	// each expires (see ecr.go).
+	ECRTokens map[string]time.Time `json:",omitempty"`
 }
 
 // regionState holds the regional resources of one region.
@@ -162,6 +165,11 @@ func (st *state) count(service, op string) {
 func (st *state) prune(now time.Time) {
 	for _, rs := range st.Regions {
 		rs.prune(now)
+	}
+	for p, expires := range st.ECRTokens {
+		if !now.Before(expires) {
+			delete(st.ECRTokens, p)
+		}
 	}
 }
 

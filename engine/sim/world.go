@@ -322,6 +322,8 @@ func serviceID(service string) string {
 		return "FSx"
 	case svcMLflow:
 		return "SageMaker MLflow"
+	case svcECR:
+		return "ECR"
 	}
 	return service
 }
@@ -344,7 +346,7 @@ func Services() []string { return serviceNames() }
 
 // serviceNames lists the services the world simulates, sorted.
 func serviceNames() []string {
-	return []string{svcEC2, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcMLflow, svcQuotas, svcSTS, svcKubernetes}
+	return []string{svcEC2, svcECR, svcEKS, svcFSx, svcHelm, svcHub, svcIAM, svcS3, svcSageMaker, svcMLflow, svcQuotas, svcSTS, svcKubernetes}
 }
 
 // opError wraps err as the SDK does, so callers use errors.As to reach the

@@ -136,6 +136,12 @@ func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 	if id := cli("sts", "get-caller-identity"); id["Account"] != "123456789012" {
 		t.Errorf("sts get-caller-identity = %v, want the simulated account", id)
 	}
+	// What aws ecr get-login-password and instantstart image push ask for.
+	auth, _ := cli("ecr", "get-authorization-token")["authorizationData"].([]any)
+	if len(auth) != 1 || auth[0].(map[string]any)["proxyEndpoint"] != "https://123456789012.dkr.ecr.us-east-1.amazonaws.com" ||
+		auth[0].(map[string]any)["authorizationToken"] == nil {
+		t.Errorf("ecr get-authorization-token = %v, want one token for the simulated account's registry", auth)
+	}
 }
 
 func contains(list any, want string) bool {

@@ -19,12 +19,17 @@ import (
 type jsonService struct {
 	targetPrefix string
 	port         func(*cloud.Provider) any
+	// camel says the service's members are lowerCamelCase on the wire
+	// (ECR's "authorizationData"), where the SDK's Go fields are
+	// UpperCamelCase. Every object key is recased, so such a service
+	// must not have a map of its callers' keys in the calls served.
+	camel bool
 }
 
 var jsonServices = map[string]jsonService{
-	"sagemaker":     {"SageMaker", func(p *cloud.Provider) any { return p.SageMaker }},
-	"fsx":           {"AWSSimbaAPIService_v20180301", func(p *cloud.Provider) any { return p.FSx }},
-	"servicequotas": {"ServiceQuotasV20190624", func(p *cloud.Provider) any { return p.ServiceQuotas }},
+	"sagemaker":     {targetPrefix: "SageMaker", port: func(p *cloud.Provider) any { return p.SageMaker }},
+	"fsx":           {targetPrefix: "AWSSimbaAPIService_v20180301", port: func(p *cloud.Provider) any { return p.FSx }},
+	"servicequotas": {targetPrefix: "ServiceQuotasV20190624", port: func(p *cloud.Provider) any { return p.ServiceQuotas }},
 }
 
 // serveJSON answers one JSON 1.1 call: X-Amz-Target names the operation,
@@ -56,6 +61,9 @@ func serveJSON(w http.ResponseWriter, r *http.Request, svc jsonService, port any
 			writeJSONError(w, http.StatusBadRequest, "SerializationException", "body is not JSON: "+err.Error())
 			return
 		}
+		if svc.camel {
+			doc = recase(doc, upperFirst, 0)
+		}
 		if err := decodeJSON(doc, in.Elem(), 0); err != nil {
 			writeJSONError(w, http.StatusBadRequest, "SerializationException", err.Error())
 			return
@@ -66,7 +74,11 @@ func serveJSON(w http.ResponseWriter, r *http.Request, svc jsonService, port any
 		writeAPIError(w, err)
 		return
 	}
-	out, err := json.Marshal(encodeJSON(outs[0]))
+	answer := encodeJSON(outs[0])
+	if svc.camel {
+		answer = recase(answer, lowerFirst, 0)
+	}
+	out, err := json.Marshal(answer)
 	if err != nil {
 		writeJSONError(w, http.StatusInternalServerError, "InternalFailure", err.Error())
 		return
@@ -103,4 +115,40 @@ func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("X-Amzn-Errortype", code)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// recase renames every object key of doc with f, at most maxDepth deep
+// (decodeJSON refuses deeper documents anyway).
+func recase(doc any, f func(string) string, depth int) any {
+	if depth > maxDepth {
+		return doc
+	}
+	switch d := doc.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(d))
+		for k, v := range d {
+			m[f(k)] = recase(v, f, depth+1)
+		}
+		return m
+	case []any:
+		for i, v := range d {
+			d[i] = recase(v, f, depth+1)
+		}
+		return d
+	}
+	return doc
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func lowerFirst(s string) string {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' {
+		return s
+	}
+	return string(s[0]-'A'+'a') + s[1:]
 }

@@ -23,7 +23,14 @@ type Handler struct {
 	Providers Providers
 	// DefaultRegion is used when a request carries no credential scope.
 	DefaultRegion string
+	// ECR, when set, gives the ECR API of a region ((*sim.World).ECR
+	// fits): the registry authorization `instantstart image push` asks
+	// for. The control plane's ports have no ECR.
+	ECR func(region string) (any, error)
 }
+
+// ecrService is ECR's JSON 1.1 protocol.
+var ecrService = jsonService{targetPrefix: "AmazonEC2ContainerRegistry_V20150921", camel: true}
 
 var scopeRE = regexp.MustCompile(`Credential=[^/,\s]+/\d{8}/([^/,\s]+)/([^/,\s]+)/aws4_request`)
 
@@ -68,6 +75,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if service == "" && target != "" {
 		service = serviceOfTarget(target)
 	}
+	if service == "ecr" || (service == "" && strings.HasPrefix(target, ecrService.targetPrefix+".")) {
+		h.serveECR(w, r, region, target)
+		return
+	}
 	if service == "" && strings.HasPrefix(r.URL.Path, "/clusters") {
 		service = "eks"
 	}
@@ -110,7 +121,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSONError(w, http.StatusBadRequest, "UnknownOperationException", msg)
 }
 
-const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts"
+const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts, ecr"
+
+// serveECR answers an ECR call, when the handler serves ECR.
+func (h *Handler) serveECR(w http.ResponseWriter, r *http.Request, region, target string) {
+	if h.ECR == nil {
+		writeJSONError(w, http.StatusBadRequest, "UnknownOperationException", "ECR is not served by this wire endpoint")
+		return
+	}
+	port, err := h.ECR(region)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "InvalidClientTokenId", err.Error())
+		return
+	}
+	serveJSON(w, r, ecrService, port, target)
+}
 
 func serviceOfTarget(target string) string {
 	prefix, _, _ := strings.Cut(target, ".")

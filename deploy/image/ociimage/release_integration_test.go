@@ -17,6 +17,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/instantstart/instantstart/deploy/image/imagepush"
+	"github.com/instantstart/instantstart/deploy/image/imagepush/imagepushtest"
 )
 
 // releaseBudget is the most the release binary may weigh (README.md,
@@ -65,6 +68,17 @@ func TestReleaseImageRuns(t *testing.T) {
 		t.Fatalf("WriteLayout: %v", err)
 	}
 	t.Logf("building the image and writing the layout took %s", time.Since(start).Round(time.Millisecond))
+
+	// The layout is what instantstart image push sends: to a registry
+	// behind the simulated ECR's passwords, as deploy/README.md's first step.
+	reg := imagepushtest.New(t)
+	pushed, err := imagepush.Push(ctx, imagepush.Options{Layout: dir, Repository: reg.Host + "/instantstart", Tokens: reg.ECR})
+	if err != nil {
+		t.Fatalf("push the layout: %v", err)
+	}
+	if want, _ := img.Digest(); pushed.Digest != want.String() || pushed.Tag != reg.Host+"/instantstart:integration" {
+		t.Errorf("pushed %+v; want %s:integration at %s", pushed, reg.Host+"/instantstart", want)
+	}
 
 	extracted := extractFromLayout(t, dir, strings.TrimPrefix(BinaryPath, "/"), filepath.Join(work, "rootfs"))
 	if got, want := fileSHA256(t, extracted), fileSHA256(t, bin); got != want {
@@ -130,7 +144,8 @@ func TestReleaseLinksOnlyTheOperationsCalled(t *testing.T) {
 	for _, tt := range []struct{ called, never string }{
 		{"ec2.DescribeVpcsInput", "ec2.AcceptAddressTransferInput"},
 		{"sagemaker.CreateClusterInput", "sagemaker.CreateTrainingJobInput"},
-		{"eks.CreateAddonInput", "eks.CreateNodegroupInput"},
+		{"eks.CreateAddonInput", "eks.CreateFargateProfileInput"},
+		{"ecr.GetAuthorizationTokenInput", "ecr.PutImageInput"},
 		{"iam.CreateRoleInput", "iam.CreateUserInput"},
 		{"fsx.CreateFileSystemInput", "fsx.CreateBackupInput"},
 		{"servicequotas.ListServiceQuotasInput", "servicequotas.RequestServiceQuotaIncreaseInput"},
