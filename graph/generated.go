@@ -408,6 +408,7 @@ type ComplexityRoot struct {
 	Job struct {
 		Budget           func(childComplexity int) int
 		CheckpointPath   func(childComplexity int) int
+		Checkpointing    func(childComplexity int) int
 		ClusterID        func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
 		DatasetPath      func(childComplexity int) int
@@ -490,10 +491,13 @@ type ComplexityRoot struct {
 	}
 
 	JobRestart struct {
-		Message        func(childComplexity int) int
-		OperatorReason func(childComplexity int) int
-		Reason         func(childComplexity int) int
-		Time           func(childComplexity int) int
+		Message         func(childComplexity int) int
+		OperatorReason  func(childComplexity int) int
+		Reason          func(childComplexity int) int
+		ResumedAt       func(childComplexity int) int
+		ResumedFromStep func(childComplexity int) int
+		ResumedFromTier func(childComplexity int) int
+		Time            func(childComplexity int) int
 	}
 
 	KVCache struct {
@@ -2637,6 +2641,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.CheckpointPath(childComplexity), true
+	case "Job.checkpointing":
+		if e.ComplexityRoot.Job.Checkpointing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Checkpointing(childComplexity), true
 	case "Job.clusterId":
 		if e.ComplexityRoot.Job.ClusterID == nil {
 			break
@@ -3011,6 +3021,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobRestart.Reason(childComplexity), true
+	case "JobRestart.resumedAt":
+		if e.ComplexityRoot.JobRestart.ResumedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.ResumedAt(childComplexity), true
+	case "JobRestart.resumedFromStep":
+		if e.ComplexityRoot.JobRestart.ResumedFromStep == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.ResumedFromStep(childComplexity), true
+	case "JobRestart.resumedFromTier":
+		if e.ComplexityRoot.JobRestart.ResumedFromTier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobRestart.ResumedFromTier(childComplexity), true
 	case "JobRestart.time":
 		if e.ComplexityRoot.JobRestart.Time == nil {
 			break
@@ -8196,6 +8224,39 @@ type JobRestart {
   message: String!
   "The operator's own reason, as it wrote it."
   operatorReason: String!
+  "The checkpoint tier training resumed from after this restart, as rank 0's log said (MEMORY, S3, or NONE when no checkpoint had been written); null until it has said."
+  resumedFromTier: CheckpointTier
+  "The step of the checkpoint it resumed from (0 with NONE): the steps after it, up to the restart, were trained again."
+  resumedFromStep: Int
+  "When training resumed (the log line that said so): from time to here is how long recovery took."
+  resumedAt: Time
+}
+
+"""
+Where a training job keeps its checkpoints.
+"""
+enum Checkpointing {
+  "In the shared bucket only (mounted at /s3), every save_steps steps; a restart resumes from the newest S3 checkpoint. The default."
+  S3
+  """
+  Managed tiered checkpointing (the amzn-sagemaker-checkpointing library): checkpoints go to the nodes' memory (the cluster's memory
+  daemon, a share of each instance's memory) every save_steps/10 steps and to S3 every save_steps steps, and a restart resumes from
+  the newest in memory: fewer steps lost and a faster start. The pods run as the TIERED_CHECKPOINTING feature's service account,
+  which must be on; not on flexible or training-plan instance groups, nor for the VERL recipe.
+  """
+  TIERED
+}
+
+"""
+The checkpoint tier a restart resumed from.
+"""
+enum CheckpointTier {
+  "The in-memory tier (the nodes' memory)."
+  MEMORY
+  "The S3 tier (the shared bucket, or the tiered checkpointing bucket)."
+  S3
+  "No checkpoint had been written yet: training started again from step 0."
+  NONE
 }
 
 """
@@ -8278,8 +8339,10 @@ type Job {
   image: String!
   "Where outputs go: s3://<bucket>/outputs/<name>/ (in pods /s3/outputs/<name>)."
   outputPath: String!
-  "Where checkpoints go: s3://<bucket>/checkpoints/<name>/."
+  "Where checkpoints go: s3://<bucket>/checkpoints/<name>/ (under TIERED, the S3 tier in the TIERED_CHECKPOINTING feature's bucket)."
   checkpointPath: String!
+  "Where the job keeps its checkpoints: S3, or TIERED (in node memory often, in S3 less often)."
+  checkpointing: Checkpointing!
   "Its pods, as last read."
   pods: [JobPod!]!
   "Its recovery budget."
@@ -8378,6 +8441,8 @@ input SubmitTrainingJobInput {
   recovery: RecoveryInput
   "The MLflow experiment to report to, when the cluster's MLFLOW feature is on; default the cluster's name."
   experiment: String
+  "Where checkpoints go: S3 (the default) or TIERED, which needs the cluster's TIERED_CHECKPOINTING feature on (PRECONDITION otherwise) and a group that is neither flexible nor on a training plan (VALIDATION)."
+  checkpointing: Checkpointing
 }
 
 """
@@ -9308,6 +9373,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_outputPath(ctx, field)
 	case "checkpointPath":
 		return ec.fieldContext_Job_checkpointPath(ctx, field)
+	case "checkpointing":
+		return ec.fieldContext_Job_checkpointing(ctx, field)
 	case "pods":
 		return ec.fieldContext_Job_pods(ctx, field)
 	case "budget":
@@ -9440,6 +9507,12 @@ func (ec *executionContext) childFields_JobRestart(ctx context.Context, field gr
 		return ec.fieldContext_JobRestart_message(ctx, field)
 	case "operatorReason":
 		return ec.fieldContext_JobRestart_operatorReason(ctx, field)
+	case "resumedFromTier":
+		return ec.fieldContext_JobRestart_resumedFromTier(ctx, field)
+	case "resumedFromStep":
+		return ec.fieldContext_JobRestart_resumedFromStep(ctx, field)
+	case "resumedAt":
+		return ec.fieldContext_JobRestart_resumedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobRestart", field.Name)
 }
@@ -18845,6 +18918,29 @@ func (ec *executionContext) fieldContext_Job_checkpointPath(_ context.Context, f
 	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
 }
 
+func (ec *executionContext) _Job_checkpointing(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_checkpointing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Checkpointing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Checkpointing) graphql.Marshaler {
+			return ec.marshalNCheckpointing2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointing(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_checkpointing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Job", field, false, false, "Checkpointing")
+}
+
 func (ec *executionContext) _Job_pods(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19890,6 +19986,75 @@ func (ec *executionContext) _JobRestart_operatorReason(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_JobRestart_operatorReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "String")
+}
+
+func (ec *executionContext) _JobRestart_resumedFromTier(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_resumedFromTier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResumedFromTier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CheckpointTier) graphql.Marshaler {
+			return ec.marshalOCheckpointTier2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointTier(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_resumedFromTier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "CheckpointTier")
+}
+
+func (ec *executionContext) _JobRestart_resumedFromStep(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_resumedFromStep(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResumedFromStep, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_resumedFromStep(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "Int")
+}
+
+func (ec *executionContext) _JobRestart_resumedAt(ctx context.Context, field graphql.CollectedField, obj *model.JobRestart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobRestart_resumedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResumedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_JobRestart_resumedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobRestart", field, false, false, "Time")
 }
 
 func (ec *executionContext) _KVCache_l1(ctx context.Context, field graphql.CollectedField, obj *model.KVCache) (ret graphql.Marshaler) {
@@ -31223,7 +31388,7 @@ func (ec *executionContext) unmarshalInputSubmitTrainingJobInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"clusterId", "name", "recipe", "model", "datasetPath", "script", "instanceGroup", "nodes", "gpusPerNode", "settings", "recovery", "experiment"}
+	fieldsInOrder := [...]string{"clusterId", "name", "recipe", "model", "datasetPath", "script", "instanceGroup", "nodes", "gpusPerNode", "settings", "recovery", "experiment", "checkpointing"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -31314,6 +31479,13 @@ func (ec *executionContext) unmarshalInputSubmitTrainingJobInput(ctx context.Con
 				return it, err
 			}
 			it.Experiment = data
+		case "checkpointing":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkpointing"))
+			data, err := ec.unmarshalOCheckpointing2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointing(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Checkpointing = data
 		}
 	}
 	return it, nil
@@ -34171,6 +34343,11 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "checkpointing":
+			out.Values[i] = ec._Job_checkpointing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "pods":
 			out.Values[i] = ec._Job_pods(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34603,6 +34780,21 @@ func (ec *executionContext) _JobRestart(ctx context.Context, sel ast.SelectionSe
 		case "operatorReason":
 			out.Values[i] = ec._JobRestart_operatorReason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "resumedFromTier":
+			out.Values[i] = ec._JobRestart_resumedFromTier(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resumedFromStep":
+			out.Values[i] = ec._JobRestart_resumedFromStep(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "resumedAt":
+			out.Values[i] = ec._JobRestart_resumedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -37862,6 +38054,16 @@ func (ec *executionContext) unmarshalNChatRequestInput2githubᚗcomᚋinstantsta
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCheckpointing2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointing(ctx context.Context, v any) (model.Checkpointing, error) {
+	var res model.Checkpointing
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCheckpointing2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointing(ctx context.Context, sel ast.SelectionSet, v model.Checkpointing) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNCluster2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCluster(ctx context.Context, sel ast.SelectionSet, v *model.Cluster) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Cluster!")
@@ -39645,6 +39847,38 @@ func (ec *executionContext) unmarshalOCapacityType2ᚖgithubᚗcomᚋinstantstar
 }
 
 func (ec *executionContext) marshalOCapacityType2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCapacityType(ctx context.Context, sel ast.SelectionSet, v *model.CapacityType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCheckpointTier2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointTier(ctx context.Context, v any) (*model.CheckpointTier, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CheckpointTier)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCheckpointTier2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointTier(ctx context.Context, sel ast.SelectionSet, v *model.CheckpointTier) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCheckpointing2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointing(ctx context.Context, v any) (*model.Checkpointing, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Checkpointing)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCheckpointing2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCheckpointing(ctx context.Context, sel ast.SelectionSet, v *model.Checkpointing) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -14,6 +14,9 @@ func (r *Resolver) jobStream(id string) *recordStream[training.Job, model.Job] {
 func submitInputOf(in model.SubmitTrainingJobInput) (training.SubmitInput, error) {
 	out := training.SubmitInput{ClusterID: in.ClusterID, Name: in.Name, Recipe: recipe.Name(in.Recipe), Model: deref(in.Model), DatasetPath: in.DatasetPath,
 		Script: deref(in.Script), InstanceGroup: in.InstanceGroup, Nodes: in.Nodes, Experiment: deref(in.Experiment)}
+	if in.Checkpointing != nil {
+		out.Checkpointing = training.Checkpointing(*in.Checkpointing)
+	}
 	var err error
 	if out.GPUsPerNode, err = given("input.gpusPerNode", in.GpusPerNode, 1, 0); err != nil {
 		return out, err
@@ -33,7 +36,7 @@ func mapJob(j *training.Job) *model.Job {
 		Status: model.JobStatus(j.Status), OperatorState: optional(j.OperatorState), StatusMessage: optional(j.StatusMessage), Model: optional(j.Model),
 		DatasetPath: j.DatasetPath, Script: optional(j.Script), InstanceGroup: j.InstanceGroup, InstanceType: j.InstanceType, Nodes: j.Nodes,
 		GpusPerNode: j.GPUsPerNode, EfaPerNode: j.EFAPerNode, ProcessesPerNode: j.ProcessesPerNode, Image: j.Image, OutputPath: j.OutputPath,
-		CheckpointPath: j.CheckpointPath, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, UpdatedAt: j.UpdatedAt,
+		CheckpointPath: j.CheckpointPath, Checkpointing: model.CheckpointingS3, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, UpdatedAt: j.UpdatedAt,
 		LastOperationID: optional(j.LastOperationID),
 		Settings:        make([]*model.RecipeSetting, 0, len(j.Settings)), Pods: make([]*model.JobPod, 0, len(j.Pods)), Restarts: make([]*model.JobRestart, 0, len(j.Restarts))}
 	for _, s := range j.Settings {
@@ -44,7 +47,15 @@ func mapJob(j *training.Job) *model.Job {
 			Message: optional(p.Message), ContainerRestarts: p.ContainerRestarts, StartedAt: p.StartedAt})
 	}
 	for _, r := range j.Restarts {
-		out.Restarts = append(out.Restarts, &model.JobRestart{Time: r.Time, Reason: model.RestartReason(r.Reason), Message: r.Message, OperatorReason: r.OperatorReason})
+		mr := &model.JobRestart{Time: r.Time, Reason: model.RestartReason(r.Reason), Message: r.Message, OperatorReason: r.OperatorReason}
+		if res := r.ResumedFrom; res != nil {
+			tier, step, at := model.CheckpointTier(res.Tier), res.Step, res.At
+			mr.ResumedFromTier, mr.ResumedFromStep, mr.ResumedAt = &tier, &step, &at
+		}
+		out.Restarts = append(out.Restarts, mr)
+	}
+	if j.Checkpointing != "" {
+		out.Checkpointing = model.Checkpointing(j.Checkpointing)
 	}
 	b := j.Budget
 	out.Budget = &model.RecoveryBudget{RestartsUsed: b.RestartsUsed, RestartsAllowed: b.RestartsAllowed, FullJobRestartsUsed: b.FullJobRestartsUsed,

@@ -110,6 +110,21 @@ func (s *Service) MLflow(ctx context.Context, clusterID string) (*hyperpod.MLflo
 	return &hyperpod.MLflowServer{TrackingServerArn: mlflowServerArn(e), Namespace: st.Namespace, ServiceAccount: st.ServiceAccount}, nil
 }
 
+// TieredCheckpointing returns the identity and memory share jobs use for
+// managed tiered checkpointing when the TIERED_CHECKPOINTING feature is
+// ENABLED (as its links show); nil otherwise.
+func (s *Service) TieredCheckpointing(ctx context.Context, clusterID string) (*hyperpod.TieredCheckpointingSetup, error) {
+	on, err := s.On(ctx, clusterID, hyperpod.TieredCheckpointing)
+	if err != nil || !on {
+		return nil, err
+	}
+	st, err := s.StoredSettings(clusterID, hyperpod.TieredCheckpointing)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return &hyperpod.TieredCheckpointingSetup{Namespace: st.Namespace, ServiceAccount: st.ServiceAccount, Bucket: st.Bucket, MemoryPercentage: st.MemoryPercentage}, nil
+}
+
 // TLSBucket is the bucket the inference operator was last turned on with.
 func (s *Service) TLSBucket(clusterID string) (string, error) {
 	st, err := s.StoredSettings(clusterID, hyperpod.InferenceOperator)

@@ -29,3 +29,14 @@ type MLflowServer struct {
 	// ServiceAccount (in Namespace) is the identity allowed to write to it.
 	Namespace, ServiceAccount string
 }
+
+// TieredCheckpointingSetup is a cluster's managed tiered checkpointing, for
+// jobs to use: the service account (in Namespace) whose role may write
+// the checkpoints' S3 tier in Bucket, and the share of each instance's
+// memory the memory daemon holds for the in-memory tier (0 when the
+// cluster leaves it to the service).
+type TieredCheckpointingSetup struct {
+	Namespace, ServiceAccount string
+	Bucket                    string
+	MemoryPercentage          int
+}

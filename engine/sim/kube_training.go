@@ -123,8 +123,12 @@ type kubeTrainCond struct {
 type kubeTrainPlan struct {
 	Nodes, ProcsPerNode, EFAPerNode int
 	MaxSteps, SaveSteps             int64
-	CheckpointDir, OutputDir        string
-	LearningRate                    float64
+	// Tiered says the job uses managed tiered checkpointing, with an
+	// in-memory checkpoint every MemorySteps (kube_training_tiers.go).
+	Tiered                   bool  `json:",omitempty"`
+	MemorySteps              int64 `json:",omitempty"`
+	CheckpointDir, OutputDir string
+	LearningRate             float64
 	// TokensPerSec is the job's throughput when healthy.
 	TokensPerSec float64
 	// Tracking, Experiment and Run are the MLflow run, empty for none.
@@ -147,8 +151,10 @@ type kubeTrainPlan struct {
 // kubeTrainAttempt is one start of the job's processes.
 type kubeTrainAttempt struct {
 	Start time.Time
-	// From is the checkpoint's step it resumed from.
-	From int64 `json:",omitempty"`
+	// From is the checkpoint's step it resumed from, Tier where that
+	// checkpoint was ("memory", "S3", or "" for none).
+	From int64  `json:",omitempty"`
+	Tier string `json:",omitempty"`
 	// Fault is what struck it ("" none, or hang, crash, nccl, node), at
 	// FaultAt on Rank, with Message.
 	Fault   string    `json:",omitempty"`
@@ -361,11 +367,11 @@ func (sc *kubeScheduler) runTraining(obj *unstructured.Unstructured, rec *kubeTr
 				}
 			}
 			if ready && !start.After(now) {
-				from := int64(0)
+				from, tier := int64(0), ""
 				if n := len(rec.Attempts); n > 0 {
-					from = rec.resumeStep(s.t.w, &rec.Attempts[n-1])
+					from, tier = rec.resume(s.t.w, &rec.Attempts[n-1])
 				}
-				rec.Attempts = append(rec.Attempts, kubeTrainAttempt{Start: start, From: from})
+				rec.Attempts = append(rec.Attempts, kubeTrainAttempt{Start: start, From: from, Tier: tier})
 				if rec.StartedAt.IsZero() {
 					rec.StartedAt = start
 				}
@@ -755,6 +761,9 @@ func (plan *kubeTrainPlan) fromContainer(c *corev1.Container) {
 	plan.MaxSteps = num("MAX_STEPS", 1000)
 	plan.SaveSteps = num("CHECKPOINT_STEPS", 0)
 	plan.CheckpointDir, plan.OutputDir = env["CHECKPOINT_DIR"], env["OUTPUT_DIR"]
+	if env["CHECKPOINTING"] == "TIERED" {
+		plan.Tiered, plan.MemorySteps = true, num("CHECKPOINT_MEMORY_STEPS", max(plan.SaveSteps/10, 1))
+	}
 	plan.LearningRate = 1e-4
 	if v, err := strconv.ParseFloat(env["LEARNING_RATE"], 64); err == nil && v > 0 {
 		plan.LearningRate = v

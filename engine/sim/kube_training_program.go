@@ -120,12 +120,18 @@ func (rec *kubeTrainRec) trainLines(w *World, rank int, since, until time.Time) 
 			line(a.FaultAt, "[rank%d] NCCL WARN NET/OFI Request completed with error. RC: 110. Error: Connection timed out, peer %s-%d", r0, rec.Name, (rank+1)%max(p.Nodes, 1))
 		} else {
 			line(ncclUp, "[rank%d] NCCL INFO comm rank %d nranks %d nNodes %d localRanks %d - Init COMPLETE", r0, r0, world, p.Nodes, p.ProcsPerNode)
-			if a.From > 0 {
+			switch {
+			case a.Tier == tierMemory:
+				line(ncclUp.Add(ms(2*time.Second)), "[rank%d] Loading checkpoint of step %d from the in-memory tier", r0, a.From)
+			case a.From > 0:
 				line(ncclUp.Add(ms(2*time.Second)), "[rank%d] Resuming training from checkpoint %s/checkpoint-%d", r0, p.CheckpointDir, a.From)
-			} else {
+			default:
 				line(ncclUp.Add(ms(2*time.Second)), "[rank%d] Loading model weights and dataset", r0)
 			}
-			line(t0.Add(ms(trainStartup-time.Second)), "[rank%d] ***** Running training ***** max_steps=%d, world_size=%d, from step %d", r0, p.MaxSteps, world, a.From)
+			if words := rec.resumeWords(a, i == 0); words != "" {
+				line(t0.Add(ms(a.startup()-time.Second-time.Millisecond)), "[rank%d] %s", r0, words)
+			}
+			line(t0.Add(ms(a.startup()-time.Second)), "[rank%d] ***** Running training ***** max_steps=%d, world_size=%d, from step %d", r0, p.MaxSteps, world, a.From)
 			last := rec.reached(w, a, stop)
 			for k := a.From + 1; k <= last; k++ {
 				if k%trainLogEvery != 0 && k != p.MaxSteps {

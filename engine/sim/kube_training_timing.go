@@ -35,7 +35,7 @@ const (
 
 // stepAt is when attempt a finishes step k (From < k <= MaxSteps).
 func (rec *kubeTrainRec) stepAt(w *World, a *kubeTrainAttempt, k int64) time.Time {
-	return a.Start.Add(w.scale(trainStartup) + time.Duration(k-a.From)*w.scale(trainStepTime))
+	return a.Start.Add(w.scale(a.startup()) + time.Duration(k-a.From)*w.scale(trainStepTime))
 }
 
 // doneAt is when attempt a ends if nothing strikes it.
@@ -45,7 +45,7 @@ func (rec *kubeTrainRec) doneAt(w *World, a *kubeTrainAttempt) time.Time {
 
 // reached is the last step attempt a finished by at.
 func (rec *kubeTrainRec) reached(w *World, a *kubeTrainAttempt, at time.Time) int64 {
-	first := a.Start.Add(w.scale(trainStartup))
+	first := a.Start.Add(w.scale(a.startup()))
 	if at.Before(first) {
 		return a.From
 	}

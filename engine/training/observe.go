@@ -82,7 +82,7 @@ func observe(ctx context.Context, kc *cloud.KubeClients, j *Job) (*observed, err
 	if err != nil {
 		return nil, err
 	}
-	o.restarts = mergeRestarts(j.Restarts, evs)
+	o.restarts = readResumes(ctx, kc, j, o.pods, mergeRestarts(j.Restarts, evs))
 	if o.status == Pending && len(o.pods) > 0 && o.message == "" {
 		o.message = pendingMessage(o.pods)
 	}

@@ -37,6 +37,8 @@ type SubmitInput struct {
 	// Recovery holds what was given; zero fields take the defaults.
 	Recovery   RecoveryInput
 	Experiment string
+	// Checkpointing is S3 when empty.
+	Checkpointing Checkpointing
 }
 
 // RecoveryInput is the recovery budget asked for; nil fields take the
@@ -98,6 +100,10 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	if err := recipe.CheckRequest(r); err != nil {
 		return nil, err
 	}
+	mode := cmp.Or(in.Checkpointing, CheckpointS3)
+	if err := checkCheckpointing(mode, in.Recipe); err != nil {
+		return nil, err
+	}
 	c, p, err := s.clusters.Reach(in.ClusterID, true)
 	if err != nil {
 		return nil, errs.NotFoundOn(err, "input.clusterId")
@@ -152,6 +158,9 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	}
 	r.InstanceType, r.Shape, r.ClaimName, r.Bucket, r.Region = g.InstanceTypes[0], shape, b.ClaimName, b.Name, c.Region
 	r.Namespace = b.Namespace
+	if r.Tiered, err = s.tieredFor(ctx, c, g, mode, r.Namespace); err != nil {
+		return nil, err
+	}
 	if err := recipe.Check(r); err != nil {
 		return nil, err
 	}
@@ -183,6 +192,7 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 			return errs.New(errs.Conflict, "cluster %s has a job named %s already; choose another name", c.Name, in.Name).WithField("input.name")
 		}
 		j := newRecord(id, c.ID, r, built, kind, op.ID, tx)
+		j.Checkpointing = mode
 		if r.MLflow != nil {
 			j.MLflow = &MLflowTarget{TrackingServerArn: r.MLflow.TrackingServerArn, Experiment: r.MLflow.Experiment, RunName: r.MLflow.RunName}
 		}

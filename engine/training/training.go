@@ -124,6 +124,9 @@ type Restart struct {
 	Reason         RestartReason `json:"reason"`
 	Message        string        `json:"message"`
 	OperatorReason string        `json:"operatorReason"`
+	// ResumedFrom is the checkpoint training resumed from after the
+	// restart, once the job's log said; nil until then.
+	ResumedFrom *Resume `json:"resumedFrom,omitempty"`
 }
 
 // MLflowTarget is where a job reports its metrics.
@@ -135,32 +138,34 @@ type MLflowTarget struct {
 
 // Job is the record of a training job.
 type Job struct {
-	ID               string        `json:"id"`
-	ClusterID        string        `json:"clusterId"`
-	Name             string        `json:"name"`
-	Namespace        string        `json:"namespace"`
-	Kind             Kind          `json:"kind"`
-	Recipe           recipe.Name   `json:"recipe"`
-	Status           Status        `json:"status"`
-	OperatorState    string        `json:"operatorState,omitempty"`
-	StatusMessage    string        `json:"statusMessage,omitempty"`
-	Model            string        `json:"model,omitempty"`
-	DatasetPath      string        `json:"datasetPath"`
-	Script           string        `json:"script,omitempty"`
-	InstanceGroup    string        `json:"instanceGroup"`
-	InstanceType     string        `json:"instanceType"`
-	Nodes            int           `json:"nodes"`
-	GPUsPerNode      int           `json:"gpusPerNode"`
-	EFAPerNode       int           `json:"efaPerNode"`
-	ProcessesPerNode int           `json:"processesPerNode"`
-	Settings         []Setting     `json:"settings"`
-	Image            string        `json:"image"`
-	OutputPath       string        `json:"outputPath"`
-	CheckpointPath   string        `json:"checkpointPath"`
-	Pods             []Pod         `json:"pods"`
-	Budget           Budget        `json:"budget"`
-	Restarts         []Restart     `json:"restarts"`
-	MLflow           *MLflowTarget `json:"mlflow,omitempty"`
+	ID               string      `json:"id"`
+	ClusterID        string      `json:"clusterId"`
+	Name             string      `json:"name"`
+	Namespace        string      `json:"namespace"`
+	Kind             Kind        `json:"kind"`
+	Recipe           recipe.Name `json:"recipe"`
+	Status           Status      `json:"status"`
+	OperatorState    string      `json:"operatorState,omitempty"`
+	StatusMessage    string      `json:"statusMessage,omitempty"`
+	Model            string      `json:"model,omitempty"`
+	DatasetPath      string      `json:"datasetPath"`
+	Script           string      `json:"script,omitempty"`
+	InstanceGroup    string      `json:"instanceGroup"`
+	InstanceType     string      `json:"instanceType"`
+	Nodes            int         `json:"nodes"`
+	GPUsPerNode      int         `json:"gpusPerNode"`
+	EFAPerNode       int         `json:"efaPerNode"`
+	ProcessesPerNode int         `json:"processesPerNode"`
+	Settings         []Setting   `json:"settings"`
+	Image            string      `json:"image"`
+	OutputPath       string      `json:"outputPath"`
+	CheckpointPath   string      `json:"checkpointPath"`
+	// Checkpointing is "" for jobs submitted before it was chosen: S3.
+	Checkpointing Checkpointing `json:"checkpointing,omitempty"`
+	Pods          []Pod         `json:"pods"`
+	Budget        Budget        `json:"budget"`
+	Restarts      []Restart     `json:"restarts"`
+	MLflow        *MLflowTarget `json:"mlflow,omitempty"`
 	// UID is the object's uid, once made: a job deleted and made again
 	// outside InstantStart under the same name is not this one.
 	UID             string     `json:"uid,omitempty"`
@@ -205,6 +210,9 @@ type Features interface {
 	// MLflow returns the cluster's tracking server when its MLFLOW feature
 	// is on, nil otherwise.
 	MLflow(ctx context.Context, clusterID string) (*hyperpod.MLflowServer, error)
+	// TieredCheckpointing returns the identity and memory share of the
+	// cluster's TIERED_CHECKPOINTING feature when it is on, nil otherwise.
+	TieredCheckpointing(ctx context.Context, clusterID string) (*hyperpod.TieredCheckpointingSetup, error)
 }
 
 // Options tune the service.

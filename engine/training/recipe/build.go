@@ -76,6 +76,9 @@ func Build(r Request) (*Job, error) {
 		ProcessesPerNode: procs, GPUsPerNode: gpus, EFAPerNode: r.Shape.EFA,
 		OutputPath:     "s3://" + r.Bucket + "/outputs/" + r.Name + "/",
 		CheckpointPath: "s3://" + r.Bucket + "/checkpoints/" + r.Name + "/"}
+	if r.Tiered != nil {
+		b.job.CheckpointPath = b.s3TierPath()
+	}
 	var obj map[string]any
 	switch info.Kind {
 	case KindHyperPodPyTorchJob:
@@ -132,6 +135,9 @@ func (b *build) env() [][2]string {
 		env = append(env, [2]string{"MLFLOW_TRACKING_URI", m.TrackingServerArn},
 			[2]string{"MLFLOW_EXPERIMENT_NAME", m.Experiment}, [2]string{"MLFLOW_RUN_NAME", m.RunName})
 	}
+	if b.r.Tiered != nil {
+		env = append(env, b.tieredEnv()...)
+	}
 	return env
 }
 
@@ -157,6 +163,9 @@ func (b *build) container(name string) map[string]any {
 	res := map[string]any{b.accelerator(): int64(b.job.GPUsPerNode)}
 	if b.r.Shape.EFA > 0 {
 		res["vpc.amazonaws.com/efa"] = int64(b.r.Shape.EFA)
+	}
+	if b.r.Tiered != nil && b.r.Shape.MemoryGiB > 0 {
+		res["memory"] = itoa(b.podMemoryGiB()) + "Gi"
 	}
 	limits := make(map[string]any, len(res))
 	for k, v := range res {
@@ -205,6 +214,9 @@ func (b *build) podTemplate(containers ...map[string]any) map[string]any {
 	}
 	if m := b.r.MLflow; m != nil && m.ServiceAccount != "" {
 		spec["serviceAccountName"] = m.ServiceAccount
+	}
+	if t := b.r.Tiered; t != nil {
+		spec["serviceAccountName"] = t.ServiceAccount
 	}
 	return map[string]any{
 		"metadata": map[string]any{"labels": b.labels(LabelProgram, "training")},

@@ -91,6 +91,9 @@ func (b *build) launchScript() string {
 	if b.r.MLflow != nil {
 		pkgs = append(pkgs, "sagemaker-mlflow=="+sagemakerMLflowVersion)
 	}
+	if b.r.Tiered != nil {
+		pkgs = append(pkgs, "amzn-sagemaker-checkpointing=="+checkpointingVersion)
+	}
 	lines := []string{
 		"set -eu",
 		words(append([]string{"pip", "install", "--no-cache-dir", "--quiet"}, pkgs...)...),

@@ -67,6 +67,11 @@ func TestBuildGolden(t *testing.T) {
 			r.InstanceGroup, r.InstanceType, r.Shape = "trn", "ml.trn1.32xlarge", trn1
 			return r
 		},
+		"pytorch_tiered": func() Request {
+			r := request(PyTorch)
+			r.Tiered = &Tiered{ServiceAccount: "tiered-checkpointing", Bucket: "ckpt-bucket", MemoryPercentage: 25}
+			return r
+		},
 		"llama_factory_no_efa": func() Request {
 			r := request(LlamaFactory)
 			r.InstanceType, r.Shape, r.Nodes = "ml.g5.12xlarge", g5, 1

@@ -68,6 +68,9 @@ type Request struct {
 
 	Recovery Recovery
 	MLflow   *MLflow
+	// Tiered is managed tiered checkpointing; nil for checkpoints in the
+	// shared bucket only.
+	Tiered *Tiered
 
 	// ClaimName is the shared bucket's PersistentVolumeClaim, mounted at
 	// /s3.

@@ -151,6 +151,7 @@ function JobSummary({ job }: { job: JobDetailFragment }) {
           <Copyable text={job.outputPath} />
         </Item>
         <Item label="Checkpoints">
+          <span data-checkpointing={job.checkpointing}>{job.checkpointing === "TIERED" ? "Tiered (memory, then S3): " : "S3: "}</span>
           <Copyable text={job.checkpointPath} />
         </Item>
         <Item label="Submitted">{formatTime(job.createdAt)}</Item>

@@ -74,6 +74,7 @@ function SubmitJobForm({ data, jobsPath }: { data: FormData; jobsPath: string })
   const groupAccelerators = group ? accelerators.get(group.instanceType) : undefined;
   const denied = deniedReason(me.role, "OPERATOR") ?? (cluster.status === "ACTIVE" ? undefined : `The cluster is ${cluster.status}: jobs run only on an ACTIVE cluster.`);
   const clusterPath = `/clusters/${encodeURIComponent(cluster.id)}`;
+  const tieredOn = data.clusterFeatures.some((f) => f.name === "TIERED_CHECKPOINTING" && f.status === "ENABLED");
 
   const change = (patch: Partial<SubmitDraft>, path: string) => {
     key.current = null; // a different request deserves its own key
@@ -265,6 +266,30 @@ function SubmitJobForm({ data, jobsPath }: { data: FormData; jobsPath: string })
                 value={draft.gpusPerNode}
                 onChange={(e) => change({ gpusPerNode: e.target.value }, submitPaths.gpusPerNode)}
               />
+            )}
+          </Field>
+          <Field
+            path={submitPaths.checkpointing}
+            label="Checkpointing"
+            errors={errors}
+            hint={
+              tieredOn ? (
+                "S3 writes a checkpoint to the shared bucket every save_steps. Tiered also keeps one in the nodes' memory every save_steps/10 steps: a crash loses fewer steps and the job resumes sooner."
+              ) : (
+                <>
+                  Tiered checkpointing needs the cluster's TIERED_CHECKPOINTING feature: <Link to={`${clusterPath}/features`}>turn it on on the Features tab</Link>. Until
+                  then checkpoints go to S3 every save_steps.
+                </>
+              )
+            }
+          >
+            {(props) => (
+              <select {...props} value={draft.checkpointing} onChange={(e) => change({ checkpointing: e.target.value === "TIERED" ? "TIERED" : "S3" }, submitPaths.checkpointing)}>
+                <option value="S3">S3 (shared bucket)</option>
+                <option value="TIERED" disabled={!tieredOn}>
+                  Tiered: memory, then S3{tieredOn ? "" : " (TIERED_CHECKPOINTING is off)"}
+                </option>
+              </select>
             )}
           </Field>
         </section>

@@ -43,6 +43,7 @@ export const JobDetailFragment = graphql(`
     }
     outputPath
     checkpointPath
+    checkpointing
     pods {
       name
       phase
@@ -69,6 +70,9 @@ export const JobDetailFragment = graphql(`
       reason
       message
       operatorReason
+      resumedFromTier
+      resumedFromStep
+      resumedAt
     }
     mlflow {
       trackingServerArn
@@ -170,6 +174,10 @@ export const SubmitJobFormQuery = graphql(`
       id
       name
       region
+      status
+    }
+    clusterFeatures(clusterId: $clusterId) {
+      name
       status
     }
     trainingRecipes {

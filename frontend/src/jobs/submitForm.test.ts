@@ -112,6 +112,11 @@ describe("submitVariables", () => {
     expect(input.experiment).toBe("sweeps");
   });
 
+  it("sends checkpointing only when it is TIERED: S3 is the server's default", () => {
+    expect(submitVariables("c1", good({ checkpointing: "TIERED" }), llamaFactory, "k1").input.checkpointing).toBe("TIERED");
+    expect("checkpointing" in submitVariables("c1", good({ checkpointing: "S3" }), llamaFactory, "k1").input).toBe(false);
+  });
+
   it("sends a PYTORCH job's script and never a model", () => {
     const { input } = submitVariables("c1", good({ recipe: "PYTORCH", model: "left-over", script: " code/train.py ", settings: {} }), pytorch, "k1");
     expect(input.script).toBe("code/train.py");

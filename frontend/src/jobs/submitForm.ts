@@ -3,7 +3,7 @@
 // field before sending), the submitTrainingJob variables, and where the
 // server's errors go. It asks only decisions: processes, EFA, volumes,
 // paths and the restart policy are the server's to derive.
-import type { SubmitTrainingJobMutationVariables, TrainingRecipe } from "../gql/graphql";
+import type { Checkpointing, SubmitTrainingJobMutationVariables, TrainingRecipe } from "../gql/graphql";
 import { addError, generalKey, parseWhole, sortServerErrors, type FieldErrors, type ServerError } from "../ui/fieldErrors";
 import { settingPath, settingProblem, settingsToSend, type SettingInfo } from "./recipeSettings";
 
@@ -29,6 +29,8 @@ export interface SubmitDraft {
   settings: Record<string, string>;
   recovery: RecoveryDraft;
   experiment: string;
+  /** Where checkpoints go: S3 (the default) or TIERED. */
+  checkpointing: Checkpointing;
 }
 
 /** The field paths of the form: the server's, so its errors land at the same fields. */
@@ -48,6 +50,7 @@ export const submitPaths = {
   restartsBeforeFullJobRestart: "input.recovery.restartsBeforeFullJobRestart",
   detectHangs: "input.recovery.detectHangs",
   experiment: "input.experiment",
+  checkpointing: "input.checkpointing",
 } as const;
 
 /** The recovery the server takes when none is given (the HyperPod training operator's usual). */
@@ -77,6 +80,7 @@ export function blankSubmitDraft(): SubmitDraft {
     settings: {},
     recovery: { maxRestarts: "", windowSeconds: "", maxFullJobRestarts: "", restartsBeforeFullJobRestart: "", detectHangs: true },
     experiment: "",
+    checkpointing: "S3",
   };
 }
 
@@ -199,6 +203,7 @@ export function submitVariables(clusterId: string, draft: SubmitDraft, recipe: R
       ...(settings.length > 0 && { settings }),
       ...(Object.keys(recovery).length > 0 && { recovery }),
       ...(experiment !== "" && { experiment }),
+      ...(draft.checkpointing === "TIERED" && { checkpointing: draft.checkpointing }),
     },
     idempotencyKey,
   };
