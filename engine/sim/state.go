@@ -26,6 +26,9 @@ type state struct {
 	// Buckets holds the S3 buckets of every account and region, by name:
 	// bucket names are global.
 	Buckets map[string]*bucketRec `json:",omitempty"`
+	// Sessions are the role sessions STS AssumeRole made, by the access
+	// key id of their temporary credentials.
+	Sessions map[string]*stsSessionRec `json:",omitempty"`
 }
 
 // regionState holds the regional resources of one region.
