@@ -71,6 +71,7 @@ type ComplexityRoot struct {
 	}
 
 	Cluster struct {
+		AccessEntries           func(childComplexity int) int
 		CreatedAt               func(childComplexity int) int
 		Dependencies            func(childComplexity int) int
 		Eks                     func(childComplexity int) int
@@ -93,6 +94,20 @@ type ComplexityRoot struct {
 		StatusMessage           func(childComplexity int) int
 		UpdatedAt               func(childComplexity int) int
 		Zones                   func(childComplexity int) int
+	}
+
+	ClusterAccessEntry struct {
+		Access           func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		GrantedAt        func(childComplexity int) int
+		GrantedBy        func(childComplexity int) int
+		KubernetesGroups func(childComplexity int) int
+		Namespaces       func(childComplexity int) int
+		Origin           func(childComplexity int) int
+		PolicyArns       func(childComplexity int) int
+		PrincipalArn     func(childComplexity int) int
+		Type             func(childComplexity int) int
+		Username         func(childComplexity int) int
 	}
 
 	ClusterConnection struct {
@@ -593,6 +608,7 @@ type ComplexityRoot struct {
 		DeployEndpoint            func(childComplexity int, input model.DeployEndpointInput, idempotencyKey *string) int
 		DeployRouter              func(childComplexity int, endpointID string, policy model.RouterPolicy, idempotencyKey *string) int
 		DownloadModel             func(childComplexity int, input model.DownloadModelInput, idempotencyKey *string) int
+		GrantClusterAccess        func(childComplexity int, clusterID string, principalArn string, access model.ClusterAccess, namespaces []string, idempotencyKey *string) int
 		ImportCluster             func(childComplexity int, input model.ImportClusterInput, idempotencyKey *string) int
 		InvokeEndpoint            func(childComplexity int, endpointID string, request model.ChatRequestInput, business *string) int
 		RebootNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
@@ -600,6 +616,7 @@ type ComplexityRoot struct {
 		RepairClusterDependencies func(childComplexity int, clusterID string, idempotencyKey *string) int
 		ReplaceNodes              func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
 		RetryOperation            func(childComplexity int, id string) int
+		RevokeClusterAccess       func(childComplexity int, clusterID string, principalArn string, idempotencyKey *string) int
 		RevokeToken               func(childComplexity int, id string) int
 		ScaleInstanceGroup        func(childComplexity int, id string, count int, idempotencyKey *string) int
 		SetEndpointAutoscaling    func(childComplexity int, endpointID string, input model.EndpointAutoscalingInput, idempotencyKey *string) int
@@ -923,6 +940,7 @@ type ComplexityRoot struct {
 
 type ClusterResolver interface {
 	InstanceGroups(ctx context.Context, obj *model.Cluster) ([]*model.InstanceGroup, error)
+	AccessEntries(ctx context.Context, obj *model.Cluster) ([]*model.ClusterAccessEntry, error)
 
 	LastOperation(ctx context.Context, obj *model.Cluster) (*model.Operation, error)
 	Operations(ctx context.Context, obj *model.Cluster, first *int, after *string) (*model.OperationConnection, error)
@@ -949,6 +967,8 @@ type MutationResolver interface {
 	ImportCluster(ctx context.Context, input model.ImportClusterInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteCluster(ctx context.Context, id string, cascade *bool, deleteBucket *bool, idempotencyKey *string) (*model.Operation, error)
 	RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error)
+	GrantClusterAccess(ctx context.Context, clusterID string, principalArn string, access model.ClusterAccess, namespaces []string, idempotencyKey *string) (*model.Operation, error)
+	RevokeClusterAccess(ctx context.Context, clusterID string, principalArn string, idempotencyKey *string) (*model.Operation, error)
 	UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error)
 	DeployEndpoint(ctx context.Context, input model.DeployEndpointInput, idempotencyKey *string) (*model.Operation, error)
 	UpdateEndpoint(ctx context.Context, id string, input model.UpdateEndpointInput, idempotencyKey *string) (*model.Operation, error)
@@ -1136,6 +1156,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AvailabilityZone.ZoneID(childComplexity), true
 
+	case "Cluster.accessEntries":
+		if e.ComplexityRoot.Cluster.AccessEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cluster.AccessEntries(childComplexity), true
 	case "Cluster.createdAt":
 		if e.ComplexityRoot.Cluster.CreatedAt == nil {
 			break
@@ -1273,6 +1299,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Cluster.Zones(childComplexity), true
+
+	case "ClusterAccessEntry.access":
+		if e.ComplexityRoot.ClusterAccessEntry.Access == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.Access(childComplexity), true
+	case "ClusterAccessEntry.createdAt":
+		if e.ComplexityRoot.ClusterAccessEntry.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.CreatedAt(childComplexity), true
+	case "ClusterAccessEntry.grantedAt":
+		if e.ComplexityRoot.ClusterAccessEntry.GrantedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.GrantedAt(childComplexity), true
+	case "ClusterAccessEntry.grantedBy":
+		if e.ComplexityRoot.ClusterAccessEntry.GrantedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.GrantedBy(childComplexity), true
+	case "ClusterAccessEntry.kubernetesGroups":
+		if e.ComplexityRoot.ClusterAccessEntry.KubernetesGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.KubernetesGroups(childComplexity), true
+	case "ClusterAccessEntry.namespaces":
+		if e.ComplexityRoot.ClusterAccessEntry.Namespaces == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.Namespaces(childComplexity), true
+	case "ClusterAccessEntry.origin":
+		if e.ComplexityRoot.ClusterAccessEntry.Origin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.Origin(childComplexity), true
+	case "ClusterAccessEntry.policyArns":
+		if e.ComplexityRoot.ClusterAccessEntry.PolicyArns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.PolicyArns(childComplexity), true
+	case "ClusterAccessEntry.principalArn":
+		if e.ComplexityRoot.ClusterAccessEntry.PrincipalArn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.PrincipalArn(childComplexity), true
+	case "ClusterAccessEntry.type":
+		if e.ComplexityRoot.ClusterAccessEntry.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.Type(childComplexity), true
+	case "ClusterAccessEntry.username":
+		if e.ComplexityRoot.ClusterAccessEntry.Username == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClusterAccessEntry.Username(childComplexity), true
 
 	case "ClusterConnection.edges":
 		if e.ComplexityRoot.ClusterConnection.Edges == nil {
@@ -3498,6 +3591,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DownloadModel(childComplexity, args["input"].(model.DownloadModelInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.grantClusterAccess":
+		if e.ComplexityRoot.Mutation.GrantClusterAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_grantClusterAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.GrantClusterAccess(childComplexity, args["clusterId"].(string), args["principalArn"].(string), args["access"].(model.ClusterAccess), args["namespaces"].([]string), args["idempotencyKey"].(*string)), true
 	case "Mutation.importCluster":
 		if e.ComplexityRoot.Mutation.ImportCluster == nil {
 			break
@@ -3575,6 +3679,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RetryOperation(childComplexity, args["id"].(string)), true
+	case "Mutation.revokeClusterAccess":
+		if e.ComplexityRoot.Mutation.RevokeClusterAccess == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeClusterAccess_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeClusterAccess(childComplexity, args["clusterId"].(string), args["principalArn"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.revokeToken":
 		if e.ComplexityRoot.Mutation.RevokeToken == nil {
 			break
@@ -5597,6 +5712,8 @@ type Cluster {
   requestedInstanceGroups: [InstanceGroupSpec!]!
   "The cluster's instance groups as last read from HyperPod, with those being added."
   instanceGroups: [InstanceGroup!]!
+  "Who may use the cluster's Kubernetes API (kubectl): its EKS access entries, read from EKS when asked, so one made or removed outside InstantStart shows at once. At most 50, in principal ARN order; empty unless the cluster is ACTIVE. Each costs two EKS reads: select it on one cluster, not in lists."
+  accessEntries: [ClusterAccessEntry!]!
   "HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as last read: by the cluster's operations and, while it is ACTIVE, by the refresher, so one removed outside InstantStart shows. Empty until the creation or import reads them."
   dependencies: [ClusterDependency!]!
   "How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation."
@@ -5753,6 +5870,58 @@ input ClusterFilter {
   includeDeleted: Boolean = false
 }
 
+"""
+What a principal may do in a cluster's Kubernetes API: one of EKS's access policies (arn:aws:eks::aws:cluster-access-policy/<name>). EKS's authorizer applies it beside Kubernetes RBAC; the rights of the entry's Kubernetes groups are added.
+"""
+enum ClusterAccess {
+  "AmazonEKSClusterAdminPolicy (Kubernetes' cluster-admin): every verb on every resource and every non-resource URL. For the whole cluster only."
+  ADMIN
+  "AmazonEKSEditPolicy (Kubernetes' edit): read and write pods (and exec, attach, port-forward), deployments, stateful sets, jobs, services, config maps, secrets, volume claims and the like; no roles, role bindings or namespaces."
+  EDIT
+  "AmazonEKSViewPolicy (Kubernetes' view): get, list and watch most resources, but not secrets, and change nothing."
+  VIEW
+}
+
+"""
+Who made an access entry.
+"""
+enum AccessEntryOrigin {
+  "The identity InstantStart runs as, made a cluster admin with the cluster; it cannot be revoked or changed here."
+  ENGINE
+  "Made by grantClusterAccess."
+  INSTANTSTART
+  "Made outside InstantStart (the console, the aws CLI, eksctl, HyperPod for its nodes)."
+  FOUND
+}
+
+"""
+One EKS access entry of a cluster: an IAM principal that may use its Kubernetes API, and with what access.
+"""
+type ClusterAccessEntry {
+  "The IAM role or user ARN."
+  principalArn: String!
+  "The EKS access entry type: STANDARD for people and programs, another (EC2_LINUX, HYPERPOD_LINUX...) for nodes."
+  type: String!
+  "The strongest of ADMIN, EDIT and VIEW among its access policies; null when it has none of them (see policyArns)."
+  access: ClusterAccess
+  "The namespaces access is limited to; empty for the whole cluster."
+  namespaces: [String!]!
+  "Every EKS access policy associated with the entry."
+  policyArns: [String!]!
+  "The Kubernetes groups of the entry, which RBAC bindings may name."
+  kubernetesGroups: [String!]!
+  "The Kubernetes user name the principal acts as."
+  username: String
+  "Who made the entry."
+  origin: AccessEntryOrigin!
+  "The caller that granted it through InstantStart; null for an entry made outside."
+  grantedBy: String
+  "When EKS made the entry."
+  createdAt: Time!
+  "When its access policy was associated; null without access."
+  grantedAt: Time
+}
+
 extend type Query {
   "A kubeconfig for kubectl on an ACTIVE cluster, as ` + "`" + `aws eks update-kubeconfig` + "`" + ` writes it: the cluster's endpoint and certificate authority, and a user that runs ` + "`" + `aws --region <region> eks get-token --cluster-name <name>` + "`" + `, so kubectl acts as whoever runs it. That IAM principal needs an EKS access entry on the cluster; the identity InstantStart runs as has one."
   kubeconfig(
@@ -5805,6 +5974,28 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @statusQuery(field: "cluster")
+  "Let an IAM role or user use an ACTIVE cluster's Kubernetes API with kubectl (see the kubeconfig query): make its EKS access entry, if it has none, with access as its one access policy, for the whole cluster or only in namespaces. A principal that already has an entry, made here or outside, keeps it and gets exactly this access instead of what it had; the same grant again ends SUCCEEDED with noop true. ADMIN takes no namespaces (VALIDATION): use EDIT for write access in some namespaces. The identity InstantStart runs as is refused (PRECONDITION). Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read the cluster's accessEntries."
+  grantClusterAccess(
+    "The cluster's id."
+    clusterId: ID!
+    "The IAM role or user ARN, arn:aws:iam::ACCOUNT:role/NAME or arn:aws:iam::ACCOUNT:user/NAME (a role session's ARN is refused: give its role's). At most 640 characters."
+    principalArn: String!
+    "What the principal may do."
+    access: ClusterAccess!
+    "For EDIT and VIEW, the namespaces the access is limited to (Kubernetes namespace names, at most 25); none for the whole cluster."
+    namespaces: [String!]
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
+  "Take away an IAM role's or user's access to an ACTIVE cluster's Kubernetes API: delete its EKS access entry and access policies, whoever made them. A principal with no entry ends SUCCEEDED with noop true; the identity InstantStart runs as is refused (PRECONDITION), since it would cut InstantStart off. Tokens already issued stop working once the API server's authentication cache forgets them. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED, then read the cluster's accessEntries."
+  revokeClusterAccess(
+    "The cluster's id."
+    clusterId: ID!
+    "The IAM role or user ARN whose access entry goes."
+    principalArn: String!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
 }
 
 extend type Subscription {
@@ -8689,6 +8880,8 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 		return ec.fieldContext_Cluster_requestedInstanceGroups(ctx, field)
 	case "instanceGroups":
 		return ec.fieldContext_Cluster_instanceGroups(ctx, field)
+	case "accessEntries":
+		return ec.fieldContext_Cluster_accessEntries(ctx, field)
 	case "dependencies":
 		return ec.fieldContext_Cluster_dependencies(ctx, field)
 	case "nodesReady":
@@ -8705,6 +8898,34 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 		return ec.fieldContext_Cluster_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Cluster", field.Name)
+}
+
+func (ec *executionContext) childFields_ClusterAccessEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "principalArn":
+		return ec.fieldContext_ClusterAccessEntry_principalArn(ctx, field)
+	case "type":
+		return ec.fieldContext_ClusterAccessEntry_type(ctx, field)
+	case "access":
+		return ec.fieldContext_ClusterAccessEntry_access(ctx, field)
+	case "namespaces":
+		return ec.fieldContext_ClusterAccessEntry_namespaces(ctx, field)
+	case "policyArns":
+		return ec.fieldContext_ClusterAccessEntry_policyArns(ctx, field)
+	case "kubernetesGroups":
+		return ec.fieldContext_ClusterAccessEntry_kubernetesGroups(ctx, field)
+	case "username":
+		return ec.fieldContext_ClusterAccessEntry_username(ctx, field)
+	case "origin":
+		return ec.fieldContext_ClusterAccessEntry_origin(ctx, field)
+	case "grantedBy":
+		return ec.fieldContext_ClusterAccessEntry_grantedBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ClusterAccessEntry_createdAt(ctx, field)
+	case "grantedAt":
+		return ec.fieldContext_ClusterAccessEntry_grantedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClusterAccessEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_ClusterConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -10693,6 +10914,52 @@ func (ec *executionContext) field_Mutation_downloadModel_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_grantClusterAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "principalArn",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["principalArn"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "access",
+		func(ctx context.Context, v any) (model.ClusterAccess, error) {
+			return ec.unmarshalNClusterAccess2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccess(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["access"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "namespaces",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["namespaces"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_importCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10868,6 +11135,36 @@ func (ec *executionContext) field_Mutation_retryOperation_args(ctx context.Conte
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_revokeClusterAccess_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "principalArn",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["principalArn"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
 	return args, nil
 }
 
@@ -12762,6 +13059,38 @@ func (ec *executionContext) fieldContext_Cluster_instanceGroups(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Cluster_accessEntries(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cluster_accessEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Cluster().AccessEntries(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ClusterAccessEntry) graphql.Marshaler {
+			return ec.marshalNClusterAccessEntry2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccessEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Cluster_accessEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Cluster",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClusterAccessEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Cluster_dependencies(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12960,6 +13289,259 @@ func (ec *executionContext) _Cluster_updatedAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Cluster_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Cluster", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_principalArn(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_principalArn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrincipalArn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_principalArn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_type(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_access(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_access(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Access, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ClusterAccess) graphql.Marshaler {
+			return ec.marshalOClusterAccess2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccess(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_access(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "ClusterAccess")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_namespaces(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_namespaces(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Namespaces, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_namespaces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_policyArns(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_policyArns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PolicyArns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_policyArns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_kubernetesGroups(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_kubernetesGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.KubernetesGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_kubernetesGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_username(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_username(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Username, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_origin(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_origin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Origin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.AccessEntryOrigin) graphql.Marshaler {
+			return ec.marshalNAccessEntryOrigin2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAccessEntryOrigin(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_origin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "AccessEntryOrigin")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_grantedBy(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_grantedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GrantedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_grantedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_createdAt(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ClusterAccessEntry_grantedAt(ctx context.Context, field graphql.CollectedField, obj *model.ClusterAccessEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClusterAccessEntry_grantedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GrantedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ClusterAccessEntry_grantedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClusterAccessEntry", field, false, false, "Time")
 }
 
 func (ec *executionContext) _ClusterConnection_eventCursor(ctx context.Context, field graphql.CollectedField, obj *model.ClusterConnection) (ret graphql.Marshaler) {
@@ -21455,6 +22037,94 @@ func (ec *executionContext) fieldContext_Mutation_repairClusterDependencies(ctx 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_repairClusterDependencies_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_grantClusterAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_grantClusterAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().GrantClusterAccess(ctx, fc.Args["clusterId"].(string), fc.Args["principalArn"].(string), fc.Args["access"].(model.ClusterAccess), fc.Args["namespaces"].([]string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_grantClusterAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_grantClusterAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeClusterAccess(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeClusterAccess(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeClusterAccess(ctx, fc.Args["clusterId"].(string), fc.Args["principalArn"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeClusterAccess(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeClusterAccess_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -32217,6 +32887,12 @@ func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Cluster_instanceGroups(ctx, field, obj)
 				})
+		case "accessEntries":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Cluster_accessEntries(ctx, field, obj)
+				})
 		case "dependencies":
 			out.Values[i] = ec._Cluster_dependencies(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32253,6 +32929,89 @@ func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, 
 			out.Values[i] = ec._Cluster_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var clusterAccessEntryImplementors = []string{"ClusterAccessEntry"}
+
+func (ec *executionContext) _ClusterAccessEntry(ctx context.Context, sel ast.SelectionSet, obj *model.ClusterAccessEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clusterAccessEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClusterAccessEntry")
+		case "principalArn":
+			out.Values[i] = ec._ClusterAccessEntry_principalArn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._ClusterAccessEntry_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "access":
+			out.Values[i] = ec._ClusterAccessEntry_access(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "namespaces":
+			out.Values[i] = ec._ClusterAccessEntry_namespaces(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "policyArns":
+			out.Values[i] = ec._ClusterAccessEntry_policyArns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kubernetesGroups":
+			out.Values[i] = ec._ClusterAccessEntry_kubernetesGroups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "username":
+			out.Values[i] = ec._ClusterAccessEntry_username(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "origin":
+			out.Values[i] = ec._ClusterAccessEntry_origin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "grantedBy":
+			out.Values[i] = ec._ClusterAccessEntry_grantedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._ClusterAccessEntry_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "grantedAt":
+			out.Values[i] = ec._ClusterAccessEntry_grantedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -35395,6 +36154,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "grantClusterAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_grantClusterAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeClusterAccess":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeClusterAccess(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "updateClusterFeatures":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClusterFeatures(ctx, field)
@@ -37922,6 +38695,16 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) unmarshalNAccessEntryOrigin2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAccessEntryOrigin(ctx context.Context, v any) (model.AccessEntryOrigin, error) {
+	var res model.AccessEntryOrigin
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAccessEntryOrigin2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAccessEntryOrigin(ctx context.Context, sel ast.SelectionSet, v model.AccessEntryOrigin) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNAddInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐAddInstanceGroupInput(ctx context.Context, v any) (model.AddInstanceGroupInput, error) {
 	res, err := ec.unmarshalInputAddInstanceGroupInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -38070,6 +38853,40 @@ func (ec *executionContext) marshalNCluster2ᚖgithubᚗcomᚋinstantstartᚋins
 		return graphql.Null
 	}
 	return ec._Cluster(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNClusterAccess2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccess(ctx context.Context, v any) (model.ClusterAccess, error) {
+	var res model.ClusterAccess
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNClusterAccess2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccess(ctx context.Context, sel ast.SelectionSet, v model.ClusterAccess) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNClusterAccessEntry2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccessEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ClusterAccessEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNClusterAccessEntry2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccessEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNClusterAccessEntry2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccessEntry(ctx context.Context, sel ast.SelectionSet, v *model.ClusterAccessEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ClusterAccessEntry!")
+		return graphql.Null
+	}
+	return ec._ClusterAccessEntry(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNClusterConnection2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterConnection(ctx context.Context, sel ast.SelectionSet, v *model.ClusterConnection) graphql.Marshaler {
@@ -39890,6 +40707,22 @@ func (ec *executionContext) marshalOCluster2ᚖgithubᚗcomᚋinstantstartᚋins
 		return graphql.Null
 	}
 	return ec._Cluster(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOClusterAccess2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccess(ctx context.Context, v any) (*model.ClusterAccess, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.ClusterAccess)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOClusterAccess2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterAccess(ctx context.Context, sel ast.SelectionSet, v *model.ClusterAccess) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOClusterFilter2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐClusterFilter(ctx context.Context, v any) (*model.ClusterFilter, error) {

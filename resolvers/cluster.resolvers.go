@@ -30,6 +30,15 @@ func (r *clusterResolver) InstanceGroups(ctx context.Context, obj *model.Cluster
 	return out, nil
 }
 
+// AccessEntries is the resolver for the accessEntries field.
+func (r *clusterResolver) AccessEntries(ctx context.Context, obj *model.Cluster) ([]*model.ClusterAccessEntry, error) {
+	entries, _, err := r.Clusters.AccessEntries(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	return mapAccessEntries(entries), nil
+}
+
 // LastOperation is the resolver for the lastOperation field.
 func (r *clusterResolver) LastOperation(ctx context.Context, obj *model.Cluster) (*model.Operation, error) {
 	c, err := r.Clusters.Get(obj.ID)
@@ -86,6 +95,25 @@ func (r *mutationResolver) DeleteCluster(ctx context.Context, id string, cascade
 // RepairClusterDependencies is the resolver for the repairClusterDependencies field.
 func (r *mutationResolver) RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error) {
 	op, err := r.Clusters.RepairDependencies(ctx, auth.Caller(ctx), clusterID, deref(idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	return mapOperation(op), nil
+}
+
+// GrantClusterAccess is the resolver for the grantClusterAccess field.
+func (r *mutationResolver) GrantClusterAccess(ctx context.Context, clusterID string, principalArn string, access model.ClusterAccess, namespaces []string, idempotencyKey *string) (*model.Operation, error) {
+	op, err := r.Clusters.GrantAccess(ctx, auth.Caller(ctx), cluster.GrantInput{ClusterID: clusterID, PrincipalArn: principalArn,
+		Access: cluster.Access(access), Namespaces: namespaces}, deref(idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	return mapOperation(op), nil
+}
+
+// RevokeClusterAccess is the resolver for the revokeClusterAccess field.
+func (r *mutationResolver) RevokeClusterAccess(ctx context.Context, clusterID string, principalArn string, idempotencyKey *string) (*model.Operation, error) {
+	op, err := r.Clusters.RevokeAccess(ctx, auth.Caller(ctx), clusterID, principalArn, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}

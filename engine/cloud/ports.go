@@ -71,6 +71,8 @@ type EKS interface {
 	DeleteAccessEntry(ctx context.Context, in *eks.DeleteAccessEntryInput, opts ...func(*eks.Options)) (*eks.DeleteAccessEntryOutput, error)
 	AssociateAccessPolicy(ctx context.Context, in *eks.AssociateAccessPolicyInput, opts ...func(*eks.Options)) (*eks.AssociateAccessPolicyOutput, error)
 	ListAssociatedAccessPolicies(ctx context.Context, in *eks.ListAssociatedAccessPoliciesInput, opts ...func(*eks.Options)) (*eks.ListAssociatedAccessPoliciesOutput, error)
+	ListAccessEntries(ctx context.Context, in *eks.ListAccessEntriesInput, opts ...func(*eks.Options)) (*eks.ListAccessEntriesOutput, error)
+	DisassociateAccessPolicy(ctx context.Context, in *eks.DisassociateAccessPolicyInput, opts ...func(*eks.Options)) (*eks.DisassociateAccessPolicyOutput, error)
 
 	CreatePodIdentityAssociation(ctx context.Context, in *eks.CreatePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.CreatePodIdentityAssociationOutput, error)
 	ListPodIdentityAssociations(ctx context.Context, in *eks.ListPodIdentityAssociationsInput, opts ...func(*eks.Options)) (*eks.ListPodIdentityAssociationsOutput, error)

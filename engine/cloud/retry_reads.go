@@ -193,6 +193,12 @@ func (c retryingEKS) ListAssociatedAccessPolicies(ctx context.Context, in *eks.L
 	})
 }
 
+func (c retryingEKS) ListAccessEntries(ctx context.Context, in *eks.ListAccessEntriesInput, opts ...func(*eks.Options)) (*eks.ListAccessEntriesOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*eks.ListAccessEntriesOutput, error) {
+		return c.EKS.ListAccessEntries(ctx, in, opts...)
+	})
+}
+
 func (c retryingEKS) ListPodIdentityAssociations(ctx context.Context, in *eks.ListPodIdentityAssociationsInput, opts ...func(*eks.Options)) (*eks.ListPodIdentityAssociationsOutput, error) {
 	return read(ctx, c.retry, func(ctx context.Context) (*eks.ListPodIdentityAssociationsOutput, error) {
 		return c.EKS.ListPodIdentityAssociations(ctx, in, opts...)

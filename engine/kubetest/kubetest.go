@@ -42,6 +42,11 @@ type Options struct {
 	// about bearer tokens it does not know, as EKS's API servers ask
 	// EKS's authenticator; simwire.EKSAuthenticator is one.
 	TokenWebhook string
+	// AuthorizationWebhook, when set, is the URL of an authorization
+	// webhook (SubjectAccessReview, authorization.k8s.io/v1) the server
+	// asks after RBAC, as EKS's API servers ask EKS's authorizer about
+	// access policies; simwire.EKSAuthorizer is one.
+	AuthorizationWebhook string
 	// CRDs are CustomResourceDefinition manifests (YAML) to install before
 	// Start returns; kubecrds.CRD.Manifest for the engine's.
 	CRDs [][]byte
@@ -112,6 +117,20 @@ func Start(t testing.TB, opts Options) *Server {
 		// A token's answer is cached for this long (2 minutes by default),
 		// so a refused identity is seen as refused soon.
 		api.Append("authentication-token-webhook-cache-ttl", "5s")
+	}
+	if opts.AuthorizationWebhook != "" {
+		file := filepath.Join(t.TempDir(), "authz-webhook.kubeconfig")
+		if err := os.WriteFile(file, webhookKubeconfig(opts.AuthorizationWebhook), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		api := env.ControlPlane.GetAPIServer().Configure()
+		api.Set("authorization-mode", "RBAC,Webhook")
+		api.Append("authorization-webhook-config-file", file)
+		api.Append("authorization-webhook-version", "v1")
+		// Answers are cached (5 minutes when allowed by default): a
+		// revoked right is seen as revoked soon.
+		api.Append("authorization-webhook-cache-authorized-ttl", "1s")
+		api.Append("authorization-webhook-cache-unauthorized-ttl", "1s")
 	}
 	cfg, err := env.Start()
 	if err != nil {

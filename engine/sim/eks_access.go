@@ -276,3 +276,58 @@ func (a *eksAPI) ListAssociatedAccessPolicies(ctx context.Context, in *eks.ListA
 		}, nil
 	})
 }
+
+// ListAccessEntries lists the principals with an access entry on a
+// cluster, in ARN order, a page at a time.
+func (a *eksAPI) ListAccessEntries(ctx context.Context, in *eks.ListAccessEntriesInput, _ ...func(*eks.Options)) (*eks.ListAccessEntriesOutput, error) {
+	return call(ctx, a.w, svcEKS, a.region, "ListAccessEntries", func(t *txn) (*eks.ListAccessEntriesOutput, error) {
+		in := orZero(in)
+		if err := need("ListAccessEntriesInput", param{"ClusterName", in.ClusterName != nil}); err != nil {
+			return nil, err
+		}
+		if err := eksMaxResults(in.MaxResults); err != nil {
+			return nil, err
+		}
+		c, err := t.accessCluster(in.ClusterName)
+		if err != nil {
+			return nil, err
+		}
+		var all []string
+		for _, e := range c.AccessEntries {
+			if in.AssociatedPolicyArn != nil && !slices.ContainsFunc(e.Policies, func(p accessPolicyRec) bool { return p.PolicyArn == *in.AssociatedPolicyArn }) {
+				continue
+			}
+			all = append(all, e.PrincipalArn)
+		}
+		slices.Sort(all)
+		items, next, err := page(all, in.NextToken, t.pageSize(svcEKS, "ListAccessEntries", in.MaxResults), 100)
+		if err != nil {
+			return nil, eksInvalidParameter("The pagination token is invalid.")
+		}
+		return &eks.ListAccessEntriesOutput{AccessEntries: items, NextToken: next}, nil
+	})
+}
+
+// DisassociateAccessPolicy removes an access policy from an access entry.
+func (a *eksAPI) DisassociateAccessPolicy(ctx context.Context, in *eks.DisassociateAccessPolicyInput, _ ...func(*eks.Options)) (*eks.DisassociateAccessPolicyOutput, error) {
+	return call(ctx, a.w, svcEKS, a.region, "DisassociateAccessPolicy", func(t *txn) (*eks.DisassociateAccessPolicyOutput, error) {
+		in := orZero(in)
+		if err := need("DisassociateAccessPolicyInput", param{"ClusterName", in.ClusterName != nil},
+			param{"PolicyArn", in.PolicyArn != nil}, param{"PrincipalArn", in.PrincipalArn != nil}); err != nil {
+			return nil, err
+		}
+		c, e, err := t.accessEntry(in.ClusterName, in.PrincipalArn)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(e.Policies, func(p accessPolicyRec) bool { return p.PolicyArn == *in.PolicyArn })
+		if i < 0 {
+			return nil, &ekstypes.ResourceNotFoundException{
+				Message:     aws.String(fmt.Sprintf("The access policy %s is not associated with %s.", *in.PolicyArn, e.PrincipalArn)),
+				ClusterName: aws.String(c.Name),
+			}
+		}
+		e.Policies = slices.Delete(e.Policies, i, i+1)
+		return &eks.DisassociateAccessPolicyOutput{}, nil
+	})
+}

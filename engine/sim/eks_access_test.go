@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -63,5 +64,53 @@ func TestAccessEntriesNeedAPIAuthentication(t *testing.T) {
 	var invalid *ekstypes.InvalidRequestException
 	if _, err := f.p.EKS.CreateAccessEntry(f.ctx, &eks.CreateAccessEntryInput{ClusterName: aws.String("cm"), PrincipalArn: aws.String(f.role("ops"))}); !errors.As(err, &invalid) {
 		t.Errorf("access entry on a CONFIG_MAP cluster: %v", err)
+	}
+}
+
+func TestListAccessEntriesAndDisassociate(t *testing.T) {
+	f := newFixture(t)
+	n := f.network("10.0.0.0/16", "us-west-2a", "us-west-2b")
+	f.eksCluster("hp", n)
+	view := "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy"
+	edit := "arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy"
+	a, b := f.role("alice"), f.role("bob")
+	for _, r := range []string{b, a} {
+		ok(f.p.EKS.CreateAccessEntry(f.ctx, &eks.CreateAccessEntryInput{ClusterName: aws.String("hp"), PrincipalArn: aws.String(r)})).must(t)
+	}
+	for _, pol := range []string{view, edit} {
+		ok(f.p.EKS.AssociateAccessPolicy(f.ctx, &eks.AssociateAccessPolicyInput{ClusterName: aws.String("hp"), PrincipalArn: aws.String(a),
+			PolicyArn: aws.String(pol), AccessScope: &ekstypes.AccessScope{Type: ekstypes.AccessScopeTypeCluster}})).must(t)
+	}
+
+	// One entry a page: the creator, alice and bob, in ARN order.
+	var all []string
+	var token *string
+	for range 5 {
+		out := ok(f.p.EKS.ListAccessEntries(f.ctx, &eks.ListAccessEntriesInput{ClusterName: aws.String("hp"), MaxResults: aws.Int32(1), NextToken: token})).must(t)
+		all = append(all, out.AccessEntries...)
+		if token = out.NextToken; token == nil {
+			break
+		}
+	}
+	want := []string{"arn:aws:iam::123456789012:role/InstantStartManagement", a, b}
+	if !slices.Equal(all, want) {
+		t.Errorf("access entries = %v, want %v", all, want)
+	}
+	withEdit := ok(f.p.EKS.ListAccessEntries(f.ctx, &eks.ListAccessEntriesInput{ClusterName: aws.String("hp"), AssociatedPolicyArn: aws.String(edit)})).must(t).AccessEntries
+	if !slices.Equal(withEdit, []string{a}) {
+		t.Errorf("entries with the edit policy = %v", withEdit)
+	}
+
+	ok(f.p.EKS.DisassociateAccessPolicy(f.ctx, &eks.DisassociateAccessPolicyInput{ClusterName: aws.String("hp"), PrincipalArn: aws.String(a), PolicyArn: aws.String(view)})).must(t)
+	left := ok(f.p.EKS.ListAssociatedAccessPolicies(f.ctx, &eks.ListAssociatedAccessPoliciesInput{ClusterName: aws.String("hp"), PrincipalArn: aws.String(a)})).must(t).AssociatedAccessPolicies
+	if len(left) != 1 || *left[0].PolicyArn != edit {
+		t.Errorf("policies after disassociating view = %+v", left)
+	}
+	var notFound *ekstypes.ResourceNotFoundException
+	if _, err := f.p.EKS.DisassociateAccessPolicy(f.ctx, &eks.DisassociateAccessPolicyInput{ClusterName: aws.String("hp"), PrincipalArn: aws.String(a), PolicyArn: aws.String(view)}); !errors.As(err, &notFound) {
+		t.Errorf("disassociating a policy not associated: %v", err)
+	}
+	if _, err := f.p.EKS.ListAccessEntries(f.ctx, &eks.ListAccessEntriesInput{ClusterName: aws.String("hp"), MaxResults: aws.Int32(101)}); err == nil {
+		t.Error("ListAccessEntries took maxResults 101")
 	}
 }

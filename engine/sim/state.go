@@ -29,6 +29,9 @@ type state struct {
 	// ECRTokens are the registry passwords ECR handed out, with when
 	// each expires (see ecr.go).
 	ECRTokens map[string]time.Time `json:",omitempty"`
+	// Sessions are the role sessions STS AssumeRole made, by the access
+	// key id of their temporary credentials.
+	Sessions map[string]*stsSessionRec `json:",omitempty"`
 }
 
 // regionState holds the regional resources of one region.

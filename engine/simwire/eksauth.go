@@ -54,7 +54,13 @@ const (
 // must have an access entry in Cluster; the entry's Kubernetes groups are
 // the user's groups, and AmazonEKSClusterAdminPolicy adds system:masters
 // (EKS enforces access policies with an authorizer of its own; a stock API
-// server has RBAC, where system:masters is what that policy grants).
+// server has RBAC, where system:masters is what that policy grants). The
+// user's extra "canonicalArn" names the principal, for EKSAuthorizer,
+// which applies the other access policies as EKS's authorizer does.
+//
+// Calls signed with a role session's credentials (the simulator's STS
+// AssumeRole, on the wire) are that session's: a second principal gets
+// tokens of its own.
 //
 // Like the wire endpoint, it checks no signatures: whoever can reach
 // Wire can act as the simulated account's caller anyway.

@@ -1,6 +1,7 @@
 package simwire
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -29,6 +30,13 @@ type queryService struct {
 	badInput string
 }
 
+// roleSessions is what the simulator's STS serves on the wire beside the
+// engine's port: AssumeRole, so that a client (a test, or a person with
+// the aws CLI) can act as another IAM principal of the simulated account.
+type roleSessions interface {
+	AssumeRole(ctx context.Context, in *sts.AssumeRoleInput, opts ...func(*sts.Options)) (*sts.AssumeRoleOutput, error)
+}
+
 var queryServices = map[string]queryService{
 	"ec2": {"EC2", "http://ec2.amazonaws.com/doc/2016-11-15/", func(p *cloud.Provider) any { return p.EC2 }, true, "InvalidParameterValue"},
 	"iam": {"IAM", "https://iam.amazonaws.com/doc/2010-05-08/", func(p *cloud.Provider) any { return p.IAM }, false, "InvalidInput"},
@@ -39,6 +47,7 @@ func init() {
 	registerNames(ec2Names)
 	registerPort(reflect.TypeFor[cloud.IAM](), protoQuery)
 	registerPort(reflect.TypeFor[cloud.STS](), protoQuery)
+	registerPort(reflect.TypeFor[roleSessions](), protoQuery)
 	registerErrors(iam.TypeRegistry, protoQuery)
 	registerErrors(sts.TypeRegistry, protoQuery)
 }

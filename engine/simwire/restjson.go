@@ -46,6 +46,8 @@ var eksOperations = map[string]*smithy.Schema{
 	"DeleteAccessEntry":            schemas.DeleteAccessEntry,
 	"AssociateAccessPolicy":        schemas.AssociateAccessPolicy,
 	"ListAssociatedAccessPolicies": schemas.ListAssociatedAccessPolicies,
+	"ListAccessEntries":            schemas.ListAccessEntries,
+	"DisassociateAccessPolicy":     schemas.DisassociateAccessPolicy,
 	"CreatePodIdentityAssociation": schemas.CreatePodIdentityAssociation,
 	"ListPodIdentityAssociations":  schemas.ListPodIdentityAssociations,
 	"DeletePodIdentityAssociation": schemas.DeletePodIdentityAssociation,

@@ -34,6 +34,22 @@ var ecrService = jsonService{targetPrefix: "AmazonEC2ContainerRegistry_V20150921
 
 var scopeRE = regexp.MustCompile(`Credential=[^/,\s]+/\d{8}/([^/,\s]+)/([^/,\s]+)/aws4_request`)
 
+// keyRE is the access key id of a SigV4 credential.
+var keyRE = regexp.MustCompile(`Credential=([^/,\s]+)/`)
+
+// accessKeyID returns the access key id a request is signed with, from
+// its Authorization header or a presigned URL's X-Amz-Credential.
+func accessKeyID(r *http.Request) string {
+	cred := r.Header.Get("Authorization")
+	if cred == "" {
+		cred = "Credential=" + r.URL.Query().Get("X-Amz-Credential")
+	}
+	if m := keyRE.FindStringSubmatch(cred); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 // scope returns the region and service of a SigV4-signed request: from
 // its Authorization header, or, for a presigned URL (an EKS token's STS
 // GetCallerIdentity), from its X-Amz-Credential query parameter.
@@ -67,6 +83,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	// STS tells a role session's calls from the account's by the key.
+	r = r.WithContext(cloud.WithAccessKeyID(r.Context(), accessKeyID(r)))
 	region, service := scope(r)
 	if region == "" {
 		region = h.DefaultRegion

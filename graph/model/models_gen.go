@@ -164,6 +164,8 @@ type Cluster struct {
 	RequestedInstanceGroups []*InstanceGroupSpec `json:"requestedInstanceGroups"`
 	// The cluster's instance groups as last read from HyperPod, with those being added.
 	InstanceGroups []*InstanceGroup `json:"instanceGroups"`
+	// Who may use the cluster's Kubernetes API (kubectl): its EKS access entries, read from EKS when asked, so one made or removed outside InstantStart shows at once. At most 50, in principal ARN order; empty unless the cluster is ACTIVE. Each costs two EKS reads: select it on one cluster, not in lists.
+	AccessEntries []*ClusterAccessEntry `json:"accessEntries"`
 	// HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as last read: by the cluster's operations and, while it is ACTIVE, by the refresher, so one removed outside InstantStart shows. Empty until the creation or import reads them.
 	Dependencies []*ClusterDependency `json:"dependencies"`
 	// How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation.
@@ -178,6 +180,32 @@ type Cluster struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// When it last changed.
 	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// One EKS access entry of a cluster: an IAM principal that may use its Kubernetes API, and with what access.
+type ClusterAccessEntry struct {
+	// The IAM role or user ARN.
+	PrincipalArn string `json:"principalArn"`
+	// The EKS access entry type: STANDARD for people and programs, another (EC2_LINUX, HYPERPOD_LINUX...) for nodes.
+	Type string `json:"type"`
+	// The strongest of ADMIN, EDIT and VIEW among its access policies; null when it has none of them (see policyArns).
+	Access *ClusterAccess `json:"access,omitempty"`
+	// The namespaces access is limited to; empty for the whole cluster.
+	Namespaces []string `json:"namespaces"`
+	// Every EKS access policy associated with the entry.
+	PolicyArns []string `json:"policyArns"`
+	// The Kubernetes groups of the entry, which RBAC bindings may name.
+	KubernetesGroups []string `json:"kubernetesGroups"`
+	// The Kubernetes user name the principal acts as.
+	Username *string `json:"username,omitempty"`
+	// Who made the entry.
+	Origin AccessEntryOrigin `json:"origin"`
+	// The caller that granted it through InstantStart; null for an entry made outside.
+	GrantedBy *string `json:"grantedBy,omitempty"`
+	// When EKS made the entry.
+	CreatedAt time.Time `json:"createdAt"`
+	// When its access policy was associated; null without access.
+	GrantedAt *time.Time `json:"grantedAt,omitempty"`
 }
 
 // A page of clusters, oldest first.
@@ -1956,6 +1984,67 @@ type UpdateInstanceGroupInput struct {
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
 }
 
+// Who made an access entry.
+type AccessEntryOrigin string
+
+const (
+	// The identity InstantStart runs as, made a cluster admin with the cluster; it cannot be revoked or changed here.
+	AccessEntryOriginEngine AccessEntryOrigin = "ENGINE"
+	// Made by grantClusterAccess.
+	AccessEntryOriginInstantstart AccessEntryOrigin = "INSTANTSTART"
+	// Made outside InstantStart (the console, the aws CLI, eksctl, HyperPod for its nodes).
+	AccessEntryOriginFound AccessEntryOrigin = "FOUND"
+)
+
+var AllAccessEntryOrigin = []AccessEntryOrigin{
+	AccessEntryOriginEngine,
+	AccessEntryOriginInstantstart,
+	AccessEntryOriginFound,
+}
+
+func (e AccessEntryOrigin) IsValid() bool {
+	switch e {
+	case AccessEntryOriginEngine, AccessEntryOriginInstantstart, AccessEntryOriginFound:
+		return true
+	}
+	return false
+}
+
+func (e AccessEntryOrigin) String() string {
+	return string(e)
+}
+
+func (e *AccessEntryOrigin) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AccessEntryOrigin(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AccessEntryOrigin", str)
+	}
+	return nil
+}
+
+func (e AccessEntryOrigin) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AccessEntryOrigin) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AccessEntryOrigin) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // What KEDA scales an endpoint on.
 type AutoscalingTrigger string
 
@@ -2192,6 +2281,67 @@ func (e *Checkpointing) UnmarshalJSON(b []byte) error {
 }
 
 func (e Checkpointing) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a principal may do in a cluster's Kubernetes API: one of EKS's access policies (arn:aws:eks::aws:cluster-access-policy/<name>). EKS's authorizer applies it beside Kubernetes RBAC; the rights of the entry's Kubernetes groups are added.
+type ClusterAccess string
+
+const (
+	// AmazonEKSClusterAdminPolicy (Kubernetes' cluster-admin): every verb on every resource and every non-resource URL. For the whole cluster only.
+	ClusterAccessAdmin ClusterAccess = "ADMIN"
+	// AmazonEKSEditPolicy (Kubernetes' edit): read and write pods (and exec, attach, port-forward), deployments, stateful sets, jobs, services, config maps, secrets, volume claims and the like; no roles, role bindings or namespaces.
+	ClusterAccessEdit ClusterAccess = "EDIT"
+	// AmazonEKSViewPolicy (Kubernetes' view): get, list and watch most resources, but not secrets, and change nothing.
+	ClusterAccessView ClusterAccess = "VIEW"
+)
+
+var AllClusterAccess = []ClusterAccess{
+	ClusterAccessAdmin,
+	ClusterAccessEdit,
+	ClusterAccessView,
+}
+
+func (e ClusterAccess) IsValid() bool {
+	switch e {
+	case ClusterAccessAdmin, ClusterAccessEdit, ClusterAccessView:
+		return true
+	}
+	return false
+}
+
+func (e ClusterAccess) String() string {
+	return string(e)
+}
+
+func (e *ClusterAccess) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ClusterAccess(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ClusterAccess", str)
+	}
+	return nil
+}
+
+func (e ClusterAccess) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ClusterAccess) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ClusterAccess) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -170,6 +170,8 @@ type eksPort struct {
 	describeAccessEntry          func(context.Context, *eks.DescribeAccessEntryInput, ...func(*eks.Options)) (*eks.DescribeAccessEntryOutput, error)
 	describeAddon                func(context.Context, *eks.DescribeAddonInput, ...func(*eks.Options)) (*eks.DescribeAddonOutput, error)
 	describeCluster              func(context.Context, *eks.DescribeClusterInput, ...func(*eks.Options)) (*eks.DescribeClusterOutput, error)
+	disassociateAccessPolicy     func(context.Context, *eks.DisassociateAccessPolicyInput, ...func(*eks.Options)) (*eks.DisassociateAccessPolicyOutput, error)
+	listAccessEntries            func(context.Context, *eks.ListAccessEntriesInput, ...func(*eks.Options)) (*eks.ListAccessEntriesOutput, error)
 	listAddons                   func(context.Context, *eks.ListAddonsInput, ...func(*eks.Options)) (*eks.ListAddonsOutput, error)
 	listAssociatedAccessPolicies func(context.Context, *eks.ListAssociatedAccessPoliciesInput, ...func(*eks.Options)) (*eks.ListAssociatedAccessPoliciesOutput, error)
 	listClusters                 func(context.Context, *eks.ListClustersInput, ...func(*eks.Options)) (*eks.ListClustersOutput, error)
@@ -194,6 +196,8 @@ func newEKSPort(c *eks.Client) *eksPort {
 		describeAccessEntry:          c.DescribeAccessEntry,
 		describeAddon:                c.DescribeAddon,
 		describeCluster:              c.DescribeCluster,
+		disassociateAccessPolicy:     c.DisassociateAccessPolicy,
+		listAccessEntries:            c.ListAccessEntries,
 		listAddons:                   c.ListAddons,
 		listAssociatedAccessPolicies: c.ListAssociatedAccessPolicies,
 		listClusters:                 c.ListClusters,
@@ -248,6 +252,14 @@ func (p *eksPort) DescribeAddon(ctx context.Context, in *eks.DescribeAddonInput,
 
 func (p *eksPort) DescribeCluster(ctx context.Context, in *eks.DescribeClusterInput, optFns ...func(*eks.Options)) (*eks.DescribeClusterOutput, error) {
 	return p.describeCluster(ctx, in, optFns...)
+}
+
+func (p *eksPort) DisassociateAccessPolicy(ctx context.Context, in *eks.DisassociateAccessPolicyInput, optFns ...func(*eks.Options)) (*eks.DisassociateAccessPolicyOutput, error) {
+	return p.disassociateAccessPolicy(ctx, in, optFns...)
+}
+
+func (p *eksPort) ListAccessEntries(ctx context.Context, in *eks.ListAccessEntriesInput, optFns ...func(*eks.Options)) (*eks.ListAccessEntriesOutput, error) {
+	return p.listAccessEntries(ctx, in, optFns...)
 }
 
 func (p *eksPort) ListAddons(ctx context.Context, in *eks.ListAddonsInput, optFns ...func(*eks.Options)) (*eks.ListAddonsOutput, error) {

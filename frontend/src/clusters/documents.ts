@@ -251,3 +251,44 @@ export const RepairClusterDependenciesMutation = graphql(`
     }
   }
 `);
+
+export const ClusterAccessQuery = graphql(`
+  query ClusterAccess($id: ID!) {
+    cluster(id: $id) {
+      id
+      accessEntries {
+        principalArn
+        type
+        access
+        namespaces
+        policyArns
+        origin
+        grantedBy
+        grantedAt
+        createdAt
+      }
+    }
+  }
+`);
+
+export const KubeconfigQuery = graphql(`
+  query Kubeconfig($clusterId: ID!) {
+    kubeconfig(clusterId: $clusterId)
+  }
+`);
+
+export const GrantClusterAccessMutation = graphql(`
+  mutation GrantClusterAccess($clusterId: ID!, $principalArn: String!, $access: ClusterAccess!, $namespaces: [String!], $idempotencyKey: String) {
+    grantClusterAccess(clusterId: $clusterId, principalArn: $principalArn, access: $access, namespaces: $namespaces, idempotencyKey: $idempotencyKey) {
+      ...OperationSummary
+    }
+  }
+`);
+
+export const RevokeClusterAccessMutation = graphql(`
+  mutation RevokeClusterAccess($clusterId: ID!, $principalArn: String!, $idempotencyKey: String) {
+    revokeClusterAccess(clusterId: $clusterId, principalArn: $principalArn, idempotencyKey: $idempotencyKey) {
+      ...OperationSummary
+    }
+  }
+`);
