@@ -37,6 +37,9 @@ type SubmitInput struct {
 	// Recovery holds what was given; zero fields take the defaults.
 	Recovery   RecoveryInput
 	Experiment string
+	// Ray is, for RAY, the program's arguments, runtime environment and
+	// worker groups.
+	Ray *recipe.RayProgram
 }
 
 // RecoveryInput is the recovery budget asked for; nil fields take the
@@ -93,7 +96,7 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 		settings[st.Key] = st.Value
 	}
 	r := recipe.Request{Name: in.Name, Namespace: "default", Recipe: in.Recipe, Model: in.Model, DatasetPath: in.DatasetPath, Script: in.Script,
-		Settings: settings, InstanceGroup: in.InstanceGroup, Nodes: in.Nodes, GPUsPerNode: in.GPUsPerNode, Recovery: recovery(in.Recovery)}
+		Settings: settings, InstanceGroup: in.InstanceGroup, Nodes: in.Nodes, GPUsPerNode: in.GPUsPerNode, Recovery: recovery(in.Recovery), Ray: in.Ray}
 	// The checks that need nothing but the request come first.
 	if err := recipe.CheckRequest(r); err != nil {
 		return nil, err
@@ -152,6 +155,9 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	}
 	r.InstanceType, r.Shape, r.ClaimName, r.Bucket, r.Region = g.InstanceTypes[0], shape, b.ClaimName, b.Name, c.Region
 	r.Namespace = b.Namespace
+	if err := s.lookupRayWorkers(ctx, p, c, &r); err != nil {
+		return nil, err
+	}
 	if err := recipe.Check(r); err != nil {
 		return nil, err
 	}
@@ -183,6 +189,9 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 			return errs.New(errs.Conflict, "cluster %s has a job named %s already; choose another name", c.Name, in.Name).WithField("input.name")
 		}
 		j := newRecord(id, c.ID, r, built, kind, op.ID, tx)
+		if r.Recipe == recipe.Ray {
+			j.Nodes, j.Ray = r.RayNodes(), rayRecord(r, built)
+		}
 		if r.MLflow != nil {
 			j.MLflow = &MLflowTarget{TrackingServerArn: r.MLflow.TrackingServerArn, Experiment: r.MLflow.Experiment, RunName: r.MLflow.RunName}
 		}
