@@ -445,6 +445,7 @@ type ComplexityRoot struct {
 		OutputPath       func(childComplexity int) int
 		Pods             func(childComplexity int) int
 		ProcessesPerNode func(childComplexity int) int
+		Ray              func(childComplexity int) int
 		Recipe           func(childComplexity int) int
 		Restarts         func(childComplexity int) int
 		Script           func(childComplexity int) int
@@ -777,6 +778,21 @@ type ComplexityRoot struct {
 		TrainingRecipes       func(childComplexity int) int
 		Version               func(childComplexity int) int
 		WaitOperation         func(childComplexity int, id string, timeoutSeconds *int) int
+	}
+
+	RayProgram struct {
+		Args         func(childComplexity int) int
+		Entrypoint   func(childComplexity int) int
+		EnvNames     func(childComplexity int) int
+		Pip          func(childComplexity int) int
+		WorkerGroups func(childComplexity int) int
+	}
+
+	RayWorkerGroup struct {
+		GpusPerNode   func(childComplexity int) int
+		InstanceGroup func(childComplexity int) int
+		InstanceType  func(childComplexity int) int
+		Replicas      func(childComplexity int) int
 	}
 
 	RecipeSetting struct {
@@ -2866,6 +2882,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ProcessesPerNode(childComplexity), true
+	case "Job.ray":
+		if e.ComplexityRoot.Job.Ray == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Ray(childComplexity), true
 	case "Job.recipe":
 		if e.ComplexityRoot.Job.Recipe == nil {
 			break
@@ -4599,6 +4621,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.WaitOperation(childComplexity, args["id"].(string), args["timeoutSeconds"].(*int)), true
 
+	case "RayProgram.args":
+		if e.ComplexityRoot.RayProgram.Args == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayProgram.Args(childComplexity), true
+	case "RayProgram.entrypoint":
+		if e.ComplexityRoot.RayProgram.Entrypoint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayProgram.Entrypoint(childComplexity), true
+	case "RayProgram.envNames":
+		if e.ComplexityRoot.RayProgram.EnvNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayProgram.EnvNames(childComplexity), true
+	case "RayProgram.pip":
+		if e.ComplexityRoot.RayProgram.Pip == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayProgram.Pip(childComplexity), true
+	case "RayProgram.workerGroups":
+		if e.ComplexityRoot.RayProgram.WorkerGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayProgram.WorkerGroups(childComplexity), true
+
+	case "RayWorkerGroup.gpusPerNode":
+		if e.ComplexityRoot.RayWorkerGroup.GpusPerNode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayWorkerGroup.GpusPerNode(childComplexity), true
+	case "RayWorkerGroup.instanceGroup":
+		if e.ComplexityRoot.RayWorkerGroup.InstanceGroup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayWorkerGroup.InstanceGroup(childComplexity), true
+	case "RayWorkerGroup.instanceType":
+		if e.ComplexityRoot.RayWorkerGroup.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayWorkerGroup.InstanceType(childComplexity), true
+	case "RayWorkerGroup.replicas":
+		if e.ComplexityRoot.RayWorkerGroup.Replicas == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RayWorkerGroup.Replicas(childComplexity), true
+
 	case "RecipeSetting.key":
 		if e.ComplexityRoot.RecipeSetting.Key == nil {
 			break
@@ -5264,6 +5342,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MlflowInput", ec.unmarshalInputMlflowInput),
 			graphql.NewInputUnmarshaler("ObservabilityInput", ec.unmarshalInputObservabilityInput),
 			graphql.NewInputUnmarshaler("OperationFilter", ec.unmarshalInputOperationFilter),
+			graphql.NewInputUnmarshaler("RayEnvVarInput", ec.unmarshalInputRayEnvVarInput),
+			graphql.NewInputUnmarshaler("RayProgramInput", ec.unmarshalInputRayProgramInput),
+			graphql.NewInputUnmarshaler("RayWorkerGroupInput", ec.unmarshalInputRayWorkerGroupInput),
 			graphql.NewInputUnmarshaler("RecipeSettingInput", ec.unmarshalInputRecipeSettingInput),
 			graphql.NewInputUnmarshaler("RecoveryInput", ec.unmarshalInputRecoveryInput),
 			graphql.NewInputUnmarshaler("RollingUpdateInput", ec.unmarshalInputRollingUpdateInput),
@@ -8279,6 +8360,7 @@ A training recipe: what runs, in which image, and which of its settings the user
 - LLAMA_FACTORY: LLaMA-Factory 0.9.3 (image hiyouga/llamafactory:0.9.3) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
 - MS_SWIFT: ms-swift 3.11.1 (pip-installed at that version on the pytorch-training 2.5.1 container) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
 - VERL: verl 0.4.1 reinforcement learning (image verlai/verl:app-verl0.4-vllm0.8.5-mcore0.12.1) on Ray, as a KubeRay RayJob.
+- RAY: any Ray program of the user's (a script of the bucket, with its arguments and runtime environment) on Ray 2.41.0 (image rayproject/ray:2.41.0-py311-gpu), as a KubeRay RayJob whose head runs on instanceGroup and whose worker groups run on the instance groups ray.workerGroups names.
 """
 enum TrainingRecipe {
   "A PyTorch script of the user's, run with torchrun (needs script)."
@@ -8289,6 +8371,8 @@ enum TrainingRecipe {
   MS_SWIFT
   "verl 0.4.1 on Ray: PPO, GRPO, RLOO or REINFORCE++ reinforcement learning of a model of the bucket."
   VERL
+  "Ray 2.41.0: the user's own Ray program (needs script; arguments, pip packages, environment variables and worker groups in ray)."
+  RAY
 }
 
 """
@@ -8510,8 +8594,10 @@ type Job {
   model: String
   "The dataset's path in the shared bucket (datasets/...)."
   datasetPath: String!
-  "The script, for PYTORCH."
+  "The script, for PYTORCH and RAY."
   script: String
+  "For RAY: the program's arguments, runtime environment and worker groups."
+  ray: RayProgram
   "The instance group its pods run on."
   instanceGroup: String!
   "That group's instance type."
@@ -8605,6 +8691,72 @@ input RecoveryInput {
 }
 
 """
+An environment variable of a Ray runtime environment.
+"""
+input RayEnvVarInput {
+  "The name: letters, digits and '_', starting with a letter or '_', up to 128; not one the recipe sets (MAX_STEPS, CHECKPOINT_STEPS, CHECKPOINT_DIR, OUTPUT_DIR, DATASET_PATH, the EFA, NCCL and MLflow variables)."
+  name: String!
+  "The value, up to 4,096 bytes, printable. Not for secrets: the RayJob shows it."
+  value: String!
+}
+
+"""
+A worker group of a RAY job: replicas nodes of one instance group.
+"""
+input RayWorkerGroupInput {
+  "The instance group; each at most once. It may be the head's, which then must hold the head too."
+  instanceGroup: String!
+  "How many worker nodes (pods), 1-256; with autoscaling off the group must hold them."
+  replicas: Int!
+  "GPUs per worker; default all of the instance type's. It cannot exceed them."
+  gpusPerNode: Int
+}
+
+"""
+What a RAY job runs besides its script: the script's arguments, its Ray runtime environment (runtimeEnvYAML) and its worker groups.
+"""
+input RayProgramInput {
+  "The script's arguments, at most 64, each up to 1,024 bytes; each is passed as one word."
+  args: [String!]
+  "pip packages the runtime environment installs, at most 64: requirement specifiers such as torch==2.5.1 or transformers>=4.44 (no URLs or options)."
+  pip: [String!]
+  "Environment variables of the runtime environment, at most 64, each name once."
+  env: [RayEnvVarInput!]
+  "Worker groups, at most 8, one per instance group; none runs the program on the head alone. The head and workers are at most 256 nodes."
+  workerGroups: [RayWorkerGroupInput!]
+}
+
+"""
+A worker group of a RAY job.
+"""
+type RayWorkerGroup {
+  "The instance group (the RayJob's groupName)."
+  instanceGroup: String!
+  "That group's instance type."
+  instanceType: String!
+  "Worker nodes (pods)."
+  replicas: Int!
+  "GPUs (or Trainium chips) per worker."
+  gpusPerNode: Int!
+}
+
+"""
+What a RAY job runs: its entrypoint, runtime environment and worker groups.
+"""
+type RayProgram {
+  "The RayJob's entrypoint: python /s3/<script> and the arguments."
+  entrypoint: String!
+  "The script's arguments."
+  args: [String!]!
+  "The pip packages of the runtime environment."
+  pip: [String!]!
+  "The names of the environment variables given (their values are in the RayJob's runtimeEnvYAML)."
+  envNames: [String!]!
+  "The worker groups; the head is one node of the job's instanceGroup."
+  workerGroups: [RayWorkerGroup!]!
+}
+
+"""
 A training job to submit. Only decisions: the control plane derives processes, GPUs and EFA per pod, affinity, volumes, paths, NCCL settings and the restart policy.
 """
 input SubmitTrainingJobInput {
@@ -8618,8 +8770,10 @@ input SubmitTrainingJobInput {
   model: String
   "The dataset: a file or folder under datasets/ in the shared bucket (for example datasets/alpaca/ or datasets/gsm8k/train.parquet)."
   datasetPath: String!
-  "For PYTORCH: the training script, a file of the shared bucket (for example code/train.py), run with torchrun."
+  "For PYTORCH and RAY: the training script, a .py file of the shared bucket (for example code/train.py); PYTORCH runs it with torchrun, RAY as the RayJob's entrypoint (python /s3/<script>)."
   script: String
+  "For RAY only: the script's arguments, its runtime environment and the worker groups. The head is one node (nodes 1) of instanceGroup."
+  ray: RayProgramInput
   "The instance group to run on (GPU or Trainium)."
   instanceGroup: String!
   "How many nodes, 1-256; with autoscaling off the group must hold that many."
@@ -9574,6 +9728,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_datasetPath(ctx, field)
 	case "script":
 		return ec.fieldContext_Job_script(ctx, field)
+	case "ray":
+		return ec.fieldContext_Job_ray(ctx, field)
 	case "instanceGroup":
 		return ec.fieldContext_Job_instanceGroup(ctx, field)
 	case "instanceType":
@@ -10122,6 +10278,36 @@ func (ec *executionContext) childFields_PhaseOutput(ctx context.Context, field g
 		return ec.fieldContext_PhaseOutput_value(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PhaseOutput", field.Name)
+}
+
+func (ec *executionContext) childFields_RayProgram(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entrypoint":
+		return ec.fieldContext_RayProgram_entrypoint(ctx, field)
+	case "args":
+		return ec.fieldContext_RayProgram_args(ctx, field)
+	case "pip":
+		return ec.fieldContext_RayProgram_pip(ctx, field)
+	case "envNames":
+		return ec.fieldContext_RayProgram_envNames(ctx, field)
+	case "workerGroups":
+		return ec.fieldContext_RayProgram_workerGroups(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RayProgram", field.Name)
+}
+
+func (ec *executionContext) childFields_RayWorkerGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "instanceGroup":
+		return ec.fieldContext_RayWorkerGroup_instanceGroup(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_RayWorkerGroup_instanceType(ctx, field)
+	case "replicas":
+		return ec.fieldContext_RayWorkerGroup_replicas(ctx, field)
+	case "gpusPerNode":
+		return ec.fieldContext_RayWorkerGroup_gpusPerNode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RayWorkerGroup", field.Name)
 }
 
 func (ec *executionContext) childFields_RecipeSetting(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -19261,6 +19447,38 @@ func (ec *executionContext) fieldContext_Job_script(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Job", field, false, false, "String")
 }
 
+func (ec *executionContext) _Job_ray(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_ray(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ray, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RayProgram) graphql.Marshaler {
+			return ec.marshalORayProgram2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayProgram(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Job_ray(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RayProgram(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Job_instanceGroup(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26502,6 +26720,222 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _RayProgram_entrypoint(ctx context.Context, field graphql.CollectedField, obj *model.RayProgram) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayProgram_entrypoint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entrypoint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayProgram_entrypoint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayProgram", field, false, false, "String")
+}
+
+func (ec *executionContext) _RayProgram_args(ctx context.Context, field graphql.CollectedField, obj *model.RayProgram) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayProgram_args(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Args, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayProgram_args(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayProgram", field, false, false, "String")
+}
+
+func (ec *executionContext) _RayProgram_pip(ctx context.Context, field graphql.CollectedField, obj *model.RayProgram) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayProgram_pip(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pip, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayProgram_pip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayProgram", field, false, false, "String")
+}
+
+func (ec *executionContext) _RayProgram_envNames(ctx context.Context, field graphql.CollectedField, obj *model.RayProgram) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayProgram_envNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EnvNames, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayProgram_envNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayProgram", field, false, false, "String")
+}
+
+func (ec *executionContext) _RayProgram_workerGroups(ctx context.Context, field graphql.CollectedField, obj *model.RayProgram) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayProgram_workerGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkerGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RayWorkerGroup) graphql.Marshaler {
+			return ec.marshalNRayWorkerGroup2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayProgram_workerGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RayProgram",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RayWorkerGroup(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RayWorkerGroup_instanceGroup(ctx context.Context, field graphql.CollectedField, obj *model.RayWorkerGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayWorkerGroup_instanceGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceGroup, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayWorkerGroup_instanceGroup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayWorkerGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _RayWorkerGroup_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.RayWorkerGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayWorkerGroup_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayWorkerGroup_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayWorkerGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _RayWorkerGroup_replicas(ctx context.Context, field graphql.CollectedField, obj *model.RayWorkerGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayWorkerGroup_replicas(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Replicas, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayWorkerGroup_replicas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayWorkerGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RayWorkerGroup_gpusPerNode(ctx context.Context, field graphql.CollectedField, obj *model.RayWorkerGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RayWorkerGroup_gpusPerNode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GpusPerNode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RayWorkerGroup_gpusPerNode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RayWorkerGroup", field, false, false, "Int")
+}
+
 func (ec *executionContext) _RecipeSetting_key(ctx context.Context, field graphql.CollectedField, obj *model.RecipeSetting) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31767,6 +32201,174 @@ func UnmarshalOperationFilter(ctx context.Context, raw any) (model.OperationFilt
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRayEnvVarInput(ctx context.Context, obj any) (model.RayEnvVarInput, error) {
+	var it model.RayEnvVarInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "value"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRayEnvVarInput unmarshals raw into the RayEnvVarInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRayEnvVarInput(ctx context.Context, raw any) (model.RayEnvVarInput, error) {
+	var out model.RayEnvVarInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RayEnvVarInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRayProgramInput(ctx context.Context, obj any) (model.RayProgramInput, error) {
+	var it model.RayProgramInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"args", "pip", "env", "workerGroups"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "args":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("args"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Args = data
+		case "pip":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pip"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pip = data
+		case "env":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("env"))
+			data, err := ec.unmarshalORayEnvVarInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayEnvVarInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Env = data
+		case "workerGroups":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("workerGroups"))
+			data, err := ec.unmarshalORayWorkerGroupInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroupInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WorkerGroups = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRayProgramInput unmarshals raw into the RayProgramInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRayProgramInput(ctx context.Context, raw any) (model.RayProgramInput, error) {
+	var out model.RayProgramInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RayProgramInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRayWorkerGroupInput(ctx context.Context, obj any) (model.RayWorkerGroupInput, error) {
+	var it model.RayWorkerGroupInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"instanceGroup", "replicas", "gpusPerNode"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "instanceGroup":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceGroup"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceGroup = data
+		case "replicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replicas"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replicas = data
+		case "gpusPerNode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("gpusPerNode"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GpusPerNode = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRayWorkerGroupInput unmarshals raw into the RayWorkerGroupInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRayWorkerGroupInput(ctx context.Context, raw any) (model.RayWorkerGroupInput, error) {
+	var out model.RayWorkerGroupInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RayWorkerGroupInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRecipeSettingInput(ctx context.Context, obj any) (model.RecipeSettingInput, error) {
 	var it model.RecipeSettingInput
 	if obj == nil {
@@ -32058,7 +32660,7 @@ func (ec *executionContext) unmarshalInputSubmitTrainingJobInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"clusterId", "name", "recipe", "model", "datasetPath", "script", "instanceGroup", "nodes", "gpusPerNode", "settings", "recovery", "experiment", "checkpointing"}
+	fieldsInOrder := [...]string{"clusterId", "name", "recipe", "model", "datasetPath", "script", "ray", "instanceGroup", "nodes", "gpusPerNode", "settings", "recovery", "experiment", "checkpointing"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -32107,6 +32709,13 @@ func (ec *executionContext) unmarshalInputSubmitTrainingJobInput(ctx context.Con
 				return it, err
 			}
 			it.Script = data
+		case "ray":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ray"))
+			data, err := ec.unmarshalORayProgramInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayProgramInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ray = data
 		case "instanceGroup":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceGroup"))
 			data, err := ec.unmarshalNString2string(ctx, v)
@@ -35052,6 +35661,11 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "ray":
+			out.Values[i] = ec._Job_ray(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "instanceGroup":
 			out.Values[i] = ec._Job_instanceGroup(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37326,6 +37940,107 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rayProgramImplementors = []string{"RayProgram"}
+
+func (ec *executionContext) _RayProgram(ctx context.Context, sel ast.SelectionSet, obj *model.RayProgram) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rayProgramImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RayProgram")
+		case "entrypoint":
+			out.Values[i] = ec._RayProgram_entrypoint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "args":
+			out.Values[i] = ec._RayProgram_args(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pip":
+			out.Values[i] = ec._RayProgram_pip(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "envNames":
+			out.Values[i] = ec._RayProgram_envNames(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workerGroups":
+			out.Values[i] = ec._RayProgram_workerGroups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rayWorkerGroupImplementors = []string{"RayWorkerGroup"}
+
+func (ec *executionContext) _RayWorkerGroup(ctx context.Context, sel ast.SelectionSet, obj *model.RayWorkerGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rayWorkerGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RayWorkerGroup")
+		case "instanceGroup":
+			out.Values[i] = ec._RayWorkerGroup_instanceGroup(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceType":
+			out.Values[i] = ec._RayWorkerGroup_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replicas":
+			out.Values[i] = ec._RayWorkerGroup_replicas(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "gpusPerNode":
+			out.Values[i] = ec._RayWorkerGroup_gpusPerNode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -40022,6 +40737,40 @@ func (ec *executionContext) marshalNPhaseStatus2githubᚗcomᚋinstantstartᚋin
 	return v
 }
 
+func (ec *executionContext) unmarshalNRayEnvVarInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayEnvVarInput(ctx context.Context, v any) (*model.RayEnvVarInput, error) {
+	res, err := ec.unmarshalInputRayEnvVarInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRayWorkerGroup2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RayWorkerGroup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRayWorkerGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRayWorkerGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroup(ctx context.Context, sel ast.SelectionSet, v *model.RayWorkerGroup) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RayWorkerGroup!")
+		return graphql.Null
+	}
+	return ec._RayWorkerGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRayWorkerGroupInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroupInput(ctx context.Context, v any) (*model.RayWorkerGroupInput, error) {
+	res, err := ec.unmarshalInputRayWorkerGroupInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNRecipeSetting2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RecipeSetting) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -41332,6 +42081,55 @@ func (ec *executionContext) marshalOOperationStatus2ᚕgithubᚗcomᚋinstantsta
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalORayEnvVarInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayEnvVarInputᚄ(ctx context.Context, v any) ([]*model.RayEnvVarInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.RayEnvVarInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRayEnvVarInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayEnvVarInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalORayProgram2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayProgram(ctx context.Context, sel ast.SelectionSet, v *model.RayProgram) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RayProgram(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORayProgramInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayProgramInput(ctx context.Context, v any) (*model.RayProgramInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRayProgramInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalORayWorkerGroupInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroupInputᚄ(ctx context.Context, v any) ([]*model.RayWorkerGroupInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.RayWorkerGroupInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRayWorkerGroupInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRayWorkerGroupInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalORecipeSettingInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐRecipeSettingInputᚄ(ctx context.Context, v any) ([]*model.RecipeSettingInput, error) {

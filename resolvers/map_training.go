@@ -24,6 +24,11 @@ func submitInputOf(in model.SubmitTrainingJobInput) (training.SubmitInput, error
 	for _, s := range in.Settings {
 		out.Settings = append(out.Settings, training.Setting{Key: s.Key, Value: s.Value})
 	}
+	if p := in.Ray; p != nil {
+		if out.Ray, err = rayProgramOf(p); err != nil {
+			return out, err
+		}
+	}
 	if rc := in.Recovery; rc != nil {
 		out.Recovery = training.RecoveryInput{MaxRestarts: rc.MaxRestarts, WindowSeconds: rc.WindowSeconds, MaxFullJobRestarts: rc.MaxFullJobRestarts,
 			RestartsBeforeFullJobRestart: rc.RestartsBeforeFullJobRestart, DetectHangs: rc.DetectHangs}
@@ -61,6 +66,9 @@ func mapJob(j *training.Job) *model.Job {
 	out.Budget = &model.RecoveryBudget{RestartsUsed: b.RestartsUsed, RestartsAllowed: b.RestartsAllowed, FullJobRestartsUsed: b.FullJobRestartsUsed,
 		FullJobRestartsAllowed: b.FullJobRestartsAllowed, WindowRestartsUsed: b.WindowRestartsUsed, RestartsBeforeFullJobRestart: b.RestartsBeforeFullJobRestart,
 		WindowSeconds: b.WindowSeconds, WindowEndsAt: b.WindowEndsAt, Exhausted: b.Exhausted}
+	if p := j.Ray; p != nil {
+		out.Ray = mapRayProgram(p)
+	}
 	if m := j.MLflow; m != nil {
 		out.Mlflow = &model.JobMlflow{TrackingServerArn: m.TrackingServerArn, Experiment: m.Experiment, RunName: m.RunName}
 	}

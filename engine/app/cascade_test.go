@@ -91,8 +91,11 @@ func checkCascadeLeavesNothing(t *testing.T, a *app.App) {
 	}
 	pytorch := job("pt-1", recipe.PyTorch, "", "datasets/alpaca/")
 	pytorch.Script = "code/train.py"
+	ray := job("ray-1", recipe.Ray, "", "datasets/alpaca/")
+	ray.Script, ray.Ray = "code/train.py", &recipe.RayProgram{Workers: []recipe.RayWorkers{{InstanceGroup: "burst", Replicas: 1}}}
 	for _, in := range []training.SubmitInput{
 		pytorch,
+		ray,
 		job("lf-1", recipe.LlamaFactory, "qwen3-0-6b", "datasets/alpaca/"),
 		job("swift-1", recipe.MSSwift, "qwen3-0-6b", "datasets/alpaca/"),
 		job("grpo-1", recipe.Verl, "qwen3-0-6b", "datasets/gsm8k/train.parquet"),

@@ -204,7 +204,10 @@ func (srv *kubeServer) logView(t *txn, namespace, name, container string, refuse
 	if kind := kubeServingKind(&pod); kind != "" {
 		return (&kubeSession{t: t, rec: rec}).serverLog(&pod, kind, ended), false, nil
 	}
-	owner := kubeTrainingOwner(&pod)
+	if view, due, ok := rec.raySubmitterLog(t, &pod, ended); ok {
+		return view, due, nil
+	}
+	owner := rec.trainingOwner(&pod)
 	tr := rec.Training[owner]
 	if owner == "" || tr == nil {
 		return kubeLogView{ended: ended}, false, nil

@@ -99,8 +99,9 @@ type kubeProgram struct {
 
 // kubePrograms are the programs pods can run, by name.
 var kubePrograms = map[string]kubeProgram{
-	kubeModelDownload:   {begin: beginModelDownload, step: writeDownloadedFile},
-	kubeTrainingProgram: {begin: beginTraining},
+	kubeModelDownload:       {begin: beginModelDownload, step: writeDownloadedFile},
+	kubeTrainingProgram:     {begin: beginTraining},
+	kubeRaySubmitterProgram: {begin: beginRaySubmitter},
 }
 
 // kubeRun is one pod's run of its program.

@@ -10,25 +10,34 @@ import (
 
 // KubeRay's RayJob controller, as a settle plays it beside the HyperPod
 // training operator (kube_training.go), while a kuberay-operator Helm
-// release is deployed in the cluster. A RayJob gets the pods of its
-// rayClusterSpec: the head, <job>-head, and each worker group's replicas,
-// <job>-<group>-worker-<i>, made from their templates with the RayJob as
-// their controller. The entrypoint runs once they all run: an attempt of
-// the training program (kube_training_program.go), its steps, checkpoints
-// and MLflow metrics from the head container's environment. A crash, an
-// NCCL timeout or a lost pod fails the Ray job; KubeRay retries it with a
-// new Ray cluster (new pods) until status.failed passes spec.backoffLimit,
+// release is deployed in the cluster. A RayJob gets a RayCluster of its
+// rayClusterSpec, <job>-<5 characters drawn>, with the RayJob as its
+// controller; the cluster's pods are its head, <cluster>-head, and each
+// worker group's replicas, <cluster>-<group>-worker-<i>, made from their
+// templates with the RayCluster as their controller (kube_raycluster.go).
+// Once they all run the cluster is ready, and in K8sJobMode the submitter,
+// a batch/v1 Job named as the RayJob, runs ray job submit and then ray job
+// logs --follow, which prints the entrypoint's output. The entrypoint runs
+// on the head: an attempt of the training program
+// (kube_training_program.go), its steps, checkpoints and MLflow metrics
+// from the head container's environment. A crash, an NCCL timeout or a
+// lost pod fails the Ray job; KubeRay retries it on a new RayCluster (new
+// pods) and a new submitter until status.failed passes spec.backoffLimit,
 // then the RayJob is Failed. Ray has no hang or slowness detection: a hang
-// lasts until the RayJob is deleted, and a slow job runs on to its end. The status carries jobDeploymentStatus
-// (Initializing, Running, Retrying, Complete, Failed), jobStatus (PENDING,
-// RUNNING, SUCCEEDED, FAILED), failed, succeeded, startTime, endTime and
-// message.
+// lasts until the RayJob is deleted, and a slow job runs on to its end.
+// The status carries jobDeploymentStatus (Initializing, Running, Retrying,
+// Complete, Failed), jobStatus (PENDING, RUNNING, SUCCEEDED, FAILED),
+// jobId, rayClusterName, dashboardURL, rayClusterStatus, failed,
+// succeeded, startTime, endTime and message. Deleting the RayJob deletes
+// its RayCluster, the cluster's pods and the submitter Job, as the garbage
+// collector does.
 //
-// Left out: the RayCluster object between the RayJob and its pods, the
-// submitter Job of K8sJobMode (the head runs the entrypoint), HTTPMode and
-// InteractiveMode, autoscaling between minReplicas and maxReplicas,
-// shutdownAfterJobFinishes (the pods stay, for their logs) and
-// ttlSecondsAfterFinished.
+// Left out: HTTPMode, InteractiveMode and SidecarMode, autoscaling between
+// minReplicas and maxReplicas, the head and worker Services,
+// shutdownAfterJobFinishes with ttlSecondsAfterFinished (the cluster and
+// its pods stay after the job ends, for their logs, until the RayJob is
+// deleted), the random suffixes of the pods' names, and the Ray
+// processes' own log lines.
 
 // kubeRayJobsKey is the resource key of RayJobs.
 const kubeRayJobsKey = "ray.io/v1/rayjobs"
@@ -52,34 +61,48 @@ func (sc *kubeScheduler) syncRayJob(obj *unstructured.Unstructured, owned []*kub
 	s := sc.s
 	uid := string(obj.GetUID())
 	rec := s.rec.Training[uid]
-	plan, templates, names, err := rayPlan(obj)
+	plan, templates, roles, err := rayPlan(obj)
 	if rec == nil {
-		rec = &kubeTrainRec{Kind: "RayJob", Namespace: obj.GetNamespace(), Name: obj.GetName(), Plan: plan}
+		rec = &kubeTrainRec{Kind: "RayJob", Namespace: obj.GetNamespace(), Name: obj.GetName(), Plan: plan,
+			Ray: &kubeRayRec{JobID: obj.GetName() + "-" + s.t.drawString(kubePodSuffixAlphabet, 5)}}
 		if s.rec.Training == nil {
 			s.rec.Training = map[string]*kubeTrainRec{}
 		}
 		s.rec.Training[uid] = rec
-		rec.enter(trainCreated, "Initializing", "the Ray cluster's pods are being made", s.t.now)
+		rec.enter(trainCreated, "Initializing", "the Ray cluster is being made", s.t.now)
 		if err != nil {
 			rec.enter(trainFailed, "ValidationFailed", err.Error(), s.t.now)
 			rec.FinishedAt = s.t.now
 		}
-		for _, n := range names {
-			rec.Pods = append(rec.Pods, kubeTrainPod{Name: n})
+		for range roles {
+			rec.Pods = append(rec.Pods, kubeTrainPod{})
 		}
 	}
 	if !rec.terminal() {
 		sc.runTraining(obj, rec, owned, func(rank int) (*kubeSchedPod, error) {
-			return sc.makeTrainingPod(obj, templates[rank], rec.Pods[rank].Name, rank)
+			rc, err := sc.rayClusterFor(obj, rec)
+			if err != nil {
+				return nil, err
+			}
+			return sc.makeRayPod(rc, templates[rank], roles[rank])
 		})
+	}
+	if err := sc.syncRayCluster(obj, rec); err != nil {
+		return err
 	}
 	sc.writeRayJobStatus(obj, rec)
 	return nil
 }
 
-// rayPlan reads what a RayJob asks: its plan, and the template and name
+// rayRole is a pod of a Ray cluster: its template's group, its node type
+// and its name after the cluster's.
+type rayRole struct {
+	Group, NodeType, Suffix string
+}
+
+// rayPlan reads what a RayJob asks: its plan, and the template and role
 // of each of its pods, the head first.
-func rayPlan(obj *unstructured.Unstructured) (kubeTrainPlan, []*corev1.PodTemplateSpec, []string, error) {
+func rayPlan(obj *unstructured.Unstructured) (kubeTrainPlan, []*corev1.PodTemplateSpec, []rayRole, error) {
 	var spec struct {
 		BackoffLimit   *int `json:"backoffLimit"`
 		RayClusterSpec struct {
@@ -101,7 +124,7 @@ func rayPlan(obj *unstructured.Unstructured) (kubeTrainPlan, []*corev1.PodTempla
 		return kubeTrainPlan{}, nil, nil, fmt.Errorf("rayClusterSpec.headGroupSpec.template has no container")
 	}
 	templates := []*corev1.PodTemplateSpec{head}
-	names := []string{obj.GetName() + "-head"}
+	roles := []rayRole{{Group: "headgroup", NodeType: "head", Suffix: "head"}}
 	for _, g := range spec.RayClusterSpec.WorkerGroupSpecs {
 		n := 1
 		if g.Replicas != nil {
@@ -109,7 +132,7 @@ func rayPlan(obj *unstructured.Unstructured) (kubeTrainPlan, []*corev1.PodTempla
 		}
 		for i := range n {
 			templates = append(templates, &g.Template)
-			names = append(names, fmt.Sprintf("%s-%s-worker-%d", obj.GetName(), g.GroupName, i))
+			roles = append(roles, rayRole{Group: g.GroupName, NodeType: "worker", Suffix: fmt.Sprintf("%s-worker-%d", g.GroupName, i)})
 		}
 	}
 	plan := kubeTrainPlan{Nodes: len(templates)}
@@ -120,7 +143,7 @@ func rayPlan(obj *unstructured.Unstructured) (kubeTrainPlan, []*corev1.PodTempla
 		plan.MaxRetries = *spec.BackoffLimit
 	}
 	plan.MaxFull, plan.BeforeFull, plan.EvalSeconds = plan.MaxRetries, 0, int((100 * 365 * 24 * time.Hour).Seconds())
-	return plan, templates, names, nil
+	return plan, templates, roles, nil
 }
 
 // writeRayJobStatus writes the RayJob's status from rec.
@@ -151,6 +174,28 @@ func (sc *kubeScheduler) writeRayJobStatus(obj *unstructured.Unstructured, rec *
 	}
 	if !rec.FinishedAt.IsZero() {
 		st["endTime"] = rec.FinishedAt.UTC().Format(time.RFC3339)
+	}
+	if r := rec.Ray; r != nil {
+		st["jobId"] = r.JobID
+		if r.Cluster != "" {
+			st["rayClusterName"] = r.Cluster
+			st["dashboardURL"] = rayDashboard(r.Cluster, rec.Namespace)
+			if rc, err := sc.s.get(kubeRayClustersKey, rec.Namespace, r.Cluster); err == nil && rc != nil {
+				if cst, ok := rc.Object["status"].(map[string]any); ok {
+					st["rayClusterStatus"] = cst
+				}
+			}
+		}
+		switch {
+		case deploy == "Running" && r.Submitted != r.Cluster:
+			// The Ray job is not submitted yet.
+			st["jobDeploymentStatus"], st["jobStatus"] = "Initializing", "PENDING"
+		case rec.terminal() && r.Submitted != "" && !r.SubmitterDone:
+			// KubeRay waits for the submitter to finish (its log is the
+			// job's) before the RayJob ends.
+			st["jobDeploymentStatus"] = "Running"
+			delete(st, "endTime")
+		}
 	}
 	if kubeSameJSON(obj.Object["status"], st) {
 		return

@@ -106,6 +106,8 @@ type kubeTrainRec struct {
 	Events int `json:",omitempty"`
 	// Wake is the next moment the job needs the operator.
 	Wake time.Time `json:",omitzero"`
+	// Ray is what KubeRay keeps of a RayJob (kube_raycluster.go).
+	Ray *kubeRayRec `json:",omitempty"`
 }
 
 type kubeTrainPod struct {
@@ -215,9 +217,12 @@ func (sc *kubeScheduler) playTraining() error {
 		}
 		jobs = append(jobs, objs...)
 	}
+	if err := sc.collectRayGarbage(present); err != nil {
+		return err
+	}
 	owned := map[string][]*kubeSchedPod{}
 	for _, p := range slices.Clone(sc.pods) {
-		owner := kubeTrainingOwner(&p.pod)
+		owner := s.rec.trainingOwner(&p.pod)
 		switch {
 		case owner == "":
 		case !present[owner]:

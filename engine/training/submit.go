@@ -39,6 +39,9 @@ type SubmitInput struct {
 	Experiment string
 	// Checkpointing is S3 when empty.
 	Checkpointing Checkpointing
+	// Ray is, for RAY, the program's arguments, runtime environment and
+	// worker groups.
+	Ray *recipe.RayProgram
 }
 
 // RecoveryInput is the recovery budget asked for; nil fields take the
@@ -95,7 +98,7 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 		settings[st.Key] = st.Value
 	}
 	r := recipe.Request{Name: in.Name, Namespace: "default", Recipe: in.Recipe, Model: in.Model, DatasetPath: in.DatasetPath, Script: in.Script,
-		Settings: settings, InstanceGroup: in.InstanceGroup, Nodes: in.Nodes, GPUsPerNode: in.GPUsPerNode, Recovery: recovery(in.Recovery)}
+		Settings: settings, InstanceGroup: in.InstanceGroup, Nodes: in.Nodes, GPUsPerNode: in.GPUsPerNode, Recovery: recovery(in.Recovery), Ray: in.Ray}
 	// The checks that need nothing but the request come first.
 	if err := recipe.CheckRequest(r); err != nil {
 		return nil, err
@@ -161,6 +164,9 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 	if r.Tiered, err = s.tieredFor(ctx, c, g, mode, r.Namespace); err != nil {
 		return nil, err
 	}
+	if err := s.lookupRayWorkers(ctx, p, c, &r); err != nil {
+		return nil, err
+	}
 	if err := recipe.Check(r); err != nil {
 		return nil, err
 	}
@@ -193,6 +199,9 @@ func (s *Service) Submit(ctx context.Context, caller string, in SubmitInput, ide
 		}
 		j := newRecord(id, c.ID, r, built, kind, op.ID, tx)
 		j.Checkpointing = mode
+		if r.Recipe == recipe.Ray {
+			j.Nodes, j.Ray = r.RayNodes(), rayRecord(r, built)
+		}
 		if r.MLflow != nil {
 			j.MLflow = &MLflowTarget{TrackingServerArn: r.MLflow.TrackingServerArn, Experiment: r.MLflow.Experiment, RunName: r.MLflow.RunName}
 		}

@@ -1,6 +1,6 @@
 // Package training runs training jobs on a cluster: a HyperPodPyTorchJob
 // through the HyperPod training operator (the PYTORCH, LLAMA_FACTORY and
-// MS_SWIFT recipes) or a RayJob through KubeRay (VERL). The user decides
+// MS_SWIFT recipes) or a RayJob through KubeRay (VERL and RAY). The user decides
 // the recipe, model, dataset, instance group, node count and the recipe's
 // key settings; package recipe derives the rest. Submitting is a staged
 // operation that checks first (the operator's feature, the model and
@@ -166,6 +166,8 @@ type Job struct {
 	Budget        Budget        `json:"budget"`
 	Restarts      []Restart     `json:"restarts"`
 	MLflow        *MLflowTarget `json:"mlflow,omitempty"`
+	// Ray is, for RAY, its program.
+	Ray *RayRecord `json:"ray,omitempty"`
 	// UID is the object's uid, once made: a job deleted and made again
 	// outside InstantStart under the same name is not this one.
 	UID             string     `json:"uid,omitempty"`

@@ -988,8 +988,10 @@ type Job struct {
 	Model *string `json:"model,omitempty"`
 	// The dataset's path in the shared bucket (datasets/...).
 	DatasetPath string `json:"datasetPath"`
-	// The script, for PYTORCH.
+	// The script, for PYTORCH and RAY.
 	Script *string `json:"script,omitempty"`
+	// For RAY: the program's arguments, runtime environment and worker groups.
+	Ray *RayProgram `json:"ray,omitempty"`
 	// The instance group its pods run on.
 	InstanceGroup string `json:"instanceGroup"`
 	// That group's instance type.
@@ -1556,6 +1558,62 @@ type PhaseOutput struct {
 type Query struct {
 }
 
+// An environment variable of a Ray runtime environment.
+type RayEnvVarInput struct {
+	// The name: letters, digits and '_', starting with a letter or '_', up to 128; not one the recipe sets (MAX_STEPS, CHECKPOINT_STEPS, CHECKPOINT_DIR, OUTPUT_DIR, DATASET_PATH, the EFA, NCCL and MLflow variables).
+	Name string `json:"name"`
+	// The value, up to 4,096 bytes, printable. Not for secrets: the RayJob shows it.
+	Value string `json:"value"`
+}
+
+// What a RAY job runs: its entrypoint, runtime environment and worker groups.
+type RayProgram struct {
+	// The RayJob's entrypoint: python /s3/<script> and the arguments.
+	Entrypoint string `json:"entrypoint"`
+	// The script's arguments.
+	Args []string `json:"args"`
+	// The pip packages of the runtime environment.
+	Pip []string `json:"pip"`
+	// The names of the environment variables given (their values are in the RayJob's runtimeEnvYAML).
+	EnvNames []string `json:"envNames"`
+	// The worker groups; the head is one node of the job's instanceGroup.
+	WorkerGroups []*RayWorkerGroup `json:"workerGroups"`
+}
+
+// What a RAY job runs besides its script: the script's arguments, its Ray runtime environment (runtimeEnvYAML) and its worker groups.
+type RayProgramInput struct {
+	// The script's arguments, at most 64, each up to 1,024 bytes; each is passed as one word.
+	Args []string `json:"args,omitempty"`
+	// pip packages the runtime environment installs, at most 64: requirement specifiers such as torch==2.5.1 or transformers>=4.44 (no URLs or options).
+	Pip []string `json:"pip,omitempty"`
+	// Environment variables of the runtime environment, at most 64, each name once.
+	Env []*RayEnvVarInput `json:"env,omitempty"`
+	// Worker groups, at most 8, one per instance group; none runs the program on the head alone. The head and workers are at most 256 nodes.
+	WorkerGroups []*RayWorkerGroupInput `json:"workerGroups,omitempty"`
+}
+
+// A worker group of a RAY job.
+type RayWorkerGroup struct {
+	// The instance group (the RayJob's groupName).
+	InstanceGroup string `json:"instanceGroup"`
+	// That group's instance type.
+	InstanceType string `json:"instanceType"`
+	// Worker nodes (pods).
+	Replicas int `json:"replicas"`
+	// GPUs (or Trainium chips) per worker.
+	GpusPerNode int `json:"gpusPerNode"`
+}
+
+// A worker group of a RAY job: replicas nodes of one instance group.
+type RayWorkerGroupInput struct {
+	// The instance group; each at most once. It may be the head's, which then must hold the head too.
+	InstanceGroup string `json:"instanceGroup"`
+	// How many worker nodes (pods), 1-256; with autoscaling off the group must hold them.
+	Replicas int `json:"replicas"`
+	// GPUs per worker; default all of the instance type's. It cannot exceed them.
+	GpusPerNode *int `json:"gpusPerNode,omitempty"`
+}
+
 // One setting of a recipe, as the job was submitted with it.
 type RecipeSetting struct {
 	// The setting's key, for example stage or finetuning_type.
@@ -1776,8 +1834,10 @@ type SubmitTrainingJobInput struct {
 	Model *string `json:"model,omitempty"`
 	// The dataset: a file or folder under datasets/ in the shared bucket (for example datasets/alpaca/ or datasets/gsm8k/train.parquet).
 	DatasetPath string `json:"datasetPath"`
-	// For PYTORCH: the training script, a file of the shared bucket (for example code/train.py), run with torchrun.
+	// For PYTORCH and RAY: the training script, a .py file of the shared bucket (for example code/train.py); PYTORCH runs it with torchrun, RAY as the RayJob's entrypoint (python /s3/<script>).
 	Script *string `json:"script,omitempty"`
+	// For RAY only: the script's arguments, its runtime environment and the worker groups. The head is one node (nodes 1) of instanceGroup.
+	Ray *RayProgramInput `json:"ray,omitempty"`
 	// The instance group to run on (GPU or Trainium).
 	InstanceGroup string `json:"instanceGroup"`
 	// How many nodes, 1-256; with autoscaling off the group must hold that many.
@@ -4769,6 +4829,7 @@ func (e TaintEffect) MarshalJSON() ([]byte, error) {
 // - LLAMA_FACTORY: LLaMA-Factory 0.9.3 (image hiyouga/llamafactory:0.9.3) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
 // - MS_SWIFT: ms-swift 3.11.1 (pip-installed at that version on the pytorch-training 2.5.1 container) fine-tuning a model of the bucket, as a HyperPodPyTorchJob.
 // - VERL: verl 0.4.1 reinforcement learning (image verlai/verl:app-verl0.4-vllm0.8.5-mcore0.12.1) on Ray, as a KubeRay RayJob.
+// - RAY: any Ray program of the user's (a script of the bucket, with its arguments and runtime environment) on Ray 2.41.0 (image rayproject/ray:2.41.0-py311-gpu), as a KubeRay RayJob whose head runs on instanceGroup and whose worker groups run on the instance groups ray.workerGroups names.
 type TrainingRecipe string
 
 const (
@@ -4780,6 +4841,8 @@ const (
 	TrainingRecipeMsSwift TrainingRecipe = "MS_SWIFT"
 	// verl 0.4.1 on Ray: PPO, GRPO, RLOO or REINFORCE++ reinforcement learning of a model of the bucket.
 	TrainingRecipeVerl TrainingRecipe = "VERL"
+	// Ray 2.41.0: the user's own Ray program (needs script; arguments, pip packages, environment variables and worker groups in ray).
+	TrainingRecipeRay TrainingRecipe = "RAY"
 )
 
 var AllTrainingRecipe = []TrainingRecipe{
@@ -4787,11 +4850,12 @@ var AllTrainingRecipe = []TrainingRecipe{
 	TrainingRecipeLlamaFactory,
 	TrainingRecipeMsSwift,
 	TrainingRecipeVerl,
+	TrainingRecipeRay,
 }
 
 func (e TrainingRecipe) IsValid() bool {
 	switch e {
-	case TrainingRecipePytorch, TrainingRecipeLlamaFactory, TrainingRecipeMsSwift, TrainingRecipeVerl:
+	case TrainingRecipePytorch, TrainingRecipeLlamaFactory, TrainingRecipeMsSwift, TrainingRecipeVerl, TrainingRecipeRay:
 		return true
 	}
 	return false

@@ -84,7 +84,11 @@ func Build(r Request) (*Job, error) {
 	case KindHyperPodPyTorchJob:
 		obj = b.hyperPodJob()
 	case KindRayJob:
-		obj = b.rayJob()
+		if r.Recipe == Ray {
+			obj = b.rayProgramJob()
+		} else {
+			obj = b.rayJob()
+		}
 	default:
 		return nil, errs.New(errs.Internal, "recipe %s has no builder", r.Recipe)
 	}

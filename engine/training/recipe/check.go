@@ -31,7 +31,7 @@ func CheckRequest(r Request) error {
 	}
 	info := Find(r.Recipe)
 	if info.Kind == "" {
-		add("input.recipe", "there is no recipe %q; choose one of PYTORCH, LLAMA_FACTORY, MS_SWIFT, VERL", errs.Clip(string(r.Recipe)))
+		add("input.recipe", "there is no recipe %q; choose one of PYTORCH, LLAMA_FACTORY, MS_SWIFT, VERL, RAY", errs.Clip(string(r.Recipe)))
 		return bad
 	}
 	if r.Nodes < 1 || r.Nodes > maxNodes {
@@ -49,15 +49,15 @@ func CheckRequest(r Request) error {
 		add("input.model", "the model %q is not a folder name of models/ (letters, digits, '.', '_', '-'; up to 128); give its name as models lists it", errs.Clip(r.Model))
 	}
 	switch {
-	case r.Recipe == PyTorch && r.Script == "":
-		add("input.script", "the PYTORCH recipe runs your script; give script, the key of a .py file of the shared bucket (for example code/train.py)")
-	case r.Recipe != PyTorch && r.Script != "":
-		add("input.script", "only the PYTORCH recipe takes a script; leave script out for %s, or choose PYTORCH", r.Recipe)
+	case info.RunsScript && r.Script == "":
+		add("input.script", "the %s recipe runs your script; give script, the key of a .py file of the shared bucket (for example code/train.py)", r.Recipe)
+	case !info.RunsScript && r.Script != "":
+		add("input.script", "only the PYTORCH and RAY recipes take a script; leave script out for %s, or choose one of those", r.Recipe)
 	case r.Script != "":
 		if msg := keyProblem(r.Script); msg != "" {
 			add("input.script", "the script %s; give the key of a .py file of the shared bucket, like code/train.py", msg)
 		} else if !strings.HasSuffix(r.Script, ".py") {
-			add("input.script", "the script %q is not a .py file; hyperpodrun runs Python scripts", errs.Clip(r.Script))
+			add("input.script", "the script %q is not a .py file; the %s recipe runs Python scripts", errs.Clip(r.Script), r.Recipe)
 		}
 	}
 	switch msg := keyProblem(r.DatasetPath); {
@@ -70,6 +70,7 @@ func CheckRequest(r Request) error {
 	}
 	bad = append(bad, checkSettings(info, r.Settings)...)
 	bad = append(bad, checkRecovery(r.Recovery)...)
+	bad = append(bad, checkRay(r)...)
 	return bad.Err()
 }
 
@@ -174,6 +175,8 @@ func Check(r Request) error {
 		bad = append(bad, errs.New(errs.Precondition, "the %s recipe runs on NVIDIA GPUs only, and instance group %s is Trainium (%s); choose a GPU group, or the PYTORCH recipe with a Neuron script", r.Recipe, r.InstanceGroup, r.InstanceType).WithField("input.instanceGroup"))
 	case r.GPUsPerNode > sh.Accelerators:
 		bad = append(bad, errs.Field("input.gpusPerNode", "%s has %d %s per node, fewer than the %d asked; ask for at most %d, or leave gpusPerNode out for all", r.InstanceType, sh.Accelerators, acceleratorWord(sh), r.GPUsPerNode, sh.Accelerators))
+	case info.Recipe == Ray:
+		bad = append(bad, checkRayShapes(r)...)
 	case info.Recipe == Verl && info.Kind != "":
 		s := withDefaults(info, r.Settings)
 		batch, _ := strconv.Atoi(s[keyTrainBatchSize])

@@ -1,7 +1,7 @@
 // Package recipe turns the decisions of a training job (recipe, model,
 // dataset, instance group, nodes, settings, recovery budget) into the
 // Kubernetes object that runs it: a HyperPodPyTorchJob for PYTORCH,
-// LLAMA_FACTORY and MS_SWIFT, a KubeRay RayJob for VERL. Everything else
+// LLAMA_FACTORY and MS_SWIFT, a KubeRay RayJob for VERL and RAY. Everything else
 // is derived here: processes, GPUs and EFA per pod, the launcher command,
 // environment, volumes, affinity, restart policy and log monitoring rules.
 // It is pure: no I/O, the same request always builds the same object.
@@ -18,6 +18,7 @@ const (
 	LlamaFactory Name = "LLAMA_FACTORY"
 	MSSwift      Name = "MS_SWIFT"
 	Verl         Name = "VERL"
+	Ray          Name = "RAY"
 )
 
 // The kinds of object a recipe makes, as the schema's JobKind enum names
@@ -44,7 +45,9 @@ type Info struct {
 	// CUDAOnly says the recipe's framework runs on NVIDIA GPUs only, not
 	// on Trainium.
 	CUDAOnly bool
-	Settings []SettingInfo
+	// RunsScript says the recipe runs the user's script of the bucket.
+	RunsScript bool
+	Settings   []SettingInfo
 }
 
 // ImageIn returns the recipe's image in region.
@@ -55,6 +58,7 @@ const (
 	dlcImage          = "763104351884.dkr.ecr.<region>.amazonaws.com/pytorch-training:2.5.1-gpu-py311-cu124-ubuntu22.04-ec2"
 	llamaFactoryImage = "hiyouga/llamafactory:0.9.3"
 	verlImage         = "verlai/verl:app-verl0.4-vllm0.8.5-mcore0.12.1"
+	rayImage          = "rayproject/ray:2.41.0-py311-gpu"
 	// msSwiftVersion is pip-installed on the DLC image at run time.
 	msSwiftVersion = "3.11.1"
 	// elasticAgentVersion is the HyperPod elastic agent (hyperpodrun),
@@ -66,13 +70,14 @@ const (
 )
 
 var catalog = []Info{
-	{Recipe: PyTorch, Kind: KindHyperPodPyTorchJob, Image: dlcImage, Version: "2.5.1", Settings: commonSettings("0.0001")},
+	{Recipe: PyTorch, Kind: KindHyperPodPyTorchJob, Image: dlcImage, Version: "2.5.1", RunsScript: true, Settings: commonSettings("0.0001")},
 	{Recipe: LlamaFactory, Kind: KindHyperPodPyTorchJob, Image: llamaFactoryImage, Version: "0.9.3", NeedsModel: true, CUDAOnly: true,
 		Settings: append(commonSettings("0.0001"), llamaFactorySettings...)},
 	{Recipe: MSSwift, Kind: KindHyperPodPyTorchJob, Image: dlcImage, Version: msSwiftVersion, NeedsModel: true, CUDAOnly: true,
 		Settings: append(commonSettings("0.0001"), msSwiftSettings...)},
 	{Recipe: Verl, Kind: KindRayJob, Image: verlImage, Version: "0.4.1", NeedsModel: true, CUDAOnly: true,
 		Settings: append(commonSettings("0.000001"), verlSettings...)},
+	{Recipe: Ray, Kind: KindRayJob, Image: rayImage, Version: "2.41.0", RunsScript: true, Settings: raySettings},
 }
 
 // Catalog returns every recipe, in the schema's order. The slice is the

@@ -31,6 +31,8 @@ func request(n Name) Request {
 		r.Script = "code/train.py"
 	case Verl:
 		r.Model, r.DatasetPath = "qwen2.5-0.5b", "datasets/gsm8k/train.parquet"
+	case Ray:
+		r.Script, r.Nodes = "code/train.py", 1
 	default:
 		r.Model = "llama-3.2-1b"
 	}
@@ -62,6 +64,8 @@ func TestBuildGolden(t *testing.T) {
 			r.Nodes = 1
 			return r
 		},
+		"ray":           rayRequest,
+		"ray_head_only": func() Request { return request(Ray) },
 		"pytorch_trainium": func() Request {
 			r := request(PyTorch)
 			r.InstanceGroup, r.InstanceType, r.Shape = "trn", "ml.trn1.32xlarge", trn1
@@ -217,7 +221,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"a script that is not Python", func(r *Request) { r.Script = "code/train.sh" }, errs.Validation, "input.script", ".py"},
 		{"a script leaving the bucket", func(r *Request) { r.Script = "../etc/x.py" }, errs.Validation, "input.script", ".."},
 		{"a model for PYTORCH", func(r *Request) { r.Model = "m" }, errs.Validation, "input.model", "takes no model"},
-		{"a script for another recipe", func(r *Request) { r.Recipe, r.Model = LlamaFactory, "m" }, errs.Validation, "input.script", "only the PYTORCH recipe"},
+		{"a script for another recipe", func(r *Request) { r.Recipe, r.Model = LlamaFactory, "m" }, errs.Validation, "input.script", "only the PYTORCH and RAY recipes"},
 		{"no model", func(r *Request) { r.Recipe, r.Script = MSSwift, "" }, errs.Validation, "input.model", "models"},
 		{"a model path", func(r *Request) { r.Recipe, r.Script, r.Model = MSSwift, "", "a/b" }, errs.Validation, "input.model", "folder name"},
 		{"a dataset outside datasets/", func(r *Request) { r.DatasetPath = "models/x/" }, errs.Validation, "input.datasetPath", "datasets/"},

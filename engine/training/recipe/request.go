@@ -53,9 +53,12 @@ type Request struct {
 	Model string
 	// DatasetPath is a key or prefix under datasets/ of the shared bucket.
 	DatasetPath string
-	// Script is, for PYTORCH, the key of the script in the bucket
+	// Script is, for PYTORCH and RAY, the key of the script in the bucket
 	// (code/train.py).
-	Script   string
+	Script string
+	// Ray is, for RAY, the program's arguments, runtime environment and
+	// worker groups; the head runs on InstanceGroup.
+	Ray      *RayProgram
 	Settings map[string]string
 
 	InstanceGroup string

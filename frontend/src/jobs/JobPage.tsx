@@ -143,6 +143,28 @@ function JobSummary({ job }: { job: JobDetailFragment }) {
         <Item label="Dataset">
           <code className="wrap">{job.datasetPath}</code>
         </Item>
+        {job.ray && (
+          <>
+            <Item label="Entrypoint">
+              <code className="wrap">{job.ray.entrypoint}</code>
+            </Item>
+            {job.ray.pip.length > 0 && (
+              <Item label="pip packages">
+                <code className="wrap">{job.ray.pip.join(" ")}</code>
+              </Item>
+            )}
+            {job.ray.envNames.length > 0 && (
+              <Item label="Environment">
+                <code className="wrap">{job.ray.envNames.join(", ")}</code>
+              </Item>
+            )}
+            <Item label="Ray workers">
+              {job.ray.workerGroups.length === 0
+                ? "none: the head runs the program alone"
+                : job.ray.workerGroups.map((w) => `${w.instanceGroup} (${w.instanceType}): ${w.replicas} × ${w.gpusPerNode} GPUs`).join("; ")}
+            </Item>
+          </>
+        )}
         <Item label="Runs on">
           {job.instanceGroup} ({job.instanceType}): {job.nodes} {job.nodes === 1 ? "node" : "nodes"}, {job.gpusPerNode} GPUs, {job.processesPerNode} processes and{" "}
           {job.efaPerNode} EFA interfaces per node

@@ -11,6 +11,7 @@ import { clearField, generalKey, hasErrors, newIdempotencyKey, type FieldErrors 
 import { GuardedButton } from "../ui/GuardedButton";
 import { SubmitJobFormQuery, SubmitTrainingJobMutation } from "./documents";
 import { jobPath, recipeLabel } from "./jobWords";
+import { RayFields } from "./RayFields";
 import { defaultSettings, settingControl, settingPath, settingsToSend, type SettingInfo } from "./recipeSettings";
 import {
   advancedHasErrors,
@@ -199,7 +200,16 @@ function SubmitJobForm({ data, jobsPath }: { data: FormData; jobsPath: string })
             </Field>
           )}
           {takesScript(draft.recipe) && (
-            <Field path={submitPaths.script} label="Script" errors={errors} hint="A file of the shared bucket, run with torchrun, one process per GPU: for example code/train.py.">
+            <Field
+              path={submitPaths.script}
+              label="Script"
+              errors={errors}
+              hint={
+                draft.recipe === "RAY"
+                  ? "A file of the shared bucket, the Ray program's entrypoint (python /s3/<script>): for example code/train.py."
+                  : "A file of the shared bucket, run with torchrun, one process per GPU: for example code/train.py."
+              }
+            >
               {(props) => (
                 <input {...props} type="text" autoComplete="off" spellCheck={false} placeholder="code/train.py" value={draft.script} onChange={(e) => change({ script: e.target.value }, submitPaths.script)} />
               )}
@@ -293,6 +303,8 @@ function SubmitJobForm({ data, jobsPath }: { data: FormData; jobsPath: string })
             )}
           </Field>
         </section>
+
+        {draft.recipe === "RAY" && <RayFields draft={draft.ray} groups={groups} errors={errors} onChange={(ray, path) => change({ ray }, path)} />}
 
         {recipe && recipe.settings.length > 0 && (
           <section className="card form-section" aria-label="Recipe settings">

@@ -79,6 +79,18 @@ export const JobDetailFragment = graphql(`
       experiment
       runName
     }
+    ray {
+      entrypoint
+      args
+      pip
+      envNames
+      workerGroups {
+        instanceGroup
+        instanceType
+        replicas
+        gpusPerNode
+      }
+    }
   }
 `);
 

@@ -6,6 +6,7 @@ export const recipeWords: Record<string, string> = {
   LLAMA_FACTORY: "LLaMA-Factory",
   MS_SWIFT: "ms-swift",
   VERL: "verl",
+  RAY: "Ray program",
 };
 
 export const restartReasonWords: Record<string, string> = {

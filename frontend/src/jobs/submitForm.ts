@@ -5,6 +5,7 @@
 // paths and the restart policy are the server's to derive.
 import type { Checkpointing, SubmitTrainingJobMutationVariables, TrainingRecipe } from "../gql/graphql";
 import { addError, generalKey, parseWhole, sortServerErrors, type FieldErrors, type ServerError } from "../ui/fieldErrors";
+import { blankRayDraft, rayFormKey, rayInput, validateRay, type RayDraft } from "./rayForm";
 import { settingPath, settingProblem, settingsToSend, type SettingInfo } from "./recipeSettings";
 
 export interface RecoveryDraft {
@@ -31,6 +32,8 @@ export interface SubmitDraft {
   experiment: string;
   /** Where checkpoints go: S3 (the default) or TIERED. */
   checkpointing: Checkpointing;
+  /** For RAY: arguments, runtime environment and worker groups. */
+  ray: RayDraft;
 }
 
 /** The field paths of the form: the server's, so its errors land at the same fields. */
@@ -81,6 +84,7 @@ export function blankSubmitDraft(): SubmitDraft {
     recovery: { maxRestarts: "", windowSeconds: "", maxFullJobRestarts: "", restartsBeforeFullJobRestart: "", detectHangs: true },
     experiment: "",
     checkpointing: "S3",
+    ray: blankRayDraft(),
   };
 }
 
@@ -93,7 +97,7 @@ export interface RecipeChoice {
 
 /** Whether a recipe runs the user's own script (and takes no model). */
 export function takesScript(recipe: TrainingRecipe | ""): boolean {
-  return recipe === "PYTORCH";
+  return recipe === "PYTORCH" || recipe === "RAY";
 }
 
 const namePattern = /^[a-z]([a-z0-9-]*[a-z0-9])?$/;
@@ -122,7 +126,7 @@ function bucketPathProblem(path: string, folder: string, what: string, example: 
 /** What the recipe needs of its files beyond their place: a Python script, verl's Parquet prompts. */
 function fileKindProblem(draft: SubmitDraft): { path: string; message: string } | null {
   if (takesScript(draft.recipe) && !draft.script.trim().endsWith(".py")) {
-    return { path: submitPaths.script, message: "The script is a .py file: torchrun runs Python scripts." };
+    return { path: submitPaths.script, message: `The script is a .py file: ${draft.recipe === "RAY" ? "the RayJob runs it with python" : "torchrun runs Python scripts"}.` };
   }
   if (draft.recipe === "VERL" && !draft.datasetPath.trim().endsWith(".parquet")) {
     return { path: submitPaths.datasetPath, message: "verl reads its prompts from a Parquet file: for example datasets/gsm8k/train.parquet." };
@@ -149,6 +153,8 @@ export function validateSubmit(draft: SubmitDraft, recipe: RecipeChoice | undefi
 
   const nodes = parseWhole(draft.nodes);
   if (nodes === null || nodes < 1 || nodes > maxNodes) addError(errors, submitPaths.nodes, `Run on 1 to ${maxNodes} nodes.`);
+  else if (draft.recipe === "RAY" && nodes !== 1) addError(errors, submitPaths.nodes, "The Ray head is one node: give 1, and add the other nodes as worker groups.");
+  if (draft.recipe === "RAY") validateRay(draft.ray, errors);
   if (draft.gpusPerNode.trim() !== "") {
     const gpus = parseWhole(draft.gpusPerNode);
     const most = accelerators ?? Number.POSITIVE_INFINITY;
@@ -175,7 +181,7 @@ export function validateSubmit(draft: SubmitDraft, recipe: RecipeChoice | undefi
 
 /**
  * The submitTrainingJob variables of a draft: the model only for a recipe
- * that trains one, the script only for PYTORCH, the GPUs only when fewer
+ * that trains one, the script only for PYTORCH and RAY (and ray only for RAY), the GPUs only when fewer
  * than all were asked, the settings changed from their defaults, and
  * recovery and experiment only as far as they were given.
  */
@@ -204,6 +210,7 @@ export function submitVariables(clusterId: string, draft: SubmitDraft, recipe: R
       ...(Object.keys(recovery).length > 0 && { recovery }),
       ...(experiment !== "" && { experiment }),
       ...(draft.checkpointing === "TIERED" && { checkpointing: draft.checkpointing }),
+      ...(recipe.recipe === "RAY" && { ray: rayInput(draft.ray) }),
     },
     idempotencyKey,
   };
@@ -229,7 +236,7 @@ export function submitFormKey(field: string, sent: readonly { key: string }[] = 
   }
   if (field.startsWith("input.settings.")) return settingPath(field.slice("input.settings.".length).split(".")[0]!);
   if (fieldsShown.has(field)) return field;
-  return generalKey;
+  return rayFormKey(field) ?? generalKey;
 }
 
 /** Sorts the server's errors onto the form's fields. */
