@@ -728,6 +728,7 @@ type ComplexityRoot struct {
 		ClusterFeatures       func(childComplexity int, clusterID string) int
 		Clusters              func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
 		Endpoint              func(childComplexity int, id string) int
+		EndpointLogLines      func(childComplexity int, endpointID string, pod *string, tail *int, since *string, contains *string) int
 		Endpoints             func(childComplexity int, clusterID string, status []model.EndpointStatus, first *int, after *string) int
 		ImportableClusters    func(childComplexity int, region *string) int
 		InstanceGroup         func(childComplexity int, id string) int
@@ -859,6 +860,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		ClusterUpdated   func(childComplexity int, id string, since *string) int
+		EndpointLogs     func(childComplexity int, endpointID string, pod *string, tail *int, since *string, follow *bool) int
 		EndpointUpdated  func(childComplexity int, id string) int
 		Events           func(childComplexity int, since *string, filter *model.EventFilter) int
 		JobLogs          func(childComplexity int, jobID string, pod *string, tail *int, since *string, follow *bool) int
@@ -980,6 +982,7 @@ type QueryResolver interface {
 	ClusterFeatures(ctx context.Context, clusterID string) ([]*model.Feature, error)
 	Endpoints(ctx context.Context, clusterID string, status []model.EndpointStatus, first *int, after *string) (*model.EndpointConnection, error)
 	Endpoint(ctx context.Context, id string) (*model.Endpoint, error)
+	EndpointLogLines(ctx context.Context, endpointID string, pod *string, tail *int, since *string, contains *string) (*model.JobLogChunk, error)
 	InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error)
 	InstanceGroup(ctx context.Context, id string) (*model.InstanceGroup, error)
 	Models(ctx context.Context, clusterID string, first *int, after *string) (*model.ModelConnection, error)
@@ -1008,6 +1011,7 @@ type QueryResolver interface {
 type SubscriptionResolver interface {
 	ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error)
 	EndpointUpdated(ctx context.Context, id string) (<-chan *model.Endpoint, error)
+	EndpointLogs(ctx context.Context, endpointID string, pod *string, tail *int, since *string, follow *bool) (<-chan *model.JobLogChunk, error)
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
 	Events(ctx context.Context, since *string, filter *model.EventFilter) (<-chan *model.Event, error)
 	JobUpdated(ctx context.Context, id string) (<-chan *model.Job, error)
@@ -4171,6 +4175,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Endpoint(childComplexity, args["id"].(string)), true
+	case "Query.endpointLogLines":
+		if e.ComplexityRoot.Query.EndpointLogLines == nil {
+			break
+		}
+
+		args, err := ec.field_Query_endpointLogLines_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EndpointLogLines(childComplexity, args["endpointId"].(string), args["pod"].(*string), args["tail"].(*int), args["since"].(*string), args["contains"].(*string)), true
 	case "Query.endpoints":
 		if e.ComplexityRoot.Query.Endpoints == nil {
 			break
@@ -4840,6 +4855,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ClusterUpdated(childComplexity, args["id"].(string), args["since"].(*string)), true
+	case "Subscription.endpointLogs":
+		if e.ComplexityRoot.Subscription.EndpointLogs == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_endpointLogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.EndpointLogs(childComplexity, args["endpointId"].(string), args["pod"].(*string), args["tail"].(*int), args["since"].(*string), args["follow"].(*bool)), true
 	case "Subscription.endpointUpdated":
 		if e.ComplexityRoot.Subscription.EndpointUpdated == nil {
 			break
@@ -6572,6 +6598,19 @@ extend type Query {
   ): EndpointConnection!
   "One endpoint by id, as last read from its objects. The status query of the endpoint mutations."
   endpoint("The endpoint's id." id: ID!): Endpoint!
+  "An endpoint's model-server log lines as they are now, without following: the newest tail lines of each replica's pod (or of one pod, or those after since), each with its pod's name, optionally only those containing a text. For reading logs once, as a diagnosis does (start-up, model load, CUDA out of memory); endpointLogs follows them live."
+  endpointLogLines(
+    "The endpoint's id."
+    endpointId: ID!
+    "Only this pod's lines (one of the endpoint's pods); default every replica's pod."
+    pod: String
+    "How many of each pod's newest lines to read, 1-10000; default 500. Ignored with since."
+    tail: Int
+    "The cursor of an earlier read: the lines after it."
+    since: String
+    "Only lines containing this text (case-insensitive), for example OutOfMemoryError or Traceback; 1-200 characters."
+    contains: String
+  ): JobLogChunk!
 }
 
 extend type Mutation {
@@ -6641,6 +6680,19 @@ extend type Mutation {
 extend type Subscription {
   "The endpoint now, then each change of it, until it is DELETED."
   endpointUpdated("The endpoint's id." id: ID!): Endpoint!
+  "An endpoint's model-server log lines: the last tail lines of each replica's pod (or of one pod, or every line after since), each with its pod's name, then, with follow, live lines as the servers write them; a new replica's pod joins. Every viewer of a pod shares one upstream stream with every other viewer (of jobLogs too). A viewer that falls behind gets end SLOW_VIEWER with a cursor to resume from."
+  endpointLogs(
+    "The endpoint's id."
+    endpointId: ID!
+    "Only this pod's lines (one of the endpoint's pods); default every replica's pod."
+    pod: String
+    "How many of the newest lines of each pod to start with, 0-10000; default 200. 0 starts at the log's end: only lines written from now on (none without follow). Ignored with since."
+    tail: Int
+    "The cursor of a chunk already received: continue after it, with no gap."
+    since: String
+    "Keep the subscription open for new lines; default true."
+    follow: Boolean
+  ): JobLogChunk!
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance_group.graphqls", Input: `"""
@@ -8396,7 +8448,7 @@ type JobLogLine {
 Why a log subscription ended.
 """
 enum JobLogEnd {
-  "The pods' containers ended: there are no more lines."
+  "The pods' containers ended (the job ended, the endpoint was deleted): there are no more lines."
   ENDED
   "The viewer fell behind the shared buffer: subscribe again with since = cursor to continue with no gap."
   SLOW_VIEWER
@@ -8405,7 +8457,7 @@ enum JobLogEnd {
 }
 
 """
-One message of jobLogs: lines in order, and the cursor after them.
+One message of jobLogs or endpointLogs (or the answer of jobLogLines or endpointLogLines): lines in order, and the cursor after them.
 """
 type JobLogChunk {
   "The lines, oldest first (up to 1000)."
@@ -11138,6 +11190,52 @@ func (ec *executionContext) field_Query_clusters_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_endpointLogLines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tail",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tail"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "contains",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contains"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_endpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11717,6 +11815,52 @@ func (ec *executionContext) field_Subscription_clusterUpdated_args(ctx context.C
 		return nil, err
 	}
 	args["since"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_endpointLogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tail",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tail"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "follow",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["follow"] = arg4
 	return args, nil
 }
 
@@ -24568,6 +24712,50 @@ func (ec *executionContext) fieldContext_Query_endpoint(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_endpointLogLines(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_endpointLogLines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EndpointLogLines(ctx, fc.Args["endpointId"].(string), fc.Args["pod"].(*string), fc.Args["tail"].(*int), fc.Args["since"].(*string), fc.Args["contains"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+			return ec.marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_endpointLogLines(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_endpointLogLines_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_instanceGroups(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27201,6 +27389,50 @@ func (ec *executionContext) fieldContext_Subscription_endpointUpdated(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_endpointUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_endpointLogs(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_endpointLogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().EndpointLogs(ctx, fc.Args["endpointId"].(string), fc.Args["pod"].(*string), fc.Args["tail"].(*int), fc.Args["since"].(*string), fc.Args["follow"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+			return ec.marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_endpointLogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_endpointLogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -36204,6 +36436,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_endpoint(ctx, field)
 				})
+		case "endpointLogLines":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_endpointLogLines(ctx, field)
+				})
 		case "instanceGroups":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -37060,6 +37298,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_clusterUpdated(ctx, fields[0])
 	case "endpointUpdated":
 		return ec._Subscription_endpointUpdated(ctx, fields[0])
+	case "endpointLogs":
+		return ec._Subscription_endpointLogs(ctx, fields[0])
 	case "operationUpdated":
 		return ec._Subscription_operationUpdated(ctx, fields[0])
 	case "events":

@@ -24,6 +24,7 @@ import (
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/podlogs"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -250,6 +251,9 @@ type Features interface {
 
 // Options tune the service.
 type Options struct {
+	// Logs is the hub of pods' logs the endpoints share with the jobs
+	// (required to read logs).
+	Logs   *podlogs.Hub
 	Logger *slog.Logger
 }
 

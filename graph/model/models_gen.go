@@ -1022,7 +1022,7 @@ type JobEdge struct {
 	Node *Job `json:"node"`
 }
 
-// One message of jobLogs: lines in order, and the cursor after them.
+// One message of jobLogs or endpointLogs (or the answer of jobLogLines or endpointLogLines): lines in order, and the cursor after them.
 type JobLogChunk struct {
 	// The lines, oldest first (up to 1000).
 	Lines []*JobLogLine `json:"lines"`
@@ -3013,7 +3013,7 @@ func (e JobKind) MarshalJSON() ([]byte, error) {
 type JobLogEnd string
 
 const (
-	// The pods' containers ended: there are no more lines.
+	// The pods' containers ended (the job ended, the endpoint was deleted): there are no more lines.
 	JobLogEndEnded JobLogEnd = "ENDED"
 	// The viewer fell behind the shared buffer: subscribe again with since = cursor to continue with no gap.
 	JobLogEndSlowViewer JobLogEnd = "SLOW_VIEWER"
