@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/inference"
@@ -94,6 +95,30 @@ func (r *queryResolver) Endpoint(ctx context.Context, id string) (*model.Endpoin
 		return nil, err
 	}
 	return mapEndpoint(e), nil
+}
+
+// EndpointMetrics is the resolver for the endpointMetrics field.
+func (r *queryResolver) EndpointMetrics(ctx context.Context, endpointID string, rangeMinutes *int, stepSeconds *int) (*model.EndpointMetrics, error) {
+	req := inference.MetricsRequest{}
+	if rangeMinutes != nil {
+		n, err := given("rangeMinutes", rangeMinutes, int(inference.MinMetricsRange.Minutes()), int(inference.MaxMetricsRange.Minutes()))
+		if err != nil {
+			return nil, err
+		}
+		req.Range = time.Duration(n) * time.Minute
+	}
+	if stepSeconds != nil {
+		n, err := given("stepSeconds", stepSeconds, int(inference.MinMetricsStep.Seconds()), int(inference.MaxMetricsStep.Seconds()))
+		if err != nil {
+			return nil, err
+		}
+		req.Step = time.Duration(n) * time.Second
+	}
+	m, err := r.Resolver.Inference.Metrics(ctx, endpointID, req)
+	if err != nil {
+		return nil, err
+	}
+	return mapEndpointMetrics(m), nil
 }
 
 // EndpointLogLines is the resolver for the endpointLogLines field.

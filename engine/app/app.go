@@ -213,7 +213,7 @@ func (a *App) build() error {
 	a.Models = models.New(st, a.Runner, a.Clusters, a.Storage, models.Options{Logger: log})
 	a.Logs = podlogs.NewHub(openPodLog(a.Clusters), podlogs.Options{Logger: log})
 	a.Training = training.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, training.Options{Logger: log, Logs: a.Logs})
-	a.Inference = inference.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, inference.Options{Logger: log, Logs: a.Logs})
+	a.Inference = inference.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, inference.Options{Logger: log, Logs: a.Logs, Now: cfg.Sim.Clock})
 	// Deleting a cluster with cascade ends its endpoints, then its jobs,
 	// its downloads and its storage, and removes what the features made
 	// outside the EKS cluster once it is gone.

@@ -89,6 +89,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveRestJSON(w, r, p.EKS)
 		return
 	}
+	if service == "aps" {
+		p, err := h.Providers(region)
+		if err != nil {
+			writeJSONError(w, http.StatusForbidden, "UnrecognizedClientException", err.Error())
+			return
+		}
+		serveAPS(w, r, p.Prometheus)
+		return
+	}
 	if svc, ok := queryServices[service]; ok {
 		if service == "iam" {
 			// IAM is global: its requests are signed for us-east-1 whatever
@@ -110,7 +119,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSONError(w, http.StatusBadRequest, "UnknownOperationException", msg)
 }
 
-const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts"
+const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts, aps"
 
 func serviceOfTarget(target string) string {
 	prefix, _, _ := strings.Cut(target, ".")
