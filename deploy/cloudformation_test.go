@@ -36,6 +36,8 @@ var awsPorts = map[reflect.Type]string{
 	reflect.TypeFor[cloud.ServiceQuotas](): "servicequotas",
 	reflect.TypeFor[cloud.S3]():            "s3",
 	reflect.TypeFor[cloud.FSx]():           "fsx",
+	// Amazon Managed Service for Prometheus's query API (SigV4 for aps).
+	reflect.TypeFor[cloud.Prometheus](): "aps",
 }
 
 // otherPorts are the ports of cloud.Provider that call no AWS API with
@@ -64,6 +66,8 @@ var renamedActions = map[string]string{
 	"s3:HeadObject":           "s3:GetObject",
 	"s3:DeleteObjects":        "s3:DeleteObject",
 	"s3:PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
+	// GET or POST /workspaces/<id>/api/v1/query_range.
+	"aps:QueryRange": "aps:QueryMetrics",
 }
 
 // unpermissionedOps are port methods that need no IAM permission on real

@@ -223,6 +223,25 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	EndpointMetricPoint struct {
+		Time  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	EndpointMetricSeries struct {
+		Metric func(childComplexity int) int
+		Points func(childComplexity int) int
+		Query  func(childComplexity int) int
+	}
+
+	EndpointMetrics struct {
+		End         func(childComplexity int) int
+		Series      func(childComplexity int) int
+		Start       func(childComplexity int) int
+		StepSeconds func(childComplexity int) int
+		WorkspaceID func(childComplexity int) int
+	}
+
 	EndpointPod struct {
 		Business          func(childComplexity int) int
 		ContainerRestarts func(childComplexity int) int
@@ -750,6 +769,8 @@ type ComplexityRoot struct {
 		ClusterFeatures       func(childComplexity int, clusterID string) int
 		Clusters              func(childComplexity int, filter *model.ClusterFilter, first *int, after *string) int
 		Endpoint              func(childComplexity int, id string) int
+		EndpointLogLines      func(childComplexity int, endpointID string, pod *string, tail *int, since *string, contains *string) int
+		EndpointMetrics       func(childComplexity int, endpointID string, rangeMinutes *int, stepSeconds *int) int
 		Endpoints             func(childComplexity int, clusterID string, status []model.EndpointStatus, first *int, after *string) int
 		ImportableClusters    func(childComplexity int, region *string) int
 		InstanceGroup         func(childComplexity int, id string) int
@@ -896,6 +917,7 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		ClusterUpdated   func(childComplexity int, id string, since *string) int
+		EndpointLogs     func(childComplexity int, endpointID string, pod *string, tail *int, since *string, follow *bool) int
 		EndpointUpdated  func(childComplexity int, id string) int
 		Events           func(childComplexity int, since *string, filter *model.EventFilter) int
 		JobLogs          func(childComplexity int, jobID string, pod *string, tail *int, since *string, follow *bool) int
@@ -1020,6 +1042,8 @@ type QueryResolver interface {
 	ClusterFeatures(ctx context.Context, clusterID string) ([]*model.Feature, error)
 	Endpoints(ctx context.Context, clusterID string, status []model.EndpointStatus, first *int, after *string) (*model.EndpointConnection, error)
 	Endpoint(ctx context.Context, id string) (*model.Endpoint, error)
+	EndpointMetrics(ctx context.Context, endpointID string, rangeMinutes *int, stepSeconds *int) (*model.EndpointMetrics, error)
+	EndpointLogLines(ctx context.Context, endpointID string, pod *string, tail *int, since *string, contains *string) (*model.JobLogChunk, error)
 	InstanceGroups(ctx context.Context, clusterID string, first *int, after *string) (*model.InstanceGroupConnection, error)
 	InstanceGroup(ctx context.Context, id string) (*model.InstanceGroup, error)
 	Models(ctx context.Context, clusterID string, first *int, after *string) (*model.ModelConnection, error)
@@ -1048,6 +1072,7 @@ type QueryResolver interface {
 type SubscriptionResolver interface {
 	ClusterUpdated(ctx context.Context, id string, since *string) (<-chan *model.Cluster, error)
 	EndpointUpdated(ctx context.Context, id string) (<-chan *model.Endpoint, error)
+	EndpointLogs(ctx context.Context, endpointID string, pod *string, tail *int, since *string, follow *bool) (<-chan *model.JobLogChunk, error)
 	OperationUpdated(ctx context.Context, id string) (<-chan *model.Operation, error)
 	Events(ctx context.Context, since *string, filter *model.EventFilter) (<-chan *model.Event, error)
 	JobUpdated(ctx context.Context, id string) (<-chan *model.Job, error)
@@ -1856,6 +1881,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EndpointEdge.Node(childComplexity), true
+
+	case "EndpointMetricPoint.time":
+		if e.ComplexityRoot.EndpointMetricPoint.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetricPoint.Time(childComplexity), true
+	case "EndpointMetricPoint.value":
+		if e.ComplexityRoot.EndpointMetricPoint.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetricPoint.Value(childComplexity), true
+
+	case "EndpointMetricSeries.metric":
+		if e.ComplexityRoot.EndpointMetricSeries.Metric == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetricSeries.Metric(childComplexity), true
+	case "EndpointMetricSeries.points":
+		if e.ComplexityRoot.EndpointMetricSeries.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetricSeries.Points(childComplexity), true
+	case "EndpointMetricSeries.query":
+		if e.ComplexityRoot.EndpointMetricSeries.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetricSeries.Query(childComplexity), true
+
+	case "EndpointMetrics.end":
+		if e.ComplexityRoot.EndpointMetrics.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetrics.End(childComplexity), true
+	case "EndpointMetrics.series":
+		if e.ComplexityRoot.EndpointMetrics.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetrics.Series(childComplexity), true
+	case "EndpointMetrics.start":
+		if e.ComplexityRoot.EndpointMetrics.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetrics.Start(childComplexity), true
+	case "EndpointMetrics.stepSeconds":
+		if e.ComplexityRoot.EndpointMetrics.StepSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetrics.StepSeconds(childComplexity), true
+	case "EndpointMetrics.workspaceId":
+		if e.ComplexityRoot.EndpointMetrics.WorkspaceID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EndpointMetrics.WorkspaceID(childComplexity), true
 
 	case "EndpointPod.business":
 		if e.ComplexityRoot.EndpointPod.Business == nil {
@@ -4336,6 +4424,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Endpoint(childComplexity, args["id"].(string)), true
+	case "Query.endpointLogLines":
+		if e.ComplexityRoot.Query.EndpointLogLines == nil {
+			break
+		}
+
+		args, err := ec.field_Query_endpointLogLines_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EndpointLogLines(childComplexity, args["endpointId"].(string), args["pod"].(*string), args["tail"].(*int), args["since"].(*string), args["contains"].(*string)), true
+	case "Query.endpointMetrics":
+		if e.ComplexityRoot.Query.EndpointMetrics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_endpointMetrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EndpointMetrics(childComplexity, args["endpointId"].(string), args["rangeMinutes"].(*int), args["stepSeconds"].(*int)), true
 	case "Query.endpoints":
 		if e.ComplexityRoot.Query.Endpoints == nil {
 			break
@@ -5061,6 +5171,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.ClusterUpdated(childComplexity, args["id"].(string), args["since"].(*string)), true
+	case "Subscription.endpointLogs":
+		if e.ComplexityRoot.Subscription.EndpointLogs == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_endpointLogs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.EndpointLogs(childComplexity, args["endpointId"].(string), args["pod"].(*string), args["tail"].(*int), args["since"].(*string), args["follow"].(*bool)), true
 	case "Subscription.endpointUpdated":
 		if e.ComplexityRoot.Subscription.EndpointUpdated == nil {
 			break
@@ -6858,6 +6979,60 @@ type InvocationResult {
   target: String!
 }
 
+"""
+A chart of an endpoint.
+"""
+enum EndpointMetric {
+  "Requests answered a second (vLLM's vllm:request_success_total, SGLang's sglang:num_requests_total, rate over 1 minute)."
+  REQUESTS_PER_SECOND
+  "The median latency of a request, end to end, in seconds (over 5 minutes)."
+  LATENCY_P50_SECONDS
+  "The 99th percentile latency of a request, end to end, in seconds (over 5 minutes)."
+  LATENCY_P99_SECONDS
+  "Tokens generated a second (generation_tokens_total, rate over 1 minute)."
+  TOKENS_PER_SECOND
+  "The replicas available (kube-state-metrics' kube_deployment_status_replicas_available)."
+  REPLICAS
+}
+
+"""
+One value of a chart.
+"""
+type EndpointMetricPoint {
+  "When."
+  time: Time!
+  "The value."
+  value: Float!
+}
+
+"""
+One chart: the PromQL sent to the workspace and its answer.
+"""
+type EndpointMetricSeries {
+  "Which chart."
+  metric: EndpointMetric!
+  "The PromQL query, as Grafana or awscurl would send it."
+  query: String!
+  "The points, oldest first; a step with no value (no request in the window, for the latencies) has none."
+  points: [EndpointMetricPoint!]!
+}
+
+"""
+An endpoint's charts over a span, read from the OBSERVABILITY feature's Amazon Managed Service for Prometheus workspace.
+"""
+type EndpointMetrics {
+  "The workspace read (ws-...)."
+  workspaceId: String!
+  "The span's start."
+  start: Time!
+  "The span's end (now)."
+  end: Time!
+  "Seconds between points."
+  stepSeconds: Int!
+  "The charts, in the order of EndpointMetric."
+  series: [EndpointMetricSeries!]!
+}
+
 extend type Query {
   "A cluster's endpoints, newest first."
   endpoints(
@@ -6872,6 +7047,28 @@ extend type Query {
   ): EndpointConnection!
   "One endpoint by id, as last read from its objects. The status query of the endpoint mutations."
   endpoint("The endpoint's id." id: ID!): Endpoint!
+  "An endpoint's charts: requests a second, p50 and p99 latency, tokens a second and replicas over the last rangeMinutes, read from the cluster's OBSERVABILITY workspace (Amazon Managed Service for Prometheus's query API). PRECONDITION naming OBSERVABILITY when the feature is off."
+  endpointMetrics(
+    "The endpoint's id."
+    endpointId: ID!
+    "How far back from now, 5-1440 minutes; default 30."
+    rangeMinutes: Int
+    "Seconds between points, 5-3600, at most 720 points a chart; default rangeMinutes*60/120 (at least 5)."
+    stepSeconds: Int
+  ): EndpointMetrics!
+  "An endpoint's model-server log lines as they are now, without following: the newest tail lines of each replica's pod (or of one pod, or those after since), each with its pod's name, optionally only those containing a text. For reading logs once, as a diagnosis does (start-up, model load, CUDA out of memory); endpointLogs follows them live."
+  endpointLogLines(
+    "The endpoint's id."
+    endpointId: ID!
+    "Only this pod's lines (one of the endpoint's pods); default every replica's pod."
+    pod: String
+    "How many of each pod's newest lines to read, 1-10000; default 500. Ignored with since."
+    tail: Int
+    "The cursor of an earlier read: the lines after it."
+    since: String
+    "Only lines containing this text (case-insensitive), for example OutOfMemoryError or Traceback; 1-200 characters."
+    contains: String
+  ): JobLogChunk!
 }
 
 extend type Mutation {
@@ -6941,6 +7138,19 @@ extend type Mutation {
 extend type Subscription {
   "The endpoint now, then each change of it, until it is DELETED."
   endpointUpdated("The endpoint's id." id: ID!): Endpoint!
+  "An endpoint's model-server log lines: the last tail lines of each replica's pod (or of one pod, or every line after since), each with its pod's name, then, with follow, live lines as the servers write them; a new replica's pod joins. Every viewer of a pod shares one upstream stream with every other viewer (of jobLogs too). A viewer that falls behind gets end SLOW_VIEWER with a cursor to resume from."
+  endpointLogs(
+    "The endpoint's id."
+    endpointId: ID!
+    "Only this pod's lines (one of the endpoint's pods); default every replica's pod."
+    pod: String
+    "How many of the newest lines of each pod to start with, 0-10000; default 200. 0 starts at the log's end: only lines written from now on (none without follow). Ignored with since."
+    tail: Int
+    "The cursor of a chunk already received: continue after it, with no gap."
+    since: String
+    "Keep the subscription open for new lines; default true."
+    follow: Boolean
+  ): JobLogChunk!
 }
 `, BuiltIn: false},
 	{Name: "../schema/instance_group.graphqls", Input: `"""
@@ -8806,7 +9016,7 @@ type JobLogLine {
 Why a log subscription ended.
 """
 enum JobLogEnd {
-  "The pods' containers ended: there are no more lines."
+  "The pods' containers ended (the job ended, the endpoint was deleted): there are no more lines."
   ENDED
   "The viewer fell behind the shared buffer: subscribe again with since = cursor to continue with no gap."
   SLOW_VIEWER
@@ -8815,7 +9025,7 @@ enum JobLogEnd {
 }
 
 """
-One message of jobLogs: lines in order, and the cursor after them.
+One message of jobLogs or endpointLogs (or the answer of jobLogLines or endpointLogLines): lines in order, and the cursor after them.
 """
 type JobLogChunk {
   "The lines, oldest first (up to 1000)."
@@ -9306,6 +9516,44 @@ func (ec *executionContext) childFields_EndpointEdge(ctx context.Context, field 
 		return ec.fieldContext_EndpointEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EndpointEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointMetricPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "time":
+		return ec.fieldContext_EndpointMetricPoint_time(ctx, field)
+	case "value":
+		return ec.fieldContext_EndpointMetricPoint_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointMetricPoint", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointMetricSeries(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "metric":
+		return ec.fieldContext_EndpointMetricSeries_metric(ctx, field)
+	case "query":
+		return ec.fieldContext_EndpointMetricSeries_query(ctx, field)
+	case "points":
+		return ec.fieldContext_EndpointMetricSeries_points(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointMetricSeries", field.Name)
+}
+
+func (ec *executionContext) childFields_EndpointMetrics(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "workspaceId":
+		return ec.fieldContext_EndpointMetrics_workspaceId(ctx, field)
+	case "start":
+		return ec.fieldContext_EndpointMetrics_start(ctx, field)
+	case "end":
+		return ec.fieldContext_EndpointMetrics_end(ctx, field)
+	case "stepSeconds":
+		return ec.fieldContext_EndpointMetrics_stepSeconds(ctx, field)
+	case "series":
+		return ec.fieldContext_EndpointMetrics_series(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EndpointMetrics", field.Name)
 }
 
 func (ec *executionContext) childFields_EndpointPod(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -11694,6 +11942,82 @@ func (ec *executionContext) field_Query_clusters_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_endpointLogLines_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tail",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tail"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "contains",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contains"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_endpointMetrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "rangeMinutes",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rangeMinutes"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "stepSeconds",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["stepSeconds"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_endpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12273,6 +12597,52 @@ func (ec *executionContext) field_Subscription_clusterUpdated_args(ctx context.C
 		return nil, err
 	}
 	args["since"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_endpointLogs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "endpointId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["endpointId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "pod",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pod"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tail",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tail"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "follow",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["follow"] = arg4
 	return args, nil
 }
 
@@ -15622,6 +15992,254 @@ func (ec *executionContext) fieldContext_EndpointEdge_node(_ context.Context, fi
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Endpoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EndpointMetricPoint_time(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetricPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetricPoint_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Time, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetricPoint_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetricPoint", field, false, false, "Time")
+}
+
+func (ec *executionContext) _EndpointMetricPoint_value(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetricPoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetricPoint_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetricPoint_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetricPoint", field, false, false, "Float")
+}
+
+func (ec *executionContext) _EndpointMetricSeries_metric(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetricSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetricSeries_metric(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metric, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EndpointMetric) graphql.Marshaler {
+			return ec.marshalNEndpointMetric2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetric(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetricSeries_metric(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetricSeries", field, false, false, "EndpointMetric")
+}
+
+func (ec *executionContext) _EndpointMetricSeries_query(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetricSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetricSeries_query(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetricSeries_query(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetricSeries", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointMetricSeries_points(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetricSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetricSeries_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EndpointMetricPoint) graphql.Marshaler {
+			return ec.marshalNEndpointMetricPoint2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricPointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetricSeries_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EndpointMetricSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointMetricPoint(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _EndpointMetrics_workspaceId(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetrics_workspaceId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WorkspaceID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetrics_workspaceId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _EndpointMetrics_start(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetrics_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetrics_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetrics", field, false, false, "Time")
+}
+
+func (ec *executionContext) _EndpointMetrics_end(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetrics_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetrics_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetrics", field, false, false, "Time")
+}
+
+func (ec *executionContext) _EndpointMetrics_stepSeconds(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetrics_stepSeconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StepSeconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetrics_stepSeconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EndpointMetrics", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EndpointMetrics_series(ctx context.Context, field graphql.CollectedField, obj *model.EndpointMetrics) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EndpointMetrics_series(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Series, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.EndpointMetricSeries) graphql.Marshaler {
+			return ec.marshalNEndpointMetricSeries2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EndpointMetrics_series(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EndpointMetrics",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointMetricSeries(ctx, field)
 		},
 	}
 	return fc, nil
@@ -25621,6 +26239,94 @@ func (ec *executionContext) fieldContext_Query_endpoint(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_endpointMetrics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_endpointMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EndpointMetrics(ctx, fc.Args["endpointId"].(string), fc.Args["rangeMinutes"].(*int), fc.Args["stepSeconds"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EndpointMetrics) graphql.Marshaler {
+			return ec.marshalNEndpointMetrics2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetrics(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_endpointMetrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EndpointMetrics(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_endpointMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_endpointLogLines(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_endpointLogLines(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().EndpointLogLines(ctx, fc.Args["endpointId"].(string), fc.Args["pod"].(*string), fc.Args["tail"].(*int), fc.Args["since"].(*string), fc.Args["contains"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+			return ec.marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_endpointLogLines(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_endpointLogLines_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_instanceGroups(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -28470,6 +29176,50 @@ func (ec *executionContext) fieldContext_Subscription_endpointUpdated(ctx contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_endpointUpdated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_endpointLogs(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_endpointLogs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().EndpointLogs(ctx, fc.Args["endpointId"].(string), fc.Args["pod"].(*string), fc.Args["tail"].(*int), fc.Args["since"].(*string), fc.Args["follow"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobLogChunk) graphql.Marshaler {
+			return ec.marshalNJobLogChunk2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐJobLogChunk(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_endpointLogs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobLogChunk(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_endpointLogs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -34360,6 +35110,140 @@ func (ec *executionContext) _EndpointEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var endpointMetricPointImplementors = []string{"EndpointMetricPoint"}
+
+func (ec *executionContext) _EndpointMetricPoint(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointMetricPoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointMetricPointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointMetricPoint")
+		case "time":
+			out.Values[i] = ec._EndpointMetricPoint_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._EndpointMetricPoint_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointMetricSeriesImplementors = []string{"EndpointMetricSeries"}
+
+func (ec *executionContext) _EndpointMetricSeries(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointMetricSeries) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointMetricSeriesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointMetricSeries")
+		case "metric":
+			out.Values[i] = ec._EndpointMetricSeries_metric(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "query":
+			out.Values[i] = ec._EndpointMetricSeries_query(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "points":
+			out.Values[i] = ec._EndpointMetricSeries_points(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var endpointMetricsImplementors = []string{"EndpointMetrics"}
+
+func (ec *executionContext) _EndpointMetrics(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointMetrics) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, endpointMetricsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EndpointMetrics")
+		case "workspaceId":
+			out.Values[i] = ec._EndpointMetrics_workspaceId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._EndpointMetrics_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._EndpointMetrics_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stepSeconds":
+			out.Values[i] = ec._EndpointMetrics_stepSeconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "series":
+			out.Values[i] = ec._EndpointMetrics_series(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var endpointPodImplementors = []string{"EndpointPod"}
 
 func (ec *executionContext) _EndpointPod(ctx context.Context, sel ast.SelectionSet, obj *model.EndpointPod) graphql.Marshaler {
@@ -37783,6 +38667,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_endpoint(ctx, field)
 				})
+		case "endpointMetrics":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_endpointMetrics(ctx, field)
+				})
+		case "endpointLogLines":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_endpointLogLines(ctx, field)
+				})
 		case "instanceGroups":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -38740,6 +39636,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_clusterUpdated(ctx, fields[0])
 	case "endpointUpdated":
 		return ec._Subscription_endpointUpdated(ctx, fields[0])
+	case "endpointLogs":
+		return ec._Subscription_endpointLogs(ctx, fields[0])
 	case "operationUpdated":
 		return ec._Subscription_operationUpdated(ctx, fields[0])
 	case "events":
@@ -39787,6 +40685,72 @@ func (ec *executionContext) marshalNEndpointEdge2ᚖgithubᚗcomᚋinstantstart�
 		return graphql.Null
 	}
 	return ec._EndpointEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNEndpointMetric2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetric(ctx context.Context, v any) (model.EndpointMetric, error) {
+	var res model.EndpointMetric
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEndpointMetric2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetric(ctx context.Context, sel ast.SelectionSet, v model.EndpointMetric) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNEndpointMetricPoint2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricPointᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EndpointMetricPoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEndpointMetricPoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricPoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEndpointMetricPoint2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricPoint(ctx context.Context, sel ast.SelectionSet, v *model.EndpointMetricPoint) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EndpointMetricPoint!")
+		return graphql.Null
+	}
+	return ec._EndpointMetricPoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEndpointMetricSeries2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EndpointMetricSeries) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEndpointMetricSeries2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricSeries(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEndpointMetricSeries2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetricSeries(ctx context.Context, sel ast.SelectionSet, v *model.EndpointMetricSeries) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EndpointMetricSeries!")
+		return graphql.Null
+	}
+	return ec._EndpointMetricSeries(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEndpointMetrics2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointMetrics(ctx context.Context, sel ast.SelectionSet, v *model.EndpointMetrics) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EndpointMetrics!")
+		return graphql.Null
+	}
+	return ec._EndpointMetrics(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNEndpointModelSource2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐEndpointModelSource(ctx context.Context, v any) (model.EndpointModelSource, error) {

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"time"
 
 	"github.com/instantstart/instantstart/engine/auth"
 	"github.com/instantstart/instantstart/engine/inference"
@@ -96,10 +97,59 @@ func (r *queryResolver) Endpoint(ctx context.Context, id string) (*model.Endpoin
 	return mapEndpoint(e), nil
 }
 
+// EndpointMetrics is the resolver for the endpointMetrics field.
+func (r *queryResolver) EndpointMetrics(ctx context.Context, endpointID string, rangeMinutes *int, stepSeconds *int) (*model.EndpointMetrics, error) {
+	req := inference.MetricsRequest{}
+	if rangeMinutes != nil {
+		n, err := given("rangeMinutes", rangeMinutes, int(inference.MinMetricsRange.Minutes()), int(inference.MaxMetricsRange.Minutes()))
+		if err != nil {
+			return nil, err
+		}
+		req.Range = time.Duration(n) * time.Minute
+	}
+	if stepSeconds != nil {
+		n, err := given("stepSeconds", stepSeconds, int(inference.MinMetricsStep.Seconds()), int(inference.MaxMetricsStep.Seconds()))
+		if err != nil {
+			return nil, err
+		}
+		req.Step = time.Duration(n) * time.Second
+	}
+	m, err := r.Resolver.Inference.Metrics(ctx, endpointID, req)
+	if err != nil {
+		return nil, err
+	}
+	return mapEndpointMetrics(m), nil
+}
+
+// EndpointLogLines is the resolver for the endpointLogLines field.
+func (r *queryResolver) EndpointLogLines(ctx context.Context, endpointID string, pod *string, tail *int, since *string, contains *string) (*model.JobLogChunk, error) {
+	req, err := logLinesRequest(pod, tail, since)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Resolver.Inference.ReadLogs(ctx, endpointID, req, deref(contains))
+	if err != nil {
+		return nil, err
+	}
+	return mapLogChunk(*c), nil
+}
+
 // EndpointUpdated is the resolver for the endpointUpdated field.
 func (r *subscriptionResolver) EndpointUpdated(ctx context.Context, id string) (<-chan *model.Endpoint, error) {
 	if ch, ok := fed[*model.Endpoint](ctx); ok {
 		return ch, nil
 	}
 	return r.endpointStream(id).open(ctx, nil)
+}
+
+// EndpointLogs is the resolver for the endpointLogs field.
+func (r *subscriptionResolver) EndpointLogs(ctx context.Context, endpointID string, pod *string, tail *int, since *string, follow *bool) (<-chan *model.JobLogChunk, error) {
+	if ch, ok := fed[*model.JobLogChunk](ctx); ok {
+		return ch, nil
+	}
+	in, err := r.Resolver.Inference.Logs(ctx, endpointID, logsRequest(pod, tail, since, follow))
+	if err != nil {
+		return nil, err
+	}
+	return streamLogs(ctx, in), nil
 }

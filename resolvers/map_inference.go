@@ -143,3 +143,15 @@ func mapEndpoint(e *inference.Endpoint) *model.Endpoint {
 	}
 	return out
 }
+
+func mapEndpointMetrics(m *inference.Metrics) *model.EndpointMetrics {
+	out := &model.EndpointMetrics{WorkspaceID: m.WorkspaceID, Start: m.Start, End: m.End, StepSeconds: int(m.Step.Seconds()), Series: make([]*model.EndpointMetricSeries, len(m.Series))}
+	for i, s := range m.Series {
+		ms := &model.EndpointMetricSeries{Metric: model.EndpointMetric(s.Metric), Query: s.Query, Points: make([]*model.EndpointMetricPoint, len(s.Points))}
+		for j, p := range s.Points {
+			ms.Points[j] = &model.EndpointMetricPoint{Time: p.Time, Value: p.Value}
+		}
+		out.Series[i] = ms
+	}
+	return out
+}

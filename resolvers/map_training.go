@@ -107,15 +107,3 @@ func mapMetrics(m *training.Metrics) *model.JobMetrics {
 	}
 	return out
 }
-
-func mapLogChunk(c training.LogChunk) *model.JobLogChunk {
-	out := &model.JobLogChunk{Cursor: c.Cursor, Lines: make([]*model.JobLogLine, len(c.Lines))}
-	for i, l := range c.Lines {
-		out.Lines[i] = &model.JobLogLine{Pod: l.Pod, Time: l.Time, Text: l.Text}
-	}
-	if c.End != "" {
-		end := model.JobLogEnd(c.End)
-		out.End = &end
-	}
-	return out
-}

@@ -74,13 +74,9 @@ func (r *queryResolver) JobMetrics(ctx context.Context, jobID string, names []st
 
 // JobLogLines is the resolver for the jobLogLines field.
 func (r *queryResolver) JobLogLines(ctx context.Context, jobID string, pod *string, tail *int, since *string, contains *string) (*model.JobLogChunk, error) {
-	req := training.LogsRequest{Pod: deref(pod), Tail: 500, Since: deref(since)}
-	if tail != nil {
-		n, err := given("tail", tail, 1, training.MaxLogTail)
-		if err != nil {
-			return nil, err
-		}
-		req.Tail = n
+	req, err := logLinesRequest(pod, tail, since)
+	if err != nil {
+		return nil, err
 	}
 	c, err := r.Resolver.Training.ReadLogs(ctx, jobID, req, deref(contains))
 	if err != nil {
@@ -102,30 +98,9 @@ func (r *subscriptionResolver) JobLogs(ctx context.Context, jobID string, pod *s
 	if ch, ok := fed[*model.JobLogChunk](ctx); ok {
 		return ch, nil
 	}
-	req := training.LogsRequest{Pod: deref(pod), Tail: 200, Since: deref(since), Follow: true}
-	if tail != nil {
-		// tail 0 asks for no earlier line, only what comes next.
-		req.Tail, req.FromEnd = *tail, *tail == 0
-	}
-	if follow != nil {
-		req.Follow = *follow
-	}
-	in, err := r.Resolver.Training.Logs(ctx, jobID, req)
+	in, err := r.Resolver.Training.Logs(ctx, jobID, logsRequest(pod, tail, since, follow))
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan *model.JobLogChunk, 1)
-	goStream(ctx, func() {
-		defer close(out)
-		defer flush(ctx)
-		// Each chunk is this subscriber's own (its cursor is), so it is
-		// written as it comes, not held for a shared render.
-		for c := range in {
-			if !deliver(ctx, out, mapLogChunk(c), nil) {
-				return
-			}
-			flush(ctx)
-		}
-	})
-	return out, nil
+	return streamLogs(ctx, in), nil
 }

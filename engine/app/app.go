@@ -24,6 +24,7 @@ import (
 	"github.com/instantstart/instantstart/engine/inference"
 	"github.com/instantstart/instantstart/engine/models"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/podlogs"
 	"github.com/instantstart/instantstart/engine/preflight"
 	"github.com/instantstart/instantstart/engine/refresh"
 	"github.com/instantstart/instantstart/engine/sim"
@@ -116,6 +117,9 @@ type App struct {
 	Training  *training.Service
 	Inference *inference.Service
 	Preflight *preflight.Service
+	// Logs is the hub of pods' logs that jobs and endpoints share: one
+	// upstream stream per pod, whoever views it.
+	Logs *podlogs.Hub
 	// Scale is how much faster than AWS the provider answers: the
 	// simulator's speed, or 1.
 	Scale float64
@@ -207,8 +211,9 @@ func (a *App) build() error {
 	a.Features = features.New(st, a.Runner, a.Clusters, features.Options{Logger: log, Buckets: storage.SharedBuckets{Store: st}})
 	a.Storage = storage.New(st, a.Runner, a.Clusters, a.Features, storage.Options{Logger: log})
 	a.Models = models.New(st, a.Runner, a.Clusters, a.Storage, models.Options{Logger: log})
-	a.Training = training.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, training.Options{Logger: log})
-	a.Inference = inference.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, inference.Options{Logger: log})
+	a.Logs = podlogs.NewHub(openPodLog(a.Clusters), podlogs.Options{Logger: log})
+	a.Training = training.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, training.Options{Logger: log, Logs: a.Logs})
+	a.Inference = inference.New(st, a.Runner, a.Clusters, a.Storage, a.Compute, a.Features, inference.Options{Logger: log, Logs: a.Logs, Now: cfg.Sim.Clock})
 	// Deleting a cluster with cascade ends its endpoints, then its jobs,
 	// its downloads and its storage, and removes what the features made
 	// outside the EKS cluster once it is gone.
@@ -319,8 +324,8 @@ func (a *App) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("stop operations: %w", err))
 		}
 	}
-	if a.Training != nil {
-		a.Training.Close()
+	if a.Logs != nil {
+		a.Logs.Close()
 	}
 	if a.SimAWS != nil {
 		_ = a.SimAWS.Close() // already closed when Refresh ran

@@ -247,7 +247,10 @@ type Provider struct {
 	FSx           FSx
 	Hub           ModelHub
 	// MLflow reads training metrics from MLflow tracking servers.
-	MLflow     MLflowTracking
+	MLflow MLflowTracking
+	// Prometheus reads metrics from Amazon Managed Service for Prometheus
+	// workspaces.
+	Prometheus Prometheus
 	Kubernetes Kubernetes
 	Helm       Helm
 	// SDKRetries says that the AWS ports retry throttled calls themselves

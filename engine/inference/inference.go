@@ -24,6 +24,7 @@ import (
 	"github.com/instantstart/instantstart/engine/errs"
 	"github.com/instantstart/instantstart/engine/hyperpod"
 	"github.com/instantstart/instantstart/engine/ops"
+	"github.com/instantstart/instantstart/engine/podlogs"
 	"github.com/instantstart/instantstart/engine/store"
 )
 
@@ -250,7 +251,13 @@ type Features interface {
 
 // Options tune the service.
 type Options struct {
+	// Logs is the hub of pods' logs the endpoints share with the jobs
+	// (required to read logs).
+	Logs   *podlogs.Hub
 	Logger *slog.Logger
+	// Now is the provider's clock, which the charts' span ends at (default
+	// time.Now; the simulator's clock when it is the provider).
+	Now func() time.Time
 }
 
 // Service deploys, changes, follows, calls and deletes endpoints.
@@ -288,6 +295,9 @@ const (
 func New(st *store.Store, runner *ops.Runner, clusters Clusters, buckets Buckets, groups Groups, features Features, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	s := &Service{store: st, runner: runner, clusters: clusters, buckets: buckets, groups: groups, features: features, opts: opts, log: opts.Logger}
 	for _, kind := range []string{KindDeploy, KindUpdate, KindDelete, KindAssign, KindRouter, KindAutoscaling} {

@@ -4,7 +4,8 @@
 // buffer. A viewer resumes from the cursor of the last line it received
 // with no gap and no duplicate, and one that falls too far behind is cut
 // off with the cursor to resume from: the reader of the upstream never
-// waits for a viewer.
+// waits for a viewer. A workload's log (a job's, an endpoint's) merges its
+// pods' logs into one stream with one cursor (Hub.Stream).
 package podlogs
 
 import (

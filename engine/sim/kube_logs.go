@@ -54,6 +54,12 @@ func (l kubeLogs) Stream(ctx context.Context, namespace, pod string, opts *corev
 	if err != nil {
 		return nil, err
 	}
+	// Each stream opened is counted, as "get pods/log": tests see how many
+	// upstream streams the viewers of a log made.
+	w := l.srv.w
+	w.mu.Lock()
+	w.st.count(svcKubernetes, "get pods/log")
+	w.mu.Unlock()
 	lines := first.lines
 	if opts.SinceTime != nil {
 		since := opts.SinceTime.Time

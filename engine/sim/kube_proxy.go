@@ -50,6 +50,19 @@ type kubeServingRec struct {
 	// then. ActiveAt is when it last saw a trigger active.
 	LowSince time.Time `json:",omitzero"`
 	ActiveAt time.Time `json:",omitzero"`
+	// Requests are the requests the servers answered, oldest first (at
+	// most kubeServingKept): what the observability workspace's queries
+	// read (aps.go).
+	Requests []kubeRequestRec `json:",omitempty"`
+}
+
+// kubeRequestRec is one request a model server answered: when, how long
+// it took, the tokens it generated and the ready replicas then.
+type kubeRequestRec struct {
+	At      time.Time
+	Latency time.Duration
+	Tokens  int
+	Ready   int
 }
 
 // kubeContextLength is the context of every simulated model, in tokens:
@@ -361,6 +374,10 @@ func (s *kubeSession) answerChat(pod *corev1.Pod, kind, path string, body []byte
 		rec.Served = map[string]int{}
 	}
 	rec.Served[pod.Name]++
+	rec.Requests = append(rec.Requests, kubeRequestRec{At: now, Latency: latency, Tokens: n, Ready: len(ready)})
+	if len(rec.Requests) > kubeServingKept {
+		rec.Requests = slices.Clone(rec.Requests[len(rec.Requests)-kubeServingKept:])
+	}
 	out, _ := json.Marshal(map[string]any{
 		"id": fmt.Sprintf("chatcmpl-%016x", seed), "object": "chat.completion", "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": finish}},

@@ -180,6 +180,7 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		Kubernetes:    &kubeAPI{w: w, region: region},
 		Helm:          &helmAPI{w: w, region: region},
 		MLflow:        &mlflowAPI{w: w, region: region},
+		Prometheus:    &apsAPI{w: w, region: region},
 	}, nil
 }
 
@@ -324,6 +325,8 @@ func serviceID(service string) string {
 		return "SageMaker MLflow"
 	case svcECR:
 		return "ECR"
+	case svcAPS:
+		return "Amazon Managed Service for Prometheus"
 	}
 	return service
 }

@@ -118,6 +118,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveRestJSON(w, r, p.EKS)
 		return
 	}
+	if service == "aps" {
+		p, err := h.Providers(region)
+		if err != nil {
+			writeJSONError(w, http.StatusForbidden, "UnrecognizedClientException", err.Error())
+			return
+		}
+		serveAPS(w, r, p.Prometheus)
+		return
+	}
 	if svc, ok := queryServices[service]; ok {
 		if service == "iam" {
 			// IAM is global: its requests are signed for us-east-1 whatever
@@ -139,7 +148,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSONError(w, http.StatusBadRequest, "UnknownOperationException", msg)
 }
 
-const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts, ecr"
+const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts, aps, ecr"
 
 // serveECR answers an ECR call, when the handler serves ECR.
 func (h *Handler) serveECR(w http.ResponseWriter, r *http.Request, region, target string) {

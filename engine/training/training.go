@@ -219,8 +219,9 @@ type Features interface {
 
 // Options tune the service.
 type Options struct {
-	// Logs tunes the shared log hub.
-	Logs   podlogs.Options
+	// Logs is the hub of pods' logs the jobs share with the endpoints
+	// (required to read logs).
+	Logs   *podlogs.Hub
 	Logger *slog.Logger
 }
 
@@ -265,17 +266,11 @@ func New(st *store.Store, runner *ops.Runner, clusters Clusters, buckets Buckets
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{store: st, runner: runner, clusters: clusters, buckets: buckets, groups: groups, features: features, opts: opts, log: opts.Logger}
-	if opts.Logs.Logger == nil {
-		opts.Logs.Logger = opts.Logger
-	}
-	s.hub = podlogs.NewHub(s.openLog, opts.Logs)
+	s.hub = opts.Logs
 	runner.Register(ops.Definition{Kind: KindSubmit, StatusQuery: statusQuery, Steps: s.submitSteps, Reflect: s.reflectSubmit})
 	runner.Register(ops.Definition{Kind: KindDelete, StatusQuery: statusQuery, Steps: s.deleteSteps, Reflect: s.reflectDelete})
 	return s
 }
-
-// Close stops the log streams.
-func (s *Service) Close() { s.hub.Close() }
 
 // Get returns job id.
 func (s *Service) Get(id string) (*Job, error) {

@@ -163,6 +163,20 @@ describe("inference endpoints in the web UI", () => {
     await screenshot(page, "endpoint-ready");
   });
 
+  test("opens the endpoint's logs: the model server's start-up, every pod or one; the charts say what OBSERVABILITY gives", async () => {
+    const logs = page.getByRole("region", { name: "Logs" });
+    await logs.getByText("Application startup complete.").first().waitFor({ timeout: 60_000 });
+    await logs.getByText(/vLLM API server version/).first().waitFor();
+    const podSelect = logs.getByLabel("Pod");
+    const pod = await podSelect.locator("option").nth(1).getAttribute("value");
+    assert.ok(pod, "the pod choice lists the endpoint's pod");
+    await podSelect.selectOption(pod);
+    await logs.getByText("Application startup complete.").first().waitFor({ timeout: 60_000 });
+    const charts = page.getByRole("region", { name: "Charts" });
+    await charts.getByText(/OBSERVABILITY feature is off/).waitFor({ timeout: 30_000 });
+    await screenshot(page, "endpoint-logs");
+  });
+
   test("lists the endpoint on the Endpoints tab, following a change live", async () => {
     await page.locator(".crumbs").getByRole("link", { name: "Endpoints" }).click();
     await page.waitForURL(/\/endpoints$/);

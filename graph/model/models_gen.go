@@ -524,6 +524,38 @@ type EndpointEdge struct {
 	Node *Endpoint `json:"node"`
 }
 
+// One value of a chart.
+type EndpointMetricPoint struct {
+	// When.
+	Time time.Time `json:"time"`
+	// The value.
+	Value float64 `json:"value"`
+}
+
+// One chart: the PromQL sent to the workspace and its answer.
+type EndpointMetricSeries struct {
+	// Which chart.
+	Metric EndpointMetric `json:"metric"`
+	// The PromQL query, as Grafana or awscurl would send it.
+	Query string `json:"query"`
+	// The points, oldest first; a step with no value (no request in the window, for the latencies) has none.
+	Points []*EndpointMetricPoint `json:"points"`
+}
+
+// An endpoint's charts over a span, read from the OBSERVABILITY feature's Amazon Managed Service for Prometheus workspace.
+type EndpointMetrics struct {
+	// The workspace read (ws-...).
+	WorkspaceID string `json:"workspaceId"`
+	// The span's start.
+	Start time.Time `json:"start"`
+	// The span's end (now).
+	End time.Time `json:"end"`
+	// Seconds between points.
+	StepSeconds int `json:"stepSeconds"`
+	// The charts, in the order of EndpointMetric.
+	Series []*EndpointMetricSeries `json:"series"`
+}
+
 // A pod of an endpoint.
 type EndpointPod struct {
 	// The pod's name.
@@ -1054,7 +1086,7 @@ type JobEdge struct {
 	Node *Job `json:"node"`
 }
 
-// One message of jobLogs: lines in order, and the cursor after them.
+// One message of jobLogs or endpointLogs (or the answer of jobLogLines or endpointLogLines): lines in order, and the cursor after them.
 type JobLogChunk struct {
 	// The lines, oldest first (up to 1000).
 	Lines []*JobLogLine `json:"lines"`
@@ -2666,6 +2698,73 @@ func (e DependencyStatus) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// A chart of an endpoint.
+type EndpointMetric string
+
+const (
+	// Requests answered a second (vLLM's vllm:request_success_total, SGLang's sglang:num_requests_total, rate over 1 minute).
+	EndpointMetricRequestsPerSecond EndpointMetric = "REQUESTS_PER_SECOND"
+	// The median latency of a request, end to end, in seconds (over 5 minutes).
+	EndpointMetricLatencyP50Seconds EndpointMetric = "LATENCY_P50_SECONDS"
+	// The 99th percentile latency of a request, end to end, in seconds (over 5 minutes).
+	EndpointMetricLatencyP99Seconds EndpointMetric = "LATENCY_P99_SECONDS"
+	// Tokens generated a second (generation_tokens_total, rate over 1 minute).
+	EndpointMetricTokensPerSecond EndpointMetric = "TOKENS_PER_SECOND"
+	// The replicas available (kube-state-metrics' kube_deployment_status_replicas_available).
+	EndpointMetricReplicas EndpointMetric = "REPLICAS"
+)
+
+var AllEndpointMetric = []EndpointMetric{
+	EndpointMetricRequestsPerSecond,
+	EndpointMetricLatencyP50Seconds,
+	EndpointMetricLatencyP99Seconds,
+	EndpointMetricTokensPerSecond,
+	EndpointMetricReplicas,
+}
+
+func (e EndpointMetric) IsValid() bool {
+	switch e {
+	case EndpointMetricRequestsPerSecond, EndpointMetricLatencyP50Seconds, EndpointMetricLatencyP99Seconds, EndpointMetricTokensPerSecond, EndpointMetricReplicas:
+		return true
+	}
+	return false
+}
+
+func (e EndpointMetric) String() string {
+	return string(e)
+}
+
+func (e *EndpointMetric) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EndpointMetric(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EndpointMetric", str)
+	}
+	return nil
+}
+
+func (e EndpointMetric) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EndpointMetric) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EndpointMetric) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // Where a managed endpoint's model comes from.
 type EndpointModelSource string
 
@@ -3355,7 +3454,7 @@ func (e JobKind) MarshalJSON() ([]byte, error) {
 type JobLogEnd string
 
 const (
-	// The pods' containers ended: there are no more lines.
+	// The pods' containers ended (the job ended, the endpoint was deleted): there are no more lines.
 	JobLogEndEnded JobLogEnd = "ENDED"
 	// The viewer fell behind the shared buffer: subscribe again with since = cursor to continue with no gap.
 	JobLogEndSlowViewer JobLogEnd = "SLOW_VIEWER"

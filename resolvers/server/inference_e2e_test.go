@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,8 @@ import (
 )
 
 // TestEndpointOverGraphQL deploys a vLLM endpoint through the API, follows
-// it to READY, chats with it as an OPERATOR, and is refused as a VIEWER:
+// it to READY, reads its model server's log (endpointLogLines and
+// endpointLogs), chats with it as an OPERATOR, and is refused as a VIEWER:
 // an invocation spends GPU time.
 func TestEndpointOverGraphQL(t *testing.T) {
 	srv := startServer(t, server.Config{Engine: app.Config{Region: "us-west-2"}})
@@ -73,6 +75,53 @@ func TestEndpointOverGraphQL(t *testing.T) {
 			t.Fatalf("an event of %s: %+v", c.target, ev.Events)
 		}
 	}
+	// A VIEWER reads the model server's log: once, and through the
+	// subscription that does not follow.
+	_, viewer := newToken(t, srv, "viewer", "VIEWER", nil)
+	var lines struct {
+		EndpointLogLines struct {
+			Lines []struct{ Pod, Text string }
+			End   string
+		}
+	}
+	mustDecode(t, queryAs(t, srv, viewer, `query($id: ID!) { endpointLogLines(endpointId: $id, tail: 50, contains: "startup complete") { lines { pod text } end } }`,
+		map[string]any{"id": id}), &lines)
+	if l := lines.EndpointLogLines; len(l.Lines) != 1 || l.Lines[0].Text != "INFO:     Application startup complete." || l.Lines[0].Pod == "" || l.End != "DONE" {
+		t.Fatalf("endpointLogLines = %+v", l)
+	}
+	res = queryAs(t, srv, viewer, `query($id: ID!) { endpointLogLines(endpointId: $id, pod: "not-its-pod") { end } }`, map[string]any{"id": id})
+	if len(res.Errors) != 1 || res.Errors[0].Code() != "NOT_FOUND" || !strings.Contains(res.Errors[0].Message, "not-its-pod") {
+		t.Fatalf("a pod that is not the endpoint's: %+v", res.Errors)
+	}
+	logs, err := dial(t, srv).Subscribe(testContext(t), `subscription($id: ID!) { endpointLogs(endpointId: $id, tail: 10000, follow: false) { lines { pod text } cursor end } }`,
+		map[string]any{"id": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for {
+		var chunk struct {
+			EndpointLogs struct {
+				Lines []struct{ Pod, Text string }
+				End   *string
+			}
+		}
+		if res := next(t, logs); res.Decode(&chunk) != nil {
+			t.Fatalf("a chunk that does not decode: %s", res.Data)
+		}
+		for _, l := range chunk.EndpointLogs.Lines {
+			texts = append(texts, l.Text)
+		}
+		if chunk.EndpointLogs.End != nil {
+			if *chunk.EndpointLogs.End != "DONE" {
+				t.Fatalf("end = %s, want DONE", *chunk.EndpointLogs.End)
+			}
+			break
+		}
+	}
+	if len(texts) < 3 || !strings.Contains(texts[0], "vLLM API server version") || texts[len(texts)-1] != "INFO:     Application startup complete." {
+		t.Fatalf("endpointLogs lines: %q", texts)
+	}
 	const invoke = `mutation($id: ID!) { invokeEndpoint(endpointId: $id, request: {messages: [{role: "user", content: "Hello there"}], maxTokens: 32}) {
 		text promptTokens completionTokens totalTokens latencyMs target } }`
 	var out struct {
@@ -88,7 +137,6 @@ func TestEndpointOverGraphQL(t *testing.T) {
 	if a.Text == "" || a.CompletionTokens < 1 || a.CompletionTokens > 32 || a.TotalTokens != a.PromptTokens+a.CompletionTokens || a.LatencyMs <= 0 || a.Target != "services/vllm-chat" {
 		t.Fatalf("answer %+v", a)
 	}
-	_, viewer := newToken(t, srv, "viewer", "VIEWER", nil)
 	res = queryAs(t, srv, viewer, invoke, map[string]any{"id": id})
 	if len(res.Errors) != 1 || res.Errors[0].Code() != "FORBIDDEN" {
 		t.Fatalf("a VIEWER's invocation: %+v", res.Errors)

@@ -165,6 +165,7 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		FSx:           newFSxPort(fsx.NewFromConfig(cfg)),
 		Hub:           &hfhub.Client{},
 		MLflow:        newMLflowTracking(sageMaker, cfg),
+		Prometheus:    newPromWorkspaces(cfg),
 		Kubernetes:    kube,
 		Helm:          newHelm(kube, r.chartDir),
 		SDKRetries:    true, // LoadDefaultConfig's standard retryer

@@ -20,7 +20,9 @@ import { StatusBadge } from "../ui/StatusBadge";
 import { formatTime } from "../ui/time";
 import { AssignWorkerDialog } from "./AssignWorkerDialog";
 import { AutoscalingCard } from "./AutoscalingCard";
+import { LogViewer } from "../jobs/LogViewer";
 import { ChatCard } from "./ChatCard";
+import { EndpointChartsCard } from "./EndpointChartsCard";
 import { DeleteEndpointMutation, EndpointClusterQuery, EndpointPageQuery, EndpointUpdatedSubscription } from "./documents";
 import { unassigned, routerRefusal } from "./endpointActions";
 import {
@@ -154,6 +156,13 @@ export function EndpointPage({ clusterId, id }: { clusterId: string; id: string 
       <EndpointSummary endpoint={endpoint} />
       <PodsCard endpoint={endpoint} assignDenied={changeDenied} onAssign={setAssigning} />
       <ChatCard endpoint={endpoint} />
+      <EndpointChartsCard endpointId={endpoint.id} live={!goneStatuses.has(endpoint.status)} />
+      <LogViewer
+        endpointId={endpoint.id}
+        pods={endpoint.pods.map((p) => p.name)}
+        podsKey={endpoint.pods.map((p) => `${p.name}:${p.phase}:${p.containerRestarts}`).join(",")}
+        running={!goneStatuses.has(endpoint.status)}
+      />
       <div className="two-col">
         <UpdateEndpointCard endpoint={endpoint} denied={changeDenied} onStarted={onStarted} />
         <AutoscalingCard endpoint={endpoint} denied={changeDenied} onStarted={onStarted} />

@@ -249,3 +249,22 @@ export const InvokeEndpointMutation = graphql(`
     }
   }
 `);
+
+export const EndpointMetricsQuery = graphql(`
+  query EndpointMetrics($endpointId: ID!, $rangeMinutes: Int) {
+    endpointMetrics(endpointId: $endpointId, rangeMinutes: $rangeMinutes) {
+      workspaceId
+      start
+      end
+      stepSeconds
+      series {
+        metric
+        query
+        points {
+          time
+          value
+        }
+      }
+    }
+  }
+`);

@@ -8,6 +8,8 @@ interface Props {
   /** What the values are in, for the axis and the newest value: "tokens/s". */
   unit?: string;
   points: readonly Point[];
+  /** What the x axis counts, in words: "step" (the default), "minute". */
+  xWord?: string;
 }
 
 /**
@@ -15,12 +17,12 @@ interface Props {
  * newest value in words beside the title (the chart itself is an image to
  * a screen reader, described by that value and the range).
  */
-export function LineChart({ title, unit, points }: Props) {
+export function LineChart({ title, unit, points, xWord = "step" }: Props) {
   const titleId = useId();
   const l = layoutChart(points, box);
   const last = l.last?.point;
   const description = last
-    ? `${points.length} points from step ${tickLabel(points[0]!.step)} to ${tickLabel(last.step)}; the newest is ${tickLabel(last.value)}${unit ? ` ${unit}` : ""}.`
+    ? `${points.length} points from ${xWord} ${tickLabel(points[0]!.step)} to ${tickLabel(last.step)}; the newest is ${tickLabel(last.value)}${unit ? ` ${unit}` : ""}.`
     : "No points yet.";
   return (
     <figure className="chart" aria-labelledby={titleId}>
@@ -29,7 +31,7 @@ export function LineChart({ title, unit, points }: Props) {
         {last && (
           <span className="muted">
             {tickLabel(last.value)}
-            {unit ? ` ${unit}` : ""} at step {tickLabel(last.step)}
+            {unit ? ` ${unit}` : ""} at {xWord} {tickLabel(last.step)}
           </span>
         )}
       </figcaption>

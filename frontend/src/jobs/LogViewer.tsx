@@ -2,7 +2,7 @@ import { stringifyDocument } from "@urql/core";
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useSession } from "../app/session";
 import { describeStreamError } from "../ui/LiveIndicator";
-import { JobLogsSubscription } from "./documents";
+import { EndpointLogsSubscription, JobLogsSubscription } from "./documents";
 import { appendChunk, emptyLogBuffer, highlight, searchLines, type LogBuffer } from "./logBuffer";
 import { ResumableLogs, type LogStreamEnd } from "./logStream";
 
@@ -31,8 +31,23 @@ const endWords: Record<LogStreamEnd, string> = {
  * A stream that ended while the job still runs (its pods were made again
  * by a restart, or had not started) continues from its cursor when the
  * pods change: podsKey says when they do.
+ *
+ * With endpointId instead of jobId it is an endpoint's model servers' log
+ * (endpointLogs): every replica's pod, or one.
  */
-export function LogViewer({ jobId, pods, podsKey, running }: { jobId: string; pods: readonly string[]; podsKey: string; running: boolean }) {
+export function LogViewer({
+  jobId,
+  endpointId,
+  pods,
+  podsKey,
+  running,
+}: {
+  jobId?: string;
+  endpointId?: string;
+  pods: readonly string[];
+  podsKey: string;
+  running: boolean;
+}) {
   const { api } = useSession();
   const [pod, setPod] = useState("");
   const [mode, setMode] = useState<Mode>("follow");
@@ -59,8 +74,8 @@ export function LogViewer({ jobId, pods, podsKey, running }: { jobId: string; po
     setState({ kind: "connecting" });
     const stream = new ResumableLogs({
       subscribe: (payload, sink) => api.ws.subscribe(payload, sink as Parameters<typeof api.ws.subscribe>[1]),
-      query: stringifyDocument(JobLogsSubscription),
-      jobId,
+      query: stringifyDocument(endpointId !== undefined ? EndpointLogsSubscription : JobLogsSubscription),
+      ...(endpointId !== undefined ? { endpointId } : { jobId: jobId ?? "" }),
       pod: pod || null,
       tail: tailLines,
       follow: mode === "follow",
@@ -74,7 +89,7 @@ export function LogViewer({ jobId, pods, podsKey, running }: { jobId: string; po
     });
     stream.start(cursor.current.cursor);
     return () => stream.stop();
-  }, [api, jobId, pod, mode, reads]);
+  }, [api, jobId, endpointId, pod, mode, reads]);
 
   const endedEarly = running && mode === "follow" && state.kind === "ended" && state.end !== "DONE";
   const seenPods = useRef(podsKey);

@@ -163,6 +163,20 @@ export const JobLogsSubscription = graphql(`
   }
 `);
 
+export const EndpointLogsSubscription = graphql(`
+  subscription EndpointLogs($endpointId: ID!, $pod: String, $tail: Int, $since: String, $follow: Boolean) {
+    endpointLogs(endpointId: $endpointId, pod: $pod, tail: $tail, since: $since, follow: $follow) {
+      lines {
+        pod
+        time
+        text
+      }
+      cursor
+      end
+    }
+  }
+`);
+
 export const JobMetricsQuery = graphql(`
   query JobMetrics($jobId: ID!, $names: [String!]) {
     jobMetrics(jobId: $jobId, names: $names) {

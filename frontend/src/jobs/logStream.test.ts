@@ -132,3 +132,26 @@ describe("ResumableLogs", () => {
     expect(s.subs[0]!.stopped).toBe(true);
   });
 });
+
+describe("ResumableLogs of an endpoint", () => {
+  it("sends endpointId, reads endpointLogs and continues from its cursor", () => {
+    const server = fakeServer();
+    const got: LogChunk[] = [];
+    const stream = new ResumableLogs({
+      subscribe: server.subscribe,
+      query: "subscription EndpointLogs { endpointLogs { cursor } }",
+      endpointId: "e1",
+      pod: "vllm-chat-0",
+      tail: 500,
+      follow: true,
+      onChunk: (c) => got.push(c),
+      onEnd: () => undefined,
+      wait: () => () => undefined,
+    });
+    stream.start(null);
+    expect(server.subs[0]!.sent).toEqual({ endpointId: "e1", pod: "vllm-chat-0", tail: 500, since: null, follow: true });
+    server.subs[0]!.sink.next({ data: { endpointLogs: { cursor: "c1", end: "SLOW_VIEWER", lines: [{ pod: "vllm-chat-0", time: "t", text: "Application startup complete." }] } } });
+    expect(got.map((c) => c.lines.map((l) => l.text))).toEqual([["Application startup complete."]]);
+    expect(server.subs[1]!.sent).toEqual({ endpointId: "e1", pod: "vllm-chat-0", tail: 500, since: "c1", follow: true });
+  });
+});

@@ -19,7 +19,10 @@ export interface LogChunk {
 export type LogStreamEnd = "ENDED" | "DONE" | "ERROR";
 
 export interface LogStreamOptions extends StreamLink {
-  jobId: string;
+  /** The job whose log it is (the jobLogs document). */
+  jobId?: string;
+  /** The endpoint whose log it is (the endpointLogs document). */
+  endpointId?: string;
   /** Only this pod's lines; null for every pod of the job. */
   pod: string | null;
   /** How many of the newest lines to start with (ignored once there is a cursor). */
@@ -52,10 +55,10 @@ export function logStep(chunk: { end: string | null }): LogStep {
 }
 
 /**
- * Follows a job's log from a cursor (or from the newest tail lines when
+ * Follows a job's (or an endpoint's) log from a cursor (or from the newest tail lines when
  * there is none) and keeps following it across re-subscriptions. Its query
  * is the jobLogs document, which takes $jobId, $pod, $tail, $since and
- * $follow.
+ * $follow, or the endpointLogs one, which takes $endpointId instead.
  */
 export class ResumableLogs extends ReconnectingStream<LogChunk> {
   private readonly opts: LogStreamOptions;
@@ -67,11 +70,13 @@ export class ResumableLogs extends ReconnectingStream<LogChunk> {
 
   protected variables(): Record<string, unknown> {
     const o = this.opts;
-    return { jobId: o.jobId, pod: o.pod, tail: o.tail, follow: o.follow };
+    const target = o.endpointId !== undefined ? { endpointId: o.endpointId } : { jobId: o.jobId };
+    return { ...target, pod: o.pod, tail: o.tail, follow: o.follow };
   }
 
   protected pick(data: unknown): LogChunk | null | undefined {
-    return (data as { jobLogs?: LogChunk | null } | undefined)?.jobLogs;
+    const d = data as { jobLogs?: LogChunk | null; endpointLogs?: LogChunk | null } | undefined;
+    return d?.jobLogs ?? d?.endpointLogs;
   }
 
   protected receive(chunk: LogChunk): AfterMessage {
