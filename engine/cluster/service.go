@@ -138,4 +138,6 @@ func (s *Service) register() {
 	s.runner.Register(ops.Definition{Kind: KindImport, StatusQuery: statusQuery, Steps: s.importSteps, Reflect: reflectOperation})
 	s.runner.Register(ops.Definition{Kind: KindDelete, StatusQuery: statusQuery, Steps: s.deleteSteps, Reflect: reflectOperation})
 	s.runner.Register(ops.Definition{Kind: KindRepairDependencies, StatusQuery: statusQuery, Steps: s.repairSteps, Reflect: reflectOperation})
+	s.runner.Register(ops.Definition{Kind: KindScaleSystemNodes, StatusQuery: statusQuery, Steps: s.systemNodesSteps, Reflect: reflectOperation})
+	s.runner.Register(ops.Definition{Kind: KindDeleteSystemNodes, StatusQuery: statusQuery, Steps: s.systemNodesSteps, Reflect: reflectOperation})
 }
