@@ -34,6 +34,7 @@ import { StorageTab } from "../storage/StorageTab";
 import { useClusterStorage } from "../storage/useClusterStorage";
 import { ClusterDetailEventsSubscription, ClusterQuery, DeleteClusterMutation } from "./documents";
 import { DependenciesCard } from "./DependenciesCard";
+import { SystemNodesCard } from "./SystemNodesCard";
 import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
 
@@ -293,6 +294,8 @@ function Overview({
       <SoftwareCard cluster={cluster} groups={groups} />
 
       <DependenciesCard cluster={cluster} />
+
+      <SystemNodesCard cluster={cluster} refreshKey={operations[0] ? `${operations[0].id}/${operations[0].status}` : undefined} />
 
       <section className="card">
         <h2>Network</h2>
