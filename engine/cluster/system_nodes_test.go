@@ -172,3 +172,38 @@ func TestSystemNodesInputIsBounded(t *testing.T) {
 		t.Errorf("refused requests made %v", f.world.Resources())
 	}
 }
+
+// TestSystemNodesKeepCoreDNSHealthyWithHyperPodAtZero: with every HyperPod
+// group at zero, CoreDNS runs on the system nodes (ACTIVE); a cluster made
+// without them leaves it nowhere to run (DEGRADED).
+func TestSystemNodesKeepCoreDNSHealthyWithHyperPodAtZero(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		count  *int
+		status string
+	}{
+		{"default system nodes", nil, "ACTIVE"},
+		{"no system nodes", aws.Int(0), "DEGRADED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			ctx := context.Background()
+			in := validInput()
+			in.InstanceGroups[0].Count = 0
+			in.SystemNodes = &cluster.SystemNodesInput{Count: tc.count}
+			op, err := f.svc.Create(ctx, "tester", in, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.succeeded(t, op)
+			p, _ := f.world.Provider("us-west-2")
+			dns, err := p.EKS.DescribeAddon(ctx, &eks.DescribeAddonInput{ClusterName: aws.String("train-1"), AddonName: aws.String("coredns")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(dns.Addon.Status) != tc.status {
+				t.Fatalf("CoreDNS is %s, want %s (issues %+v)", dns.Addon.Status, tc.status, dns.Addon.Health.Issues)
+			}
+		})
+	}
+}

@@ -26,6 +26,16 @@ func TestNodegroupLifecycle(t *testing.T) {
 	f.eksCluster("eks", n)
 	role := f.nodeRole("nodes")
 	cluster := aws.String("eks")
+	// CoreDNS has nowhere to run on a cluster with no node.
+	ok(f.p.EKS.CreateAddon(f.ctx, &eks.CreateAddonInput{ClusterName: cluster, AddonName: aws.String("coredns")})).must(t)
+	f.clock.Advance(scaled(addonCreateTime))
+	coredns := func() *ekstypes.Addon {
+		t.Helper()
+		return ok(f.p.EKS.DescribeAddon(f.ctx, &eks.DescribeAddonInput{ClusterName: cluster, AddonName: aws.String("coredns")})).must(t).Addon
+	}
+	if a := coredns(); a.Status != ekstypes.AddonStatusDegraded || len(a.Health.Issues) != 1 || a.Health.Issues[0].Code != ekstypes.AddonIssueCodeInsufficientNumberOfReplicas {
+		t.Fatalf("CoreDNS without nodes: %s %+v", a.Status, a.Health.Issues)
+	}
 	create := &eks.CreateNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("system"), NodeRole: aws.String(role), Subnets: n.subnets,
 		InstanceTypes: []string{"m5.large"}, ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(2), MaxSize: aws.Int32(2), DesiredSize: aws.Int32(2)},
 		Labels: map[string]string{"instantstart.io/role": "system"}, ClientRequestToken: aws.String("t1")}
@@ -84,6 +94,9 @@ func TestNodegroupLifecycle(t *testing.T) {
 	if got := systemNodes(); len(got) != 2 || !strings.HasPrefix(got[0], "ip-10-0-") {
 		t.Fatalf("ready system nodes = %v, want two ip-... nodes", got)
 	}
+	if a := coredns(); a.Status != ekstypes.AddonStatusActive {
+		t.Errorf("CoreDNS with system nodes: %s %+v", a.Status, a.Health.Issues)
+	}
 	if names := ok(f.p.EKS.ListNodegroups(f.ctx, &eks.ListNodegroupsInput{ClusterName: cluster})).must(t).Nodegroups; !slices.Equal(names, []string{"system"}) {
 		t.Errorf("ListNodegroups = %v", names)
 	}
@@ -124,6 +137,9 @@ func TestNodegroupLifecycle(t *testing.T) {
 	}
 	if got := systemNodes(); len(got) != 0 {
 		t.Errorf("nodes of a deleted group: %v", got)
+	}
+	if a := coredns(); a.Status != ekstypes.AddonStatusDegraded {
+		t.Errorf("CoreDNS once the system nodes are gone: %s", a.Status)
 	}
 	ok(f.p.EKS.DeleteCluster(f.ctx, &eks.DeleteClusterInput{Name: cluster})).must(t)
 }
