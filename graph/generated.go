@@ -92,6 +92,7 @@ type ComplexityRoot struct {
 		RequestedInstanceGroups func(childComplexity int) int
 		Status                  func(childComplexity int) int
 		StatusMessage           func(childComplexity int) int
+		SystemNodes             func(childComplexity int) int
 		UpdatedAt               func(childComplexity int) int
 		Zones                   func(childComplexity int) int
 	}
@@ -625,6 +626,7 @@ type ComplexityRoot struct {
 		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteJob                 func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteNodes               func(childComplexity int, clusterID string, nodeIds []string, idempotencyKey *string) int
+		DeleteSystemNodes         func(childComplexity int, clusterID string, idempotencyKey *string) int
 		DeployEndpoint            func(childComplexity int, input model.DeployEndpointInput, idempotencyKey *string) int
 		DeployRouter              func(childComplexity int, endpointID string, policy model.RouterPolicy, idempotencyKey *string) int
 		DownloadModel             func(childComplexity int, input model.DownloadModelInput, idempotencyKey *string) int
@@ -639,6 +641,7 @@ type ComplexityRoot struct {
 		RevokeClusterAccess       func(childComplexity int, clusterID string, principalArn string, idempotencyKey *string) int
 		RevokeToken               func(childComplexity int, id string) int
 		ScaleInstanceGroup        func(childComplexity int, id string, count int, idempotencyKey *string) int
+		ScaleSystemNodes          func(childComplexity int, clusterID string, count int, instanceType *string, idempotencyKey *string) int
 		SetEndpointAutoscaling    func(childComplexity int, endpointID string, input model.EndpointAutoscalingInput, idempotencyKey *string) int
 		SubmitTrainingJob         func(childComplexity int, input model.SubmitTrainingJobInput, idempotencyKey *string) int
 		UpdateClusterFeatures     func(childComplexity int, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) int
@@ -925,6 +928,16 @@ type ComplexityRoot struct {
 		OperationUpdated func(childComplexity int, id string) int
 	}
 
+	SystemNodeGroup struct {
+		Arn          func(childComplexity int) int
+		DesiredCount func(childComplexity int) int
+		InstanceType func(childComplexity int) int
+		Issues       func(childComplexity int) int
+		Name         func(childComplexity int) int
+		ReadyCount   func(childComplexity int) int
+		Status       func(childComplexity int) int
+	}
+
 	Taint struct {
 		Effect func(childComplexity int) int
 		Key    func(childComplexity int) int
@@ -980,6 +993,8 @@ type ClusterResolver interface {
 	InstanceGroups(ctx context.Context, obj *model.Cluster) ([]*model.InstanceGroup, error)
 	AccessEntries(ctx context.Context, obj *model.Cluster) ([]*model.ClusterAccessEntry, error)
 
+	SystemNodes(ctx context.Context, obj *model.Cluster) (*model.SystemNodeGroup, error)
+
 	LastOperation(ctx context.Context, obj *model.Cluster) (*model.Operation, error)
 	Operations(ctx context.Context, obj *model.Cluster, first *int, after *string) (*model.OperationConnection, error)
 }
@@ -1007,6 +1022,8 @@ type MutationResolver interface {
 	RepairClusterDependencies(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error)
 	GrantClusterAccess(ctx context.Context, clusterID string, principalArn string, access model.ClusterAccess, namespaces []string, idempotencyKey *string) (*model.Operation, error)
 	RevokeClusterAccess(ctx context.Context, clusterID string, principalArn string, idempotencyKey *string) (*model.Operation, error)
+	ScaleSystemNodes(ctx context.Context, clusterID string, count int, instanceType *string, idempotencyKey *string) (*model.Operation, error)
+	DeleteSystemNodes(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error)
 	UpdateClusterFeatures(ctx context.Context, clusterID string, input model.UpdateClusterFeaturesInput, idempotencyKey *string) (*model.Operation, error)
 	DeployEndpoint(ctx context.Context, input model.DeployEndpointInput, idempotencyKey *string) (*model.Operation, error)
 	UpdateEndpoint(ctx context.Context, id string, input model.UpdateEndpointInput, idempotencyKey *string) (*model.Operation, error)
@@ -1328,6 +1345,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Cluster.StatusMessage(childComplexity), true
+	case "Cluster.systemNodes":
+		if e.ComplexityRoot.Cluster.SystemNodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Cluster.SystemNodes(childComplexity), true
 	case "Cluster.updatedAt":
 		if e.ComplexityRoot.Cluster.UpdatedAt == nil {
 			break
@@ -3668,6 +3691,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteNodes(childComplexity, args["clusterId"].(string), args["nodeIds"].([]string), args["idempotencyKey"].(*string)), true
+	case "Mutation.deleteSystemNodes":
+		if e.ComplexityRoot.Mutation.DeleteSystemNodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteSystemNodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteSystemNodes(childComplexity, args["clusterId"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.deployEndpoint":
 		if e.ComplexityRoot.Mutation.DeployEndpoint == nil {
 			break
@@ -3822,6 +3856,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ScaleInstanceGroup(childComplexity, args["id"].(string), args["count"].(int), args["idempotencyKey"].(*string)), true
+	case "Mutation.scaleSystemNodes":
+		if e.ComplexityRoot.Mutation.ScaleSystemNodes == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_scaleSystemNodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ScaleSystemNodes(childComplexity, args["clusterId"].(string), args["count"].(int), args["instanceType"].(*string), args["idempotencyKey"].(*string)), true
 	case "Mutation.setEndpointAutoscaling":
 		if e.ComplexityRoot.Mutation.SetEndpointAutoscaling == nil {
 			break
@@ -5238,6 +5283,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.OperationUpdated(childComplexity, args["id"].(string)), true
 
+	case "SystemNodeGroup.arn":
+		if e.ComplexityRoot.SystemNodeGroup.Arn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.Arn(childComplexity), true
+	case "SystemNodeGroup.desiredCount":
+		if e.ComplexityRoot.SystemNodeGroup.DesiredCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.DesiredCount(childComplexity), true
+	case "SystemNodeGroup.instanceType":
+		if e.ComplexityRoot.SystemNodeGroup.InstanceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.InstanceType(childComplexity), true
+	case "SystemNodeGroup.issues":
+		if e.ComplexityRoot.SystemNodeGroup.Issues == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.Issues(childComplexity), true
+	case "SystemNodeGroup.name":
+		if e.ComplexityRoot.SystemNodeGroup.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.Name(childComplexity), true
+	case "SystemNodeGroup.readyCount":
+		if e.ComplexityRoot.SystemNodeGroup.ReadyCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.ReadyCount(childComplexity), true
+	case "SystemNodeGroup.status":
+		if e.ComplexityRoot.SystemNodeGroup.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemNodeGroup.Status(childComplexity), true
+
 	case "Taint.effect":
 		if e.ComplexityRoot.Taint.Effect == nil {
 			break
@@ -5472,6 +5560,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("S3CsiDriverInput", ec.unmarshalInputS3CsiDriverInput),
 			graphql.NewInputUnmarshaler("S3StorageInput", ec.unmarshalInputS3StorageInput),
 			graphql.NewInputUnmarshaler("SubmitTrainingJobInput", ec.unmarshalInputSubmitTrainingJobInput),
+			graphql.NewInputUnmarshaler("SystemNodesInput", ec.unmarshalInputSystemNodesInput),
 			graphql.NewInputUnmarshaler("TaintInput", ec.unmarshalInputTaintInput),
 			graphql.NewInputUnmarshaler("TieredCheckpointingInput", ec.unmarshalInputTieredCheckpointingInput),
 			graphql.NewInputUnmarshaler("UpdateClusterFeaturesInput", ec.unmarshalInputUpdateClusterFeaturesInput),
@@ -5918,6 +6007,8 @@ type Cluster {
   accessEntries: [ClusterAccessEntry!]!
   "HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as last read: by the cluster's operations and, while it is ACTIVE, by the refresher, so one removed outside InstantStart shows. Empty until the creation or import reads them."
   dependencies: [ClusterDependency!]!
+  "The system node group (an EKS managed node group where CoreDNS, the operators, KEDA, the load balancer controller and SGLang routers prefer to run, so they keep a home when every HyperPod group is at zero), read from EKS and Kubernetes when asked; null when the cluster has none."
+  systemNodes: SystemNodeGroup
   "How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation."
   nodesReady: Int
   "How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation."
@@ -5972,6 +6063,36 @@ type ClusterDependency {
   kind: DependencyKind!
   "Why it FAILED."
   message: String
+}
+
+"""
+A cluster's system node group: an EKS managed node group of small general-purpose instances in the private subnets, whose nodes carry the label instantstart.io/role=system.
+"""
+type SystemNodeGroup {
+  "The EKS node group's name (<cluster>-system)."
+  name: String!
+  "The EKS node group's ARN."
+  arn: String
+  "The EKS status: CREATING, ACTIVE, UPDATING, DELETING, CREATE_FAILED, DELETE_FAILED, DEGRADED."
+  status: String!
+  "The EC2 instance type of its nodes."
+  instanceType: String!
+  "How many nodes it is asked to run."
+  desiredCount: Int!
+  "How many of its Kubernetes nodes are Ready."
+  readyCount: Int!
+  "EKS's health issues of the group, as code: message."
+  issues: [String!]!
+}
+
+"""
+The size of a new cluster's system node group.
+"""
+input SystemNodesInput {
+  "An EC2 instance type such as m5.large (the default), without HyperPod's ml. prefix."
+  instanceType: String
+  "How many nodes, 0-10 (default 2). 0 makes no system node group; scaleSystemNodes can add one later."
+  count: Int
 }
 
 """
@@ -6046,6 +6167,8 @@ input CreateClusterInput {
   instanceGroups: [InstanceGroupInput!]
   "Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen."
   vpcCidr: String
+  "The system node group where cluster-critical pods run (default: 2 m5.large nodes in the private subnets). Give count 0 to go without."
+  systemNodes: SystemNodesInput
 }
 
 """
@@ -6198,6 +6321,24 @@ extend type Mutation {
     "A key that makes retries safe: the same key returns the same operation."
     idempotencyKey: String
   ): Operation! @hasRole(role: ADMIN) @statusQuery(field: "cluster")
+  "Scale an ACTIVE cluster's system node group to count nodes (0-10), creating the group with instanceType (default m5.large) in the private subnets when the cluster has none; at count already it ends SUCCEEDED with noop true. instanceType is fixed once the group exists (IMMUTABLE_FIELD). Imported clusters are refused (PRECONDITION). Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED; then read the cluster's systemNodes."
+  scaleSystemNodes(
+    "The cluster's id."
+    clusterId: ID!
+    "How many nodes, 0-10."
+    count: Int!
+    "An EC2 instance type for a new group, such as m5.large; leave it out for an existing one."
+    instanceType: String
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "cluster")
+  "Delete an ACTIVE cluster's system node group and its instances (its pods move to the HyperPod nodes there are); a cluster without one ends SUCCEEDED with noop true. Follow the operation with waitOperation until SUCCEEDED, FAILED or CANCELLED."
+  deleteSystemNodes(
+    "The cluster's id."
+    clusterId: ID!
+    "A key that makes retries safe: the same key returns the same operation."
+    idempotencyKey: String
+  ): Operation! @statusQuery(field: "cluster")
 }
 
 extend type Subscription {
@@ -9248,6 +9389,8 @@ func (ec *executionContext) childFields_Cluster(ctx context.Context, field graph
 		return ec.fieldContext_Cluster_accessEntries(ctx, field)
 	case "dependencies":
 		return ec.fieldContext_Cluster_dependencies(ctx, field)
+	case "systemNodes":
+		return ec.fieldContext_Cluster_systemNodes(ctx, field)
 	case "nodesReady":
 		return ec.fieldContext_Cluster_nodesReady(ctx, field)
 	case "nodesTotal":
@@ -10756,6 +10899,26 @@ func (ec *executionContext) childFields_Subnet(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Subnet", field.Name)
 }
 
+func (ec *executionContext) childFields_SystemNodeGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_SystemNodeGroup_name(ctx, field)
+	case "arn":
+		return ec.fieldContext_SystemNodeGroup_arn(ctx, field)
+	case "status":
+		return ec.fieldContext_SystemNodeGroup_status(ctx, field)
+	case "instanceType":
+		return ec.fieldContext_SystemNodeGroup_instanceType(ctx, field)
+	case "desiredCount":
+		return ec.fieldContext_SystemNodeGroup_desiredCount(ctx, field)
+	case "readyCount":
+		return ec.fieldContext_SystemNodeGroup_readyCount(ctx, field)
+	case "issues":
+		return ec.fieldContext_SystemNodeGroup_issues(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SystemNodeGroup", field.Name)
+}
+
 func (ec *executionContext) childFields_Taint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "key":
@@ -11274,6 +11437,28 @@ func (ec *executionContext) field_Mutation_deleteNodes_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deleteSystemNodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_deployEndpoint_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11643,6 +11828,44 @@ func (ec *executionContext) field_Mutation_scaleInstanceGroup_args(ctx context.C
 		return nil, err
 	}
 	args["idempotencyKey"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_scaleSystemNodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "count",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["count"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "instanceType",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["instanceType"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg3
 	return args, nil
 }
 
@@ -13674,6 +13897,38 @@ func (ec *executionContext) fieldContext_Cluster_dependencies(_ context.Context,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClusterDependency(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Cluster_systemNodes(ctx context.Context, field graphql.CollectedField, obj *model.Cluster) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Cluster_systemNodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Cluster().SystemNodes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SystemNodeGroup) graphql.Marshaler {
+			return ec.marshalOSystemNodeGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSystemNodeGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Cluster_systemNodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Cluster",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SystemNodeGroup(ctx, field)
 		},
 	}
 	return fc, nil
@@ -22967,6 +23222,94 @@ func (ec *executionContext) fieldContext_Mutation_revokeClusterAccess(ctx contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_scaleSystemNodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_scaleSystemNodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ScaleSystemNodes(ctx, fc.Args["clusterId"].(string), fc.Args["count"].(int), fc.Args["instanceType"].(*string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_scaleSystemNodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_scaleSystemNodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteSystemNodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteSystemNodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteSystemNodes(ctx, fc.Args["clusterId"].(string), fc.Args["idempotencyKey"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Operation) graphql.Marshaler {
+			return ec.marshalNOperation2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐOperation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteSystemNodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Operation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteSystemNodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_updateClusterFeatures(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -29402,6 +29745,167 @@ func (ec *executionContext) fieldContext_Subscription_jobLogs(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _SystemNodeGroup_name(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _SystemNodeGroup_arn(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_arn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Arn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_arn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _SystemNodeGroup_status(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _SystemNodeGroup_instanceType(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_instanceType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InstanceType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_instanceType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _SystemNodeGroup_desiredCount(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_desiredCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DesiredCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_desiredCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SystemNodeGroup_readyCount(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_readyCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadyCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_readyCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SystemNodeGroup_issues(ctx context.Context, field graphql.CollectedField, obj *model.SystemNodeGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemNodeGroup_issues(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Issues, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemNodeGroup_issues(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SystemNodeGroup", field, false, false, "String")
+}
+
 func (ec *executionContext) _Taint_key(ctx context.Context, field graphql.CollectedField, obj *model.Taint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31632,7 +32136,7 @@ func (ec *executionContext) unmarshalInputCreateClusterInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "region", "kubernetesVersion", "zones", "instanceGroups", "vpcCidr"}
+	fieldsInOrder := [...]string{"name", "region", "kubernetesVersion", "zones", "instanceGroups", "vpcCidr", "systemNodes"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -31681,6 +32185,13 @@ func (ec *executionContext) unmarshalInputCreateClusterInput(ctx context.Context
 				return it, err
 			}
 			it.VpcCidr = data
+		case "systemNodes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("systemNodes"))
+			data, err := ec.unmarshalOSystemNodesInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSystemNodesInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SystemNodes = data
 		}
 	}
 	return it, nil
@@ -33532,6 +34043,55 @@ func UnmarshalSubmitTrainingJobInput(ctx context.Context, raw any) (model.Submit
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputSystemNodesInput(ctx context.Context, obj any) (model.SystemNodesInput, error) {
+	var it model.SystemNodesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"instanceType", "count"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "instanceType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("instanceType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.InstanceType = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSystemNodesInput unmarshals raw into the SystemNodesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSystemNodesInput(ctx context.Context, raw any) (model.SystemNodesInput, error) {
+	var out model.SystemNodesInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SystemNodesInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTaintInput(ctx context.Context, obj any) (model.TaintInput, error) {
 	var it model.TaintInput
 	if obj == nil {
@@ -34257,6 +34817,12 @@ func (ec *executionContext) _Cluster(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "systemNodes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Cluster_systemNodes(ctx, field, obj)
+				})
 		case "nodesReady":
 			out.Values[i] = ec._Cluster_nodesReady(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -37666,6 +38232,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "scaleSystemNodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_scaleSystemNodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteSystemNodes":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteSystemNodes(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "updateClusterFeatures":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateClusterFeatures(ctx, field)
@@ -39649,6 +40229,69 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var systemNodeGroupImplementors = []string{"SystemNodeGroup"}
+
+func (ec *executionContext) _SystemNodeGroup(ctx context.Context, sel ast.SelectionSet, obj *model.SystemNodeGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, systemNodeGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SystemNodeGroup")
+		case "name":
+			out.Values[i] = ec._SystemNodeGroup_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "arn":
+			out.Values[i] = ec._SystemNodeGroup_arn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._SystemNodeGroup_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "instanceType":
+			out.Values[i] = ec._SystemNodeGroup_instanceType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "desiredCount":
+			out.Values[i] = ec._SystemNodeGroup_desiredCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readyCount":
+			out.Values[i] = ec._SystemNodeGroup_readyCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "issues":
+			out.Values[i] = ec._SystemNodeGroup_issues(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var taintImplementors = []string{"Taint"}
@@ -43273,6 +43916,21 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOSystemNodeGroup2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSystemNodeGroup(ctx context.Context, sel ast.SelectionSet, v *model.SystemNodeGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SystemNodeGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSystemNodesInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐSystemNodesInput(ctx context.Context, v any) (*model.SystemNodesInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSystemNodesInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTaintInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐTaintInputᚄ(ctx context.Context, v any) ([]*model.TaintInput, error) {

@@ -39,6 +39,15 @@ func (r *clusterResolver) AccessEntries(ctx context.Context, obj *model.Cluster)
 	return mapAccessEntries(entries), nil
 }
 
+// SystemNodes is the resolver for the systemNodes field.
+func (r *clusterResolver) SystemNodes(ctx context.Context, obj *model.Cluster) (*model.SystemNodeGroup, error) {
+	sys, err := r.Clusters.SystemNodes(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	return mapSystemNodes(sys), nil
+}
+
 // LastOperation is the resolver for the lastOperation field.
 func (r *clusterResolver) LastOperation(ctx context.Context, obj *model.Cluster) (*model.Operation, error) {
 	c, err := r.Clusters.Get(obj.ID)
@@ -114,6 +123,24 @@ func (r *mutationResolver) GrantClusterAccess(ctx context.Context, clusterID str
 // RevokeClusterAccess is the resolver for the revokeClusterAccess field.
 func (r *mutationResolver) RevokeClusterAccess(ctx context.Context, clusterID string, principalArn string, idempotencyKey *string) (*model.Operation, error) {
 	op, err := r.Clusters.RevokeAccess(ctx, auth.Caller(ctx), clusterID, principalArn, deref(idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	return mapOperation(op), nil
+}
+
+// ScaleSystemNodes is the resolver for the scaleSystemNodes field.
+func (r *mutationResolver) ScaleSystemNodes(ctx context.Context, clusterID string, count int, instanceType *string, idempotencyKey *string) (*model.Operation, error) {
+	op, err := r.Clusters.ScaleSystemNodes(ctx, auth.Caller(ctx), clusterID, count, deref(instanceType), deref(idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	return mapOperation(op), nil
+}
+
+// DeleteSystemNodes is the resolver for the deleteSystemNodes field.
+func (r *mutationResolver) DeleteSystemNodes(ctx context.Context, clusterID string, idempotencyKey *string) (*model.Operation, error) {
+	op, err := r.Clusters.DeleteSystemNodes(ctx, auth.Caller(ctx), clusterID, deref(idempotencyKey))
 	if err != nil {
 		return nil, err
 	}

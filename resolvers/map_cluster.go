@@ -143,6 +143,7 @@ func mapCreateClusterInput(in model.CreateClusterInput) (cluster.CreateInput, er
 		KubernetesVersion: deref(in.KubernetesVersion),
 		Zones:             in.Zones,
 		VpcCIDR:           deref(in.VpcCidr),
+		SystemNodes:       mapSystemNodesInput(in.SystemNodes),
 	}
 	for _, g := range in.InstanceGroups {
 		out.InstanceGroups = append(out.InstanceGroups, mapInstanceGroupInput(g))
@@ -173,4 +174,25 @@ func mapImportClusterInput(in model.ImportClusterInput) (cluster.ImportInput, er
 		EKSClusterName:      in.EksClusterName,
 		HyperPodClusterName: deref(in.HyperPodClusterName),
 	}, nil
+}
+
+// mapSystemNodesInput passes the system node group's size on; an absent
+// count stays absent (the default), unlike 0 (no group).
+func mapSystemNodesInput(in *model.SystemNodesInput) *cluster.SystemNodesInput {
+	if in == nil {
+		return nil
+	}
+	return &cluster.SystemNodesInput{InstanceType: deref(in.InstanceType), Count: in.Count}
+}
+
+func mapSystemNodes(s *hyperpod.SystemNodes) *model.SystemNodeGroup {
+	if s == nil {
+		return nil
+	}
+	issues := s.Issues
+	if issues == nil {
+		issues = []string{}
+	}
+	return &model.SystemNodeGroup{Name: s.Name, Arn: optional(s.Arn), Status: s.Status, InstanceType: s.InstanceType,
+		DesiredCount: s.Desired, ReadyCount: s.Ready, Issues: issues}
 }

@@ -53,7 +53,7 @@ type SageMaker interface {
 }
 
 // EKS is the part of the EKS API that manages control planes, add-ons,
-// access entries and pod identity associations.
+// access entries, pod identity associations and managed node groups.
 type EKS interface {
 	CreateCluster(ctx context.Context, in *eks.CreateClusterInput, opts ...func(*eks.Options)) (*eks.CreateClusterOutput, error)
 	DescribeCluster(ctx context.Context, in *eks.DescribeClusterInput, opts ...func(*eks.Options)) (*eks.DescribeClusterOutput, error)
@@ -77,6 +77,12 @@ type EKS interface {
 	CreatePodIdentityAssociation(ctx context.Context, in *eks.CreatePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.CreatePodIdentityAssociationOutput, error)
 	ListPodIdentityAssociations(ctx context.Context, in *eks.ListPodIdentityAssociationsInput, opts ...func(*eks.Options)) (*eks.ListPodIdentityAssociationsOutput, error)
 	DeletePodIdentityAssociation(ctx context.Context, in *eks.DeletePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.DeletePodIdentityAssociationOutput, error)
+
+	CreateNodegroup(ctx context.Context, in *eks.CreateNodegroupInput, opts ...func(*eks.Options)) (*eks.CreateNodegroupOutput, error)
+	DescribeNodegroup(ctx context.Context, in *eks.DescribeNodegroupInput, opts ...func(*eks.Options)) (*eks.DescribeNodegroupOutput, error)
+	ListNodegroups(ctx context.Context, in *eks.ListNodegroupsInput, opts ...func(*eks.Options)) (*eks.ListNodegroupsOutput, error)
+	UpdateNodegroupConfig(ctx context.Context, in *eks.UpdateNodegroupConfigInput, opts ...func(*eks.Options)) (*eks.UpdateNodegroupConfigOutput, error)
+	DeleteNodegroup(ctx context.Context, in *eks.DeleteNodegroupInput, opts ...func(*eks.Options)) (*eks.DeleteNodegroupOutput, error)
 }
 
 // EC2 is the part of the EC2 API that plans and builds cluster networks and

@@ -420,3 +420,15 @@ func (c retryingFSx) DescribeDataRepositoryAssociations(ctx context.Context, in 
 		return c.FSx.DescribeDataRepositoryAssociations(ctx, in, opts...)
 	})
 }
+
+func (c retryingEKS) DescribeNodegroup(ctx context.Context, in *eks.DescribeNodegroupInput, opts ...func(*eks.Options)) (*eks.DescribeNodegroupOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*eks.DescribeNodegroupOutput, error) {
+		return c.EKS.DescribeNodegroup(ctx, in, opts...)
+	})
+}
+
+func (c retryingEKS) ListNodegroups(ctx context.Context, in *eks.ListNodegroupsInput, opts ...func(*eks.Options)) (*eks.ListNodegroupsOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*eks.ListNodegroupsOutput, error) {
+		return c.EKS.ListNodegroups(ctx, in, opts...)
+	})
+}

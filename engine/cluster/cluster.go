@@ -24,6 +24,9 @@ type CreateInput struct {
 	// VpcCIDR optionally fixes the VPC's /16 (for peering plans); by default
 	// the first free one is chosen.
 	VpcCIDR string `json:"vpcCidr,omitempty"`
+	// SystemNodes sizes the system node group (see SystemNodesInput); nil
+	// means the default, two m5.large nodes.
+	SystemNodes *SystemNodesInput `json:"systemNodes,omitempty"`
 }
 
 // ImportInput adopts an existing EKS cluster and, if given, its HyperPod cluster.

@@ -120,12 +120,23 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	tags := map[string]string{tagClusterID: op.Target.ID, "instantstart:cluster": in.Name}
+	tags := clusterTags(op.Target.ID, in.Name)
 	net := &network{p: p, clusterID: op.Target.ID, name: in.Name, in: &in}
 	iamRoles := &roles{p: p, specs: clusterRoles(in.Name)}
 	cp := &controlPlane{p: p, name: in.Name, version: in.KubernetesVersion, tags: tags}
 	hp := &hyperPod{p: p, name: in.Name, groups: in.InstanceGroups, tags: tags}
 	deps := &dependencies{p: p, eksName: in.Name, instanceTypes: createInstanceTypes(&in)}
+	sys := &systemNodes{p: p, eksName: in.Name, tags: tags, count: DefaultSystemNodeCount, instanceType: DefaultSystemInstanceType,
+		subnets: func(run *ops.Run) ([]string, error) {
+			net, err := outputOf[subnetsOutput](run, phaseSubnets)
+			if err != nil {
+				return nil, err
+			}
+			return privateSubnets(net.Subnets), nil
+		}}
+	if in.SystemNodes != nil {
+		sys.instanceType, sys.count = in.SystemNodes.InstanceType, *in.SystemNodes.Count
+	}
 	return s.withRecord([]ops.Step{
 		{Name: phaseIAMRoles, Title: "Create the IAM roles", Observe: iamRoles.observe, Apply: iamRoles.apply, Timeout: 10 * time.Minute},
 		{Name: phaseVPC, Title: "Create the VPC and internet gateway", Observe: net.observeVPC, Apply: net.applyVPC, Timeout: 10 * time.Minute},
@@ -139,7 +150,9 @@ func (s *Service) createSteps(op *ops.Operation) ([]ops.Step, error) {
 			Observe: cp.observeOIDC, Apply: cp.applyOIDC, Timeout: 5 * time.Minute},
 		{Name: phaseAccess, Title: "Give the control plane cluster access", DependsOn: []string{phaseEKS},
 			Observe: cp.observeAccess, Apply: cp.applyAccess, Timeout: 5 * time.Minute},
-		{Name: phaseAddons, Title: "Install the base add-ons", DependsOn: []string{phaseEKS},
+		{Name: phaseSystemNodes, Title: "Create the system node group (nodes for CoreDNS, the operators and controllers)", DependsOn: []string{phaseIAMRoles, phaseEKS, phaseNAT},
+			Observe: sys.observeScaled, Apply: sys.applyScaled, Timeout: 30 * time.Minute},
+		{Name: phaseAddons, Title: "Install the base add-ons", DependsOn: []string{phaseEKS, phaseSystemNodes},
 			Observe: cp.observeAddons, Apply: cp.applyAddons, Timeout: 20 * time.Minute},
 		{Name: phaseDependencies, Title: "Install HyperPod's cluster dependencies (health-monitoring agent, device plugins)", DependsOn: []string{phaseAccess, phaseAddons},
 			Observe: deps.observe, Apply: deps.apply, Timeout: 20 * time.Minute, Recheck: true},

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -233,10 +234,33 @@ func (c *controlPlane) applyAddons(ctx context.Context, _ *ops.Run) (any, error)
 			continue
 		}
 		_, err := c.p.EKS.CreateAddon(ctx, &eks.CreateAddonInput{ClusterName: aws.String(c.name), AddonName: aws.String(name),
-			ResolveConflicts: ekstypes.ResolveConflictsOverwrite, Tags: c.tags})
+			ResolveConflicts: ekstypes.ResolveConflictsOverwrite, ConfigurationValues: baseAddonValues(name), Tags: c.tags})
 		if err != nil && !errs.IsAPICode(err, "ResourceInUseException") {
 			return nil, err
 		}
 	}
 	return nil, nil
+}
+
+// baseAddonValues are the configuration values of base add-on name, nil
+// for those installed as EKS configures them. CoreDNS prefers the system
+// node group's nodes, and keeps its replicas on separate nodes as its
+// default affinity (which this one replaces) does.
+func baseAddonValues(name string) *string {
+	if name != "coredns" {
+		return nil
+	}
+	affinity := hyperpod.SystemAffinity()
+	affinity["podAntiAffinity"] = map[string]any{"preferredDuringSchedulingIgnoredDuringExecution": []any{map[string]any{
+		"weight": 100,
+		"podAffinityTerm": map[string]any{
+			"topologyKey":   "kubernetes.io/hostname",
+			"labelSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "k8s-app", "operator": "In", "values": []any{"kube-dns"}}}},
+		},
+	}}}
+	b, err := json.Marshal(map[string]any{"affinity": affinity})
+	if err != nil {
+		panic(err) // maps of strings, numbers and slices always encode
+	}
+	return aws.String(string(b))
 }

@@ -32,6 +32,9 @@ func clusterRoles(name string) []roleSpec {
 			policies: []string{"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy", "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"},
 			// Nodes read their own HyperPod description (node labels, health).
 			inline: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["sagemaker:DescribeClusterNode"],"Resource":"*"}]}`},
+		// The system node group's instances; made with the others so that
+		// scaleSystemNodes can add a group to a cluster made without one.
+		{output: func(o *iamOutput) *string { return &o.NodeRoleArn }, name: nodeRoleName(name), service: "ec2.amazonaws.com", policies: nodeRolePolicies},
 	}
 }
 

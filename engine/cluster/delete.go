@@ -161,8 +161,15 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 		}
 	}
 	hp := ops.Step{Name: phaseHyperPod, Title: "Delete the HyperPod cluster", Observe: t.observeHyperPod, Apply: t.deleteHyperPod, Timeout: 60 * time.Minute}
+	// The system nodes go once the workloads are gone (the load balancer
+	// controller they run removes the endpoints' load balancers), and
+	// before the EKS cluster, which EKS refuses to delete while it has a
+	// node group.
+	sys := &systemNodes{p: p, eksName: c.EKS.Name}
+	sysStep := ops.Step{Name: phaseSystemNodes, Title: "Delete the system node group", Observe: t.observeSystemNodes(sys), Apply: sys.applyDeleted, Timeout: 30 * time.Minute}
 	if n := len(first); n > 0 {
 		hp.DependsOn = []string{first[n-1].Name}
+		sysStep.DependsOn = []string{first[n-1].Name}
 	}
 	last := []ops.Step{}
 	for _, l := range s.leftovers {
@@ -173,9 +180,9 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 		st.DependsOn = []string{phaseEKS}
 		last = append(last, st)
 	}
-	steps := append(first, hp)
+	steps := append(first, hp, sysStep)
 	steps = append(steps, []ops.Step{
-		{Name: phaseEKS, Title: "Delete the EKS control plane", DependsOn: []string{phaseHyperPod},
+		{Name: phaseEKS, Title: "Delete the EKS control plane", DependsOn: []string{phaseHyperPod, phaseSystemNodes},
 			Observe: t.observeEKS, Apply: t.deleteEKS, Timeout: 40 * time.Minute},
 		{Name: phaseOIDC, Title: "Delete the OIDC provider", DependsOn: []string{phaseEKS},
 			Observe: t.observeOIDC, Apply: t.deleteOIDC, Timeout: 5 * time.Minute},
@@ -189,6 +196,17 @@ func (s *Service) deleteSteps(op *ops.Operation) ([]ops.Step, error) {
 			Observe: t.observeRoles, Apply: t.deleteRoles, Timeout: 5 * time.Minute},
 	}...)
 	return append(steps, last...), nil
+}
+
+// observeSystemNodes: the system node group is gone; an imported
+// cluster's node groups were not made here and stay.
+func (t *teardown) observeSystemNodes(sys *systemNodes) func(context.Context, *ops.Run) (ops.Observation, error) {
+	return func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+		if t.c.Imported || !t.c.EKS.Owned {
+			return notOwned("the EKS cluster's node groups"), nil
+		}
+		return sys.observeDeleted(ctx, run)
+	}
 }
 
 func notOwned(what string) ops.Observation {

@@ -32,7 +32,8 @@ func (f *fixture) advertised(t *testing.T, eks string, name corev1.ResourceName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := kc.Core.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	// HyperPod's nodes only: the system node group's have no accelerators.
+	list, err := kc.Core.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: "sagemaker.amazonaws.com/compute-type=HyperPod"})
 	if err != nil {
 		t.Fatal(err)
 	}

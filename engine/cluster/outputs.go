@@ -37,6 +37,7 @@ const (
 type iamOutput struct {
 	EKSClusterRoleArn string `json:"eksClusterRoleArn,omitempty"`
 	ExecutionRoleArn  string `json:"executionRoleArn,omitempty"`
+	NodeRoleArn       string `json:"nodeRoleArn,omitempty"`
 }
 
 // vpcOutput is the output of phaseVPC.

@@ -140,4 +140,6 @@ func (s *Service) register() {
 	s.runner.Register(ops.Definition{Kind: KindRepairDependencies, StatusQuery: statusQuery, Steps: s.repairSteps, Reflect: reflectOperation})
 	s.runner.Register(ops.Definition{Kind: KindGrantAccess, StatusQuery: statusQuery, Steps: s.grantSteps})
 	s.runner.Register(ops.Definition{Kind: KindRevokeAccess, StatusQuery: statusQuery, Steps: s.revokeSteps})
+	s.runner.Register(ops.Definition{Kind: KindScaleSystemNodes, StatusQuery: statusQuery, Steps: s.systemNodesSteps, Reflect: reflectOperation})
+	s.runner.Register(ops.Definition{Kind: KindDeleteSystemNodes, StatusQuery: statusQuery, Steps: s.systemNodesSteps, Reflect: reflectOperation})
 }

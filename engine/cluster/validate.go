@@ -55,6 +55,12 @@ func normalize(in *CreateInput) errs.List {
 			bad = append(bad, errs.Field("input.vpcCidr", "VPC range %s must be a /16 (for example 10.42.0.0/16) so that the control plane and compute subnets fit", in.VpcCIDR))
 		}
 	}
+	sys := SystemNodesInput{}
+	if in.SystemNodes != nil {
+		sys = *in.SystemNodes
+	}
+	bad = append(bad, normalizeSystemNodes(&sys, "input.systemNodes.")...)
+	in.SystemNodes = &sys
 	names := map[string]bool{}
 	for i := range in.InstanceGroups {
 		g := &in.InstanceGroups[i]

@@ -7,15 +7,18 @@ import (
 
 	"github.com/instantstart/instantstart/engine/cloud"
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // Charts InstantStart installs with Helm, at versions pinned so that every
-// cluster gets the same operator.
+// cluster gets the same operator. Their pods prefer the system node group
+// (hyperpod.SystemAffinity), so they keep running when every HyperPod
+// group is at zero.
 var (
 	kubeRayChart = cloud.HelmChart{Release: "kuberay-operator", Namespace: "kuberay", Repository: "https://ray-project.github.io/kuberay-helm/",
-		Chart: "kuberay-operator", Version: "1.4.2", Values: map[string]any{}}
+		Chart: "kuberay-operator", Version: "1.4.2", Values: map[string]any{"affinity": hyperpod.SystemAffinity()}}
 	kedaChart = cloud.HelmChart{Release: "keda", Namespace: "keda", Repository: "https://kedacore.github.io/charts",
-		Chart: "keda", Version: "2.17.2", Values: map[string]any{}}
+		Chart: "keda", Version: "2.17.2", Values: map[string]any{"affinity": hyperpod.SystemAffinity()}}
 )
 
 // helmLink is a Helm release of chart.

@@ -42,6 +42,7 @@ func loadBalancerControllerChart(e *env) cloud.HelmChart {
 			"clusterName":    e.c.EKS.Name,
 			"region":         e.c.Region,
 			"serviceAccount": map[string]any{"create": true, "name": lbcServiceAccount},
+			"affinity":       hyperpod.SystemAffinity(),
 		}}
 }
 

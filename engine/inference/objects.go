@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/instantstart/instantstart/engine/hyperpod"
 )
 
 // Labels of what an endpoint makes.
@@ -205,6 +207,18 @@ func routerPolicyArg(p RouterPolicy) string {
 	return "cache_aware"
 }
 
+// systemAffinity has a pod prefer the system node group's nodes
+// (hyperpod.SystemAffinity): the router needs no accelerator, and there it
+// keeps running while the endpoint's GPU nodes come and go.
+func systemAffinity() *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+		Weight: 100,
+		Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
+			Key: hyperpod.SystemNodeLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{hyperpod.SystemNodeValue},
+		}}},
+	}}}}
+}
+
 // routerDeployment is the SGLang router of endpoint e, discovering its
 // pods by their app label.
 func routerDeployment(e *Endpoint, p RouterPolicy) *appsv1.Deployment {
@@ -221,6 +235,7 @@ func routerDeployment(e *Endpoint, p RouterPolicy) *appsv1.Deployment {
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: name,
+					Affinity:           systemAffinity(),
 					Containers: []corev1.Container{{
 						Name: "router", Image: routerImage,
 						Command: []string{"python3", "-m", "sglang_router.launch_router"},

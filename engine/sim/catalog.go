@@ -35,7 +35,7 @@ func DefaultCatalog() []Region {
 		"g5.xlarge", "g5.12xlarge", "g5.48xlarge", "g6.12xlarge", "g6e.12xlarge",
 		"trn1.32xlarge", "trn2.48xlarge",
 	}
-	cpuTypes := []string{"m5.xlarge", "m5.2xlarge", "c5.4xlarge", "t3.medium"}
+	cpuTypes := []string{"m5.large", "m5.xlarge", "m5.2xlarge", "c5.4xlarge", "t3.medium"}
 	specs := []regionSpec{
 		{"us-east-1", "use1", "abcd", map[string]string{
 			"p5.48xlarge": "ac", "p5e.48xlarge": "a", "p4d.24xlarge": "abc", "p4de.24xlarge": "b",

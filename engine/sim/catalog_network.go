@@ -27,6 +27,7 @@ var instanceNetworks = map[string]instanceNetwork{
 	"g6e.12xlarge":  {10, 30, 1},
 	"trn1.32xlarge": {40, 50, 8},
 	"trn2.48xlarge": {32, 50, 16},
+	"m5.large":      {3, 10, 0},
 	"m5.xlarge":     {4, 15, 0},
 	"m5.2xlarge":    {4, 15, 0},
 	"c5.4xlarge":    {8, 30, 0},

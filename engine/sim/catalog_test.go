@@ -18,10 +18,10 @@ func TestDefaultCatalogIsFreshAndDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(c.instanceTypes()); got != 15 {
-		t.Errorf("%d instance types, want 15", got)
+	if got := len(c.instanceTypes()); got != 16 {
+		t.Errorf("%d instance types, want 16", got)
 	}
-	for _, cpu := range []string{"m5.xlarge", "m5.2xlarge", "c5.4xlarge", "t3.medium", "g5.xlarge"} {
+	for _, cpu := range []string{"m5.large", "m5.xlarge", "m5.2xlarge", "c5.4xlarge", "t3.medium", "g5.xlarge"} {
 		for _, r := range c.regions {
 			for _, z := range r.Zones {
 				if !c.offered(r.Name, z.Name, "ml."+cpu) {

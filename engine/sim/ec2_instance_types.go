@@ -32,6 +32,7 @@ var instanceSpecs = map[string]instanceSpec{
 	"g6e.12xlarge":  {48, 384, 4, 48, "nvidia", "L40S", false},
 	"trn1.32xlarge": {128, 512, 16, 32, "aws", "Trainium", true},
 	"trn2.48xlarge": {192, 2048, 16, 96, "aws", "Trainium2", true},
+	"m5.large":      {2, 8, 0, 0, "", "", false},
 	"m5.xlarge":     {4, 16, 0, 0, "", "", false},
 	"m5.2xlarge":    {8, 32, 0, 0, "", "", false},
 	"c5.4xlarge":    {16, 32, 0, 0, "", "", false},

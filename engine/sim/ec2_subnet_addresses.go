@@ -41,8 +41,9 @@ func (s *subnetRec) offset(ip string) (int, bool) {
 }
 
 // subnetLeases lists the addresses in use in subnet id: those of the NAT
-// gateways that still hold their network interface, and those of the
-// HyperPod instances that exist (booting, running or shutting down). An
+// gateways that still hold their network interface, those of the managed
+// node groups' instances, and those of the HyperPod instances that exist
+// (booting, running or shutting down). An
 // address is held as long as its holder exists, so it comes back to the
 // subnet when the holder goes.
 func (t *txn) subnetLeases(id string) []ipRange {
@@ -69,6 +70,15 @@ func (t *txn) subnetLeases(id string) []ipRange {
 				case len(n.Addresses) > 0:
 					held = append(held, n.Addresses...)
 				default: // a node saved before nodes held all their addresses
+					single(n.PrivateIP)
+				}
+			}
+		}
+	}
+	for _, name := range sortedKeys(t.rs.EKS) {
+		for _, g := range t.rs.EKS[name].Nodegroups {
+			for _, n := range g.Nodes {
+				if n.SubnetID == id && n.live(t.now) {
 					single(n.PrivateIP)
 				}
 			}

@@ -90,7 +90,7 @@ func TestInstanceTypeOfferingsFiltersAndPages(t *testing.T) {
 	}
 
 	region := ok(f.p.EC2.DescribeInstanceTypeOfferings(f.ctx, nil)).must(t)
-	if len(region.InstanceTypeOfferings) != 15 || region.InstanceTypeOfferings[0].LocationType != ec2types.LocationTypeRegion {
+	if len(region.InstanceTypeOfferings) != 16 || region.InstanceTypeOfferings[0].LocationType != ec2types.LocationTypeRegion {
 		t.Errorf("region offerings: %d, first %v", len(region.InstanceTypeOfferings), region.InstanceTypeOfferings[0])
 	}
 

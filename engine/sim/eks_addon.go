@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/sagemaker/types"
 )
 
 // Real add-on latencies, divided by the world's speed.
@@ -83,6 +84,10 @@ func (a *addonRec) status(now time.Time) ekstypes.AddonStatus {
 
 func (t *txn) addonOut(c *eksClusterRec, ad *addonRec) *ekstypes.Addon {
 	status := ad.status(t.now)
+	homeless := status == ekstypes.AddonStatusActive && ad.Name == "coredns" && !t.eksHasReadyNode(c)
+	if homeless {
+		status = ekstypes.AddonStatusDegraded
+	}
 	modified := ad.Life.CreatedAt
 	if ad.ModifiedAt.After(modified) {
 		modified = ad.ModifiedAt
@@ -101,7 +106,27 @@ func (t *txn) addonOut(c *eksClusterRec, ad *addonRec) *ekstypes.Addon {
 	if status == ekstypes.AddonStatusCreateFailed {
 		out.Health.Issues = []ekstypes.AddonIssue{{Code: ekstypes.AddonIssueCodeInternalFailure, Message: aws.String(ad.Life.FailMessage)}}
 	}
+	if homeless {
+		out.Health.Issues = []ekstypes.AddonIssue{{Code: ekstypes.AddonIssueCodeInsufficientNumberOfReplicas,
+			Message: aws.String("The add-on is unhealthy because it doesn't have the desired number of replicas: the cluster has no Ready node to run them on.")}}
+	}
 	return out
+}
+
+// eksHasReadyNode tells whether any node of cluster c is Ready: a running
+// HyperPod instance that joined it, or a managed node group's instance.
+// CoreDNS is DEGRADED without one, as its pods have nowhere to run.
+func (t *txn) eksHasReadyNode(c *eksClusterRec) bool {
+	for _, v := range t.nodegroupViews(c) {
+		if v.Status == "Running" {
+			return true
+		}
+	}
+	ready := false
+	t.hpJoinedNodes(c.Arn, func(hc *hpClusterRec, _ *hpGroupRec, n *hpNodeRec) {
+		ready = ready || t.hpInstanceStatus(hc, n) == smtypes.ClusterInstanceStatusRunning
+	})
+	return ready
 }
 
 func addonNotFound(cluster, name string) error {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -69,6 +70,7 @@ type eksClusterRec struct {
 	Addons             map[string]*addonRec
 	AccessEntries      map[string]*accessEntryRec // by principal ARN
 	PodIdentities      map[string]*podIdentityRec // by association id
+	Nodegroups         map[string]*nodegroupRec   `json:",omitempty"` // by name
 }
 
 func (c *eksClusterRec) init() {
@@ -80,6 +82,9 @@ func (c *eksClusterRec) init() {
 	}
 	if c.PodIdentities == nil {
 		c.PodIdentities = map[string]*podIdentityRec{}
+	}
+	if c.Nodegroups == nil {
+		c.Nodegroups = map[string]*nodegroupRec{}
 	}
 }
 
@@ -354,6 +359,18 @@ func (a *eksAPI) DeleteCluster(ctx context.Context, in *eks.DeleteClusterInput, 
 		}
 		if c.DeletionProtection {
 			return nil, eksInvalidRequest("Cluster %s has deletion protection enabled; disable it before deleting.", c.Name)
+		}
+		var names []string
+		for _, name := range sortedKeys(c.Nodegroups) {
+			if c.Nodegroups[name].Life.phase(t.now) != phaseGone {
+				names = append(names, name)
+			}
+		}
+		if len(names) > 0 {
+			return nil, &ekstypes.ResourceInUseException{
+				Message:     aws.String(fmt.Sprintf("Cluster has nodegroups attached: %s. Delete them first.", strings.Join(names, ", "))),
+				ClusterName: aws.String(c.Name),
+			}
 		}
 		goneAt := t.after(eksDeleteTime)
 		c.Life.startDeleting(t.now, goneAt)

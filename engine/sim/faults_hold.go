@@ -38,6 +38,13 @@ func (st *state) releaseHolds(now time.Time) {
 			for _, a := range c.Addons {
 				release(&a.Life)
 			}
+			for _, g := range c.Nodegroups {
+				if release(&g.Life) {
+					for i := range g.Nodes {
+						g.Nodes[i].ReadyAt = g.Life.ReadyAt
+					}
+				}
+			}
 		}
 		for _, n := range rs.NATs {
 			release(&n.Life)

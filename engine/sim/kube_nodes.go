@@ -39,10 +39,19 @@ type kubeNodeOwned struct {
 // kubeNodeName is the name of the node of a HyperPod instance.
 func kubeNodeName(instanceID string) string { return "hyperpod-" + instanceID }
 
+// nodeName is the name of v's node: a managed node group's instance
+// registers under its private DNS name, as the kubelet of an EKS AMI does.
+func (v NodeView) nodeName() string {
+	if v.Nodegroup != "" {
+		return v.PrivateDNS
+	}
+	return kubeNodeName(v.InstanceID)
+}
+
 // kubeJoined tells whether a HyperPod instance has a node: from when its
 // kubelet registers, which is when HyperPod first labels its health, until
 // HyperPod no longer lists it.
-func kubeJoined(v NodeView) bool { return v.InstanceID != "" && v.Health != "" }
+func kubeJoined(v NodeView) bool { return v.InstanceID != "" && (v.Health != "" || v.Nodegroup != "") }
 
 // serveNode answers a request on nodes other than a watch. Clients cannot
 // create nodes: they come from HyperPod, and every request syncs them
@@ -101,8 +110,11 @@ func (srv *kubeServer) modifyNode(action k8stesting.Action, r kubeReq) (runtime.
 		}
 		label := next.GetLabels()[hpHealthLabel]
 		if label != cur.GetLabels()[hpHealthLabel] && (label == HealthUnschedulablePendingReboot || label == HealthUnschedulablePendingReplacement) {
-			ask, instance = label, kubeInstanceOf(s.views, name)
-			return nil
+			// Only HyperPod's nodes: a managed node group's keeps the label.
+			if ask, instance = label, kubeInstanceOf(s.views, name); instance != "" {
+				return nil
+			}
+			ask = ""
 		}
 		out, err = s.storeNode(r, s.views, next)
 		return err
@@ -136,7 +148,7 @@ func (s *kubeSession) storeNode(r kubeReq, views []NodeView, next *unstructured.
 
 func kubeInstanceOf(views []NodeView, node string) string {
 	for _, v := range views {
-		if kubeNodeName(v.InstanceID) == node {
+		if v.Nodegroup == "" && kubeNodeName(v.InstanceID) == node {
 			return v.InstanceID
 		}
 	}
@@ -152,7 +164,7 @@ func (s *kubeSession) syncNodes(views []NodeView, edited *unstructured.Unstructu
 	joined := map[string]NodeView{}
 	for _, v := range views {
 		if kubeJoined(v) {
-			joined[kubeNodeName(v.InstanceID)] = v
+			joined[v.nodeName()] = v
 		}
 	}
 	stored, err := s.list(kubeNodesKey, "")
@@ -191,7 +203,7 @@ func (s *kubeSession) syncNodes(views []NodeView, edited *unstructured.Unstructu
 // kubelet own set from v. It takes back what the last sync set and HyperPod
 // no longer does, and keeps what clients added.
 func (s *kubeSession) hyperPodNode(v NodeView, base *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	name := kubeNodeName(v.InstanceID)
+	name := v.nodeName()
 	var node corev1.Node
 	if base != nil {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(base.Object, &node); err != nil {
@@ -257,7 +269,19 @@ func (s *kubeSession) kubeNodeLabels(v NodeView) map[string]string {
 	if l == nil {
 		l = map[string]string{}
 	}
-	name := kubeNodeName(v.InstanceID)
+	name := v.nodeName()
+	if v.Nodegroup != "" {
+		// EKS's labels of a managed node group's node, then the group's.
+		l[kubeLabelNodegroup] = v.Nodegroup
+		l[kubeLabelCapacityType] = v.CapacityType
+		l["node.kubernetes.io/instance-type"] = v.InstanceType
+		l["topology.kubernetes.io/zone"] = v.Zone
+		l["topology.kubernetes.io/region"] = s.rec.Region
+		l["kubernetes.io/hostname"] = name
+		l["kubernetes.io/os"] = "linux"
+		l["kubernetes.io/arch"] = "amd64"
+		return l
+	}
 	l[kubeLabelComputeType] = "HyperPod"
 	l[hpHealthLabel] = v.Health
 	if v.DeepHealth != "" {

@@ -162,9 +162,10 @@ func (s *kubeSession) settle() error {
 	return nil
 }
 
-// syncFromHyperPod reads HyperPod's nodes and stores them.
+// syncFromHyperPod reads HyperPod's nodes, and those of the cluster's
+// managed node groups, and stores them.
 func (s *kubeSession) syncFromHyperPod() error {
-	s.views = s.t.hpNodeViews(s.eks.Arn)
+	s.views = append(s.t.hpNodeViews(s.eks.Arn), s.t.nodegroupViews(s.eks)...)
 	_, err := s.syncNodes(s.views, nil)
 	return err
 }

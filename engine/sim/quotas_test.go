@@ -27,8 +27,8 @@ func (f *fixture) quotas(pageSize int32) map[string]sqtypes.ServiceQuota {
 func TestListServiceQuotas(t *testing.T) {
 	f := newFixture(t)
 	quotas := f.quotas(4)
-	if len(quotas) != 15 {
-		t.Fatalf("%d quotas, want one per instance type (15)", len(quotas))
+	if len(quotas) != 16 {
+		t.Fatalf("%d quotas, want one per instance type (16)", len(quotas))
 	}
 	for typ, want := range map[string]float64{
 		"ml.p5.48xlarge": 4, "ml.trn2.48xlarge": 4, "ml.p4d.24xlarge": 8, "ml.g5.12xlarge": 16, "ml.g6e.12xlarge": 16, "ml.m5.xlarge": 32,

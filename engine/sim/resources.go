@@ -111,6 +111,11 @@ func (rs *regionState) resources(region string, now time.Time) []Resource {
 		if c.Life.phase(now) != phaseGone {
 			out = append(out, Resource{Service: svcEKS, Kind: "cluster", Region: region, ID: c.Arn, Name: name, State: string(c.status(now)), Tags: c.Tags})
 		}
+		for gn, g := range c.Nodegroups {
+			if g.Life.phase(now) != phaseGone {
+				out = append(out, Resource{Service: svcEKS, Kind: "nodegroup", Region: region, ID: g.Arn, Name: name + "/" + gn, State: string(g.lifeStatus(now)), Tags: g.Tags})
+			}
+		}
 	}
 	for name, c := range rs.HyperPod {
 		if c.Life.phase(now) != phaseGone {

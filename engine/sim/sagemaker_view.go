@@ -32,19 +32,22 @@ const (
 // NodeView is a HyperPod node as its Kubernetes Node object shows it.
 type NodeView struct {
 	HyperPodCluster string
-	InstanceGroup   string
-	InstanceID      string
-	InstanceType    string // SageMaker name, e.g. ml.g5.8xlarge
-	Zone            string
-	PrivateIP       string
-	PrivateDNS      string            // ip-10-1-2-3.us-west-2.compute.internal
-	CapacityType    string            // ON_DEMAND or SPOT
-	Status          string            // the ClusterInstanceStatus
-	Health          string            // node-health-status label value
-	DeepHealth      string            // deep-health-check-status label value, "" when the group runs none
-	Labels          map[string]string // the group's Kubernetes labels
-	Taints          []NodeTaint       // the group's taints plus HyperPod's own while not Schedulable
-	LaunchTime      time.Time
+	// Nodegroup names the EKS managed node group of a node that is not
+	// HyperPod's ("" for HyperPod's nodes).
+	Nodegroup     string
+	InstanceGroup string
+	InstanceID    string
+	InstanceType  string // SageMaker name, e.g. ml.g5.8xlarge
+	Zone          string
+	PrivateIP     string
+	PrivateDNS    string            // ip-10-1-2-3.us-west-2.compute.internal
+	CapacityType  string            // ON_DEMAND or SPOT
+	Status        string            // the ClusterInstanceStatus
+	Health        string            // node-health-status label value
+	DeepHealth    string            // deep-health-check-status label value, "" when the group runs none
+	Labels        map[string]string // the group's Kubernetes labels
+	Taints        []NodeTaint       // the group's taints plus HyperPod's own while not Schedulable
+	LaunchTime    time.Time
 }
 
 // NodeTaint is a Kubernetes taint.

@@ -193,6 +193,7 @@ func (rs *regionState) prune(now time.Time) {
 				delete(c.Addons, an)
 			}
 		}
+		c.pruneNodegroups(now)
 	}
 	for name, c := range rs.HyperPod {
 		if c.Life.phase(now) == phaseGone {

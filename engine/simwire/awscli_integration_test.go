@@ -19,7 +19,8 @@ import (
 
 // TestAWSCLIListsWhatGraphQLMade starts the real server with
 // --sim-aws-listen, creates a cluster through the GraphQL API, and reads
-// the simulated account back with the aws CLI.
+// the simulated account back with the aws CLI: its EKS cluster and system
+// node group, network and roles.
 func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 	awsCLI, err := exec.LookPath("aws")
 	if err != nil {
@@ -98,6 +99,17 @@ func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 	}
 	if vpc := desc["resourcesVpcConfig"].(map[string]any)["vpcId"]; vpc != c.Network.VpcID {
 		t.Errorf("eks describe-cluster vpcId = %v, want %s", vpc, c.Network.VpcID)
+	}
+
+	// The system node group createCluster made, as EKS lists it.
+	system := c.Eks.Name + "-system"
+	if got := cli("eks", "list-nodegroups", "--cluster-name", c.Eks.Name)["nodegroups"]; !contains(got, system) {
+		t.Errorf("eks list-nodegroups = %v, want %s in it", got, system)
+	}
+	ng := cli("eks", "describe-nodegroup", "--cluster-name", c.Eks.Name, "--nodegroup-name", system)["nodegroup"].(map[string]any)
+	if ng["status"] != "ACTIVE" || ng["labels"].(map[string]any)["instantstart.io/role"] != "system" ||
+		ng["scalingConfig"].(map[string]any)["desiredSize"] != float64(2) || !contains(ng["instanceTypes"], "m5.large") {
+		t.Errorf("eks describe-nodegroup = %v, want ACTIVE with 2 m5.large nodes labelled instantstart.io/role=system", ng)
 	}
 
 	vpcs := cli("ec2", "describe-vpcs", "--filters", "Name=tag:instantstart:cluster-id,Values="+c.ID)["Vpcs"].([]any)

@@ -40,7 +40,7 @@ func TestMalformedWireRequestsAre400(t *testing.T) {
 		{"eks wrong member type", "eks", "POST", "/clusters", `{"name": 5}`, 400, "name"},
 		{"eks deep nesting", "eks", "POST", "/clusters", `{"resourcesVpcConfig":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}", 400, ""},
 		{"eks not an object", "eks", "POST", "/clusters", `[1]`, 400, "object"},
-		{"eks unknown path", "eks", "GET", "/clusters/x/node-groups", "", 404, "no EKS operation served"},
+		{"eks unknown path", "eks", "GET", "/clusters/x/not-served", "", 404, "no EKS operation served"},
 		{"eks bad query", "eks", "GET", "/clusters?maxResults=many", "", 400, "maxResults"},
 		{"eks missing parameter", "eks", "POST", "/clusters", `{}`, 400, "Name"},
 		{"unknown service", "lambda", "POST", "/", "", 400, "lambda"},

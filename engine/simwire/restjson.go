@@ -51,6 +51,11 @@ var eksOperations = map[string]*smithy.Schema{
 	"CreatePodIdentityAssociation": schemas.CreatePodIdentityAssociation,
 	"ListPodIdentityAssociations":  schemas.ListPodIdentityAssociations,
 	"DeletePodIdentityAssociation": schemas.DeletePodIdentityAssociation,
+	"CreateNodegroup":              schemas.CreateNodegroup,
+	"DescribeNodegroup":            schemas.DescribeNodegroup,
+	"ListNodegroups":               schemas.ListNodegroups,
+	"UpdateNodegroupConfig":        schemas.UpdateNodegroupConfig,
+	"DeleteNodegroup":              schemas.DeleteNodegroup,
 }
 
 var eksRoutes []restRoute

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -508,6 +509,54 @@ func eksSteps() []step {
 		}},
 		{"DeletePodIdentityAssociation", 0, func(ctx context.Context, p *cloud.Provider, st map[string]string) (any, error) {
 			return p.EKS.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{ClusterName: cluster, AssociationId: aws.String(st["pia"])})
+		}},
+		{"CreateRole for nodes", 0, func(ctx context.Context, p *cloud.Provider, st map[string]string) (any, error) {
+			out, err := p.IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("wire-node"),
+				AssumeRolePolicyDocument: aws.String(strings.Replace(trust, "eks.amazonaws.com", "ec2.amazonaws.com", 1))})
+			if err == nil {
+				st["nodeRole"] = *out.Role.Arn
+			}
+			return out, err
+		}},
+		{"CreateNodegroup with a role EC2 cannot assume", 0, func(ctx context.Context, p *cloud.Provider, st map[string]string) (any, error) {
+			return p.EKS.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("bad"), NodeRole: aws.String(st["role"]),
+				Subnets: []string{st["subnetA"]}})
+		}},
+		{"CreateNodegroup", 0, func(ctx context.Context, p *cloud.Provider, st map[string]string) (any, error) {
+			return p.EKS.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("system"), NodeRole: aws.String(st["nodeRole"]),
+				Subnets: []string{st["subnetA"], st["subnetB"]}, InstanceTypes: []string{"m5.large"}, AmiType: ekstypes.AMITypesAl2023X8664Standard,
+				ScalingConfig:      &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(2), MaxSize: aws.Int32(2), DesiredSize: aws.Int32(2)},
+				Labels:             map[string]string{"instantstart.io/role": "system"},
+				Taints:             []ekstypes.Taint{{Key: aws.String("CriticalAddonsOnly"), Effect: ekstypes.TaintEffectNoSchedule}},
+				ClientRequestToken: aws.String("ng"), Tags: map[string]string{"instantstart/cluster": "wire"}})
+		}},
+		{"CreateNodegroup again", 0, func(ctx context.Context, p *cloud.Provider, st map[string]string) (any, error) {
+			return p.EKS.CreateNodegroup(ctx, &eks.CreateNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("system"), NodeRole: aws.String(st["nodeRole"]),
+				Subnets: []string{st["subnetA"]}, ClientRequestToken: aws.String("other")})
+		}},
+		{"ListNodegroups", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.ListNodegroups(ctx, &eks.ListNodegroupsInput{ClusterName: cluster})
+		}},
+		{"the node group comes up", 30 * time.Minute, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("system")})
+		}},
+		{"UpdateNodegroupConfig", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{ClusterName: cluster, NodegroupName: aws.String("system"),
+				ScalingConfig: &ekstypes.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(3)},
+				Labels:        &ekstypes.UpdateLabelsPayload{AddOrUpdateLabels: map[string]string{"tier": "system"}}})
+		}},
+		{"UpdateNodegroupConfig while UPDATING", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.UpdateNodegroupConfig(ctx, &eks.UpdateNodegroupConfigInput{ClusterName: cluster, NodegroupName: aws.String("system"),
+				ScalingConfig: &ekstypes.NodegroupScalingConfig{DesiredSize: aws.Int32(1)}})
+		}},
+		{"DeleteCluster with a node group", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.DeleteCluster(ctx, &eks.DeleteClusterInput{Name: cluster})
+		}},
+		{"DeleteNodegroup", 0, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.DeleteNodegroup(ctx, &eks.DeleteNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("system")})
+		}},
+		{"the node group goes", 30 * time.Minute, func(ctx context.Context, p *cloud.Provider, _ map[string]string) (any, error) {
+			return p.EKS.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: cluster, NodegroupName: aws.String("system")})
 		}},
 		{"DeleteAccessEntry", 0, func(ctx context.Context, p *cloud.Provider, st map[string]string) (any, error) {
 			return p.EKS.DeleteAccessEntry(ctx, &eks.DeleteAccessEntryInput{ClusterName: cluster, PrincipalArn: aws.String(st["role"])})

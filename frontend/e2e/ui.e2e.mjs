@@ -1,7 +1,8 @@
 // End-to-end tests of the web UI in Chromium against the real binary on the
 // simulator: sign in, create a cluster from the form and watch it come up
 // live, see a validation error at its field, fail on an injected fault and
-// retry, add an instance group and watch its nodes come up live, turn a
+// retry, scale the system nodes from the cluster page, add an instance
+// group and watch its nodes come up live, turn a
 // feature on and see a re-apply that changes nothing said plainly, patch the
 // cluster's software in a rolling update, give it a shared bucket and browse
 // it, download a model into it and browse the model's files, add an FSx for
@@ -89,7 +90,7 @@ describe("web UI", () => {
     assert.equal(page.url(), url);
     assert.equal(await page.evaluate(() => window.__noReload), true, "the page was reloaded");
     const phases = await page.locator("table.phases .badge").allInnerTexts();
-    assert.equal(phases.length, 13); // the last reads the instance groups and nodes
+    assert.equal(phases.length, 14); // the last reads the instance groups and nodes
     assert.ok(phases.every((p) => p.trim() === "SUCCEEDED"), `phases: ${phases}`);
     await screenshot(page, "operation");
   });
@@ -129,6 +130,28 @@ describe("web UI", () => {
     const variables = await subscribed;
     page.off("websocket", onSocket);
     assert.equal(variables.since, eventCursor);
+  });
+
+  test("shows the system nodes on the cluster page and scales them", async () => {
+    await page.goto(server.base + "/clusters");
+    await page.getByRole("link", { name: "ui-demo" }).click();
+    await page.waitForURL(/\/clusters\/[^/]+$/);
+    const clusterUrl = page.url();
+    const card = page.getByRole("region", { name: "System nodes" });
+    await card.locator("[data-system-nodes='ui-demo-system']").waitFor();
+    await card.getByText("2 ready of 2").waitFor();
+    assert.match(await card.innerText(), /m5\.large/);
+    await card.getByLabel("System node count").fill("11");
+    assert.equal(await card.getByRole("button", { name: "Scale system nodes" }).isDisabled(), true);
+    await card.getByLabel("System node count").fill("3");
+    await card.getByRole("button", { name: "Scale system nodes" }).click();
+    await card.getByRole("link", { name: "Follow its progress" }).click();
+    await page.waitForURL(/\/operations\//);
+    const { status } = await followOperation(page);
+    assert.equal(status, "SUCCEEDED");
+    await page.goto(clusterUrl);
+    await card.getByText("3 ready of 3").waitFor();
+    await screenshot(page, "system-nodes");
   });
 
   test("adds an instance group and shows its nodes coming up live", async () => {

@@ -168,6 +168,8 @@ type Cluster struct {
 	AccessEntries []*ClusterAccessEntry `json:"accessEntries"`
 	// HyperPod's cluster dependencies (the health-monitoring agent and the device plugins), as last read: by the cluster's operations and, while it is ACTIVE, by the refresher, so one removed outside InstantStart shows. Empty until the creation or import reads them.
 	Dependencies []*ClusterDependency `json:"dependencies"`
+	// The system node group (an EKS managed node group where CoreDNS, the operators, KEDA, the load balancer controller and SGLang routers prefer to run, so they keep a home when every HyperPod group is at zero), read from EKS and Kubernetes when asked; null when the cluster has none.
+	SystemNodes *SystemNodeGroup `json:"systemNodes,omitempty"`
 	// How many HyperPod nodes are Running, as last read from AWS; null until the first read after creation.
 	NodesReady *int `json:"nodesReady,omitempty"`
 	// How many HyperPod nodes the cluster has in all, as last read from AWS; null until the first read after creation.
@@ -282,6 +284,8 @@ type CreateClusterInput struct {
 	InstanceGroups []*InstanceGroupInput `json:"instanceGroups,omitempty"`
 	// Advanced, usually left out: the VPC's IPv4 range, a /16 that overlaps no VPC in the region (for example to plan peering). By default the first free one of 10.0.0.0/16, 10.1.0.0/16, ... is chosen.
 	VpcCidr *string `json:"vpcCidr,omitempty"`
+	// The system node group where cluster-critical pods run (default: 2 m5.large nodes in the private subnets). Give count 0 to go without.
+	SystemNodes *SystemNodesInput `json:"systemNodes,omitempty"`
 }
 
 // A token to create.
@@ -1900,6 +1904,32 @@ type Subnet struct {
 
 // Live updates, replayable from a cursor.
 type Subscription struct {
+}
+
+// A cluster's system node group: an EKS managed node group of small general-purpose instances in the private subnets, whose nodes carry the label instantstart.io/role=system.
+type SystemNodeGroup struct {
+	// The EKS node group's name (<cluster>-system).
+	Name string `json:"name"`
+	// The EKS node group's ARN.
+	Arn *string `json:"arn,omitempty"`
+	// The EKS status: CREATING, ACTIVE, UPDATING, DELETING, CREATE_FAILED, DELETE_FAILED, DEGRADED.
+	Status string `json:"status"`
+	// The EC2 instance type of its nodes.
+	InstanceType string `json:"instanceType"`
+	// How many nodes it is asked to run.
+	DesiredCount int `json:"desiredCount"`
+	// How many of its Kubernetes nodes are Ready.
+	ReadyCount int `json:"readyCount"`
+	// EKS's health issues of the group, as code: message.
+	Issues []string `json:"issues"`
+}
+
+// The size of a new cluster's system node group.
+type SystemNodesInput struct {
+	// An EC2 instance type such as m5.large (the default), without HyperPod's ml. prefix.
+	InstanceType *string `json:"instanceType,omitempty"`
+	// How many nodes, 0-10 (default 2). 0 makes no system node group; scaleSystemNodes can add one later.
+	Count *int `json:"count,omitempty"`
 }
 
 // A Kubernetes taint on a group's nodes.

@@ -93,7 +93,7 @@ func TestClusterLifecycleEndToEnd(t *testing.T) {
 	if !slices.Equal(stored, cursors) {
 		t.Fatalf("received events %v, stored %v", cursors, stored)
 	}
-	for _, name := range []string{"iam-roles", "vpc", "subnets", "nat-gateway", "eks-cluster", "oidc-provider", "cluster-access", "base-addons", "compute-subnet", "hyperpod-cluster"} {
+	for _, name := range []string{"iam-roles", "vpc", "subnets", "nat-gateway", "eks-cluster", "oidc-provider", "cluster-access", "system-nodes", "base-addons", "compute-subnet", "hyperpod-cluster"} {
 		got := seen[name]
 		if len(got) < 3 || got[0] != "PENDING" || got[1] != "RUNNING" || got[len(got)-1] != "SUCCEEDED" {
 			t.Fatalf("phase %s went through %v, want PENDING, RUNNING ... SUCCEEDED", name, got)

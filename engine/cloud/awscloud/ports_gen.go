@@ -162,21 +162,26 @@ type eksPort struct {
 	createAccessEntry            func(context.Context, *eks.CreateAccessEntryInput, ...func(*eks.Options)) (*eks.CreateAccessEntryOutput, error)
 	createAddon                  func(context.Context, *eks.CreateAddonInput, ...func(*eks.Options)) (*eks.CreateAddonOutput, error)
 	createCluster                func(context.Context, *eks.CreateClusterInput, ...func(*eks.Options)) (*eks.CreateClusterOutput, error)
+	createNodegroup              func(context.Context, *eks.CreateNodegroupInput, ...func(*eks.Options)) (*eks.CreateNodegroupOutput, error)
 	createPodIdentityAssociation func(context.Context, *eks.CreatePodIdentityAssociationInput, ...func(*eks.Options)) (*eks.CreatePodIdentityAssociationOutput, error)
 	deleteAccessEntry            func(context.Context, *eks.DeleteAccessEntryInput, ...func(*eks.Options)) (*eks.DeleteAccessEntryOutput, error)
 	deleteAddon                  func(context.Context, *eks.DeleteAddonInput, ...func(*eks.Options)) (*eks.DeleteAddonOutput, error)
 	deleteCluster                func(context.Context, *eks.DeleteClusterInput, ...func(*eks.Options)) (*eks.DeleteClusterOutput, error)
+	deleteNodegroup              func(context.Context, *eks.DeleteNodegroupInput, ...func(*eks.Options)) (*eks.DeleteNodegroupOutput, error)
 	deletePodIdentityAssociation func(context.Context, *eks.DeletePodIdentityAssociationInput, ...func(*eks.Options)) (*eks.DeletePodIdentityAssociationOutput, error)
 	describeAccessEntry          func(context.Context, *eks.DescribeAccessEntryInput, ...func(*eks.Options)) (*eks.DescribeAccessEntryOutput, error)
 	describeAddon                func(context.Context, *eks.DescribeAddonInput, ...func(*eks.Options)) (*eks.DescribeAddonOutput, error)
 	describeCluster              func(context.Context, *eks.DescribeClusterInput, ...func(*eks.Options)) (*eks.DescribeClusterOutput, error)
+	describeNodegroup            func(context.Context, *eks.DescribeNodegroupInput, ...func(*eks.Options)) (*eks.DescribeNodegroupOutput, error)
 	disassociateAccessPolicy     func(context.Context, *eks.DisassociateAccessPolicyInput, ...func(*eks.Options)) (*eks.DisassociateAccessPolicyOutput, error)
 	listAccessEntries            func(context.Context, *eks.ListAccessEntriesInput, ...func(*eks.Options)) (*eks.ListAccessEntriesOutput, error)
 	listAddons                   func(context.Context, *eks.ListAddonsInput, ...func(*eks.Options)) (*eks.ListAddonsOutput, error)
 	listAssociatedAccessPolicies func(context.Context, *eks.ListAssociatedAccessPoliciesInput, ...func(*eks.Options)) (*eks.ListAssociatedAccessPoliciesOutput, error)
 	listClusters                 func(context.Context, *eks.ListClustersInput, ...func(*eks.Options)) (*eks.ListClustersOutput, error)
+	listNodegroups               func(context.Context, *eks.ListNodegroupsInput, ...func(*eks.Options)) (*eks.ListNodegroupsOutput, error)
 	listPodIdentityAssociations  func(context.Context, *eks.ListPodIdentityAssociationsInput, ...func(*eks.Options)) (*eks.ListPodIdentityAssociationsOutput, error)
 	updateAddon                  func(context.Context, *eks.UpdateAddonInput, ...func(*eks.Options)) (*eks.UpdateAddonOutput, error)
+	updateNodegroupConfig        func(context.Context, *eks.UpdateNodegroupConfigInput, ...func(*eks.Options)) (*eks.UpdateNodegroupConfigOutput, error)
 }
 
 var _ cloud.EKS = (*eksPort)(nil)
@@ -188,21 +193,26 @@ func newEKSPort(c *eks.Client) *eksPort {
 		createAccessEntry:            c.CreateAccessEntry,
 		createAddon:                  c.CreateAddon,
 		createCluster:                c.CreateCluster,
+		createNodegroup:              c.CreateNodegroup,
 		createPodIdentityAssociation: c.CreatePodIdentityAssociation,
 		deleteAccessEntry:            c.DeleteAccessEntry,
 		deleteAddon:                  c.DeleteAddon,
 		deleteCluster:                c.DeleteCluster,
+		deleteNodegroup:              c.DeleteNodegroup,
 		deletePodIdentityAssociation: c.DeletePodIdentityAssociation,
 		describeAccessEntry:          c.DescribeAccessEntry,
 		describeAddon:                c.DescribeAddon,
 		describeCluster:              c.DescribeCluster,
+		describeNodegroup:            c.DescribeNodegroup,
 		disassociateAccessPolicy:     c.DisassociateAccessPolicy,
 		listAccessEntries:            c.ListAccessEntries,
 		listAddons:                   c.ListAddons,
 		listAssociatedAccessPolicies: c.ListAssociatedAccessPolicies,
 		listClusters:                 c.ListClusters,
+		listNodegroups:               c.ListNodegroups,
 		listPodIdentityAssociations:  c.ListPodIdentityAssociations,
 		updateAddon:                  c.UpdateAddon,
+		updateNodegroupConfig:        c.UpdateNodegroupConfig,
 	}
 }
 
@@ -222,6 +232,10 @@ func (p *eksPort) CreateCluster(ctx context.Context, in *eks.CreateClusterInput,
 	return p.createCluster(ctx, in, optFns...)
 }
 
+func (p *eksPort) CreateNodegroup(ctx context.Context, in *eks.CreateNodegroupInput, optFns ...func(*eks.Options)) (*eks.CreateNodegroupOutput, error) {
+	return p.createNodegroup(ctx, in, optFns...)
+}
+
 func (p *eksPort) CreatePodIdentityAssociation(ctx context.Context, in *eks.CreatePodIdentityAssociationInput, optFns ...func(*eks.Options)) (*eks.CreatePodIdentityAssociationOutput, error) {
 	return p.createPodIdentityAssociation(ctx, in, optFns...)
 }
@@ -238,6 +252,10 @@ func (p *eksPort) DeleteCluster(ctx context.Context, in *eks.DeleteClusterInput,
 	return p.deleteCluster(ctx, in, optFns...)
 }
 
+func (p *eksPort) DeleteNodegroup(ctx context.Context, in *eks.DeleteNodegroupInput, optFns ...func(*eks.Options)) (*eks.DeleteNodegroupOutput, error) {
+	return p.deleteNodegroup(ctx, in, optFns...)
+}
+
 func (p *eksPort) DeletePodIdentityAssociation(ctx context.Context, in *eks.DeletePodIdentityAssociationInput, optFns ...func(*eks.Options)) (*eks.DeletePodIdentityAssociationOutput, error) {
 	return p.deletePodIdentityAssociation(ctx, in, optFns...)
 }
@@ -252,6 +270,10 @@ func (p *eksPort) DescribeAddon(ctx context.Context, in *eks.DescribeAddonInput,
 
 func (p *eksPort) DescribeCluster(ctx context.Context, in *eks.DescribeClusterInput, optFns ...func(*eks.Options)) (*eks.DescribeClusterOutput, error) {
 	return p.describeCluster(ctx, in, optFns...)
+}
+
+func (p *eksPort) DescribeNodegroup(ctx context.Context, in *eks.DescribeNodegroupInput, optFns ...func(*eks.Options)) (*eks.DescribeNodegroupOutput, error) {
+	return p.describeNodegroup(ctx, in, optFns...)
 }
 
 func (p *eksPort) DisassociateAccessPolicy(ctx context.Context, in *eks.DisassociateAccessPolicyInput, optFns ...func(*eks.Options)) (*eks.DisassociateAccessPolicyOutput, error) {
@@ -274,12 +296,20 @@ func (p *eksPort) ListClusters(ctx context.Context, in *eks.ListClustersInput, o
 	return p.listClusters(ctx, in, optFns...)
 }
 
+func (p *eksPort) ListNodegroups(ctx context.Context, in *eks.ListNodegroupsInput, optFns ...func(*eks.Options)) (*eks.ListNodegroupsOutput, error) {
+	return p.listNodegroups(ctx, in, optFns...)
+}
+
 func (p *eksPort) ListPodIdentityAssociations(ctx context.Context, in *eks.ListPodIdentityAssociationsInput, optFns ...func(*eks.Options)) (*eks.ListPodIdentityAssociationsOutput, error) {
 	return p.listPodIdentityAssociations(ctx, in, optFns...)
 }
 
 func (p *eksPort) UpdateAddon(ctx context.Context, in *eks.UpdateAddonInput, optFns ...func(*eks.Options)) (*eks.UpdateAddonOutput, error) {
 	return p.updateAddon(ctx, in, optFns...)
+}
+
+func (p *eksPort) UpdateNodegroupConfig(ctx context.Context, in *eks.UpdateNodegroupConfigInput, optFns ...func(*eks.Options)) (*eks.UpdateNodegroupConfigOutput, error) {
+	return p.updateNodegroupConfig(ctx, in, optFns...)
 }
 
 // ec2Port serves cloud.EC2 with the methods of a *ec2.Client it was made from,

@@ -35,6 +35,7 @@ import { useClusterStorage } from "../storage/useClusterStorage";
 import { ClusterDetailEventsSubscription, ClusterQuery, DeleteClusterMutation } from "./documents";
 import { DependenciesCard } from "./DependenciesCard";
 import { KubectlCard } from "./KubectlCard";
+import { SystemNodesCard } from "./SystemNodesCard";
 import { SoftwareCard } from "./SoftwareCard";
 import { useClusterCompute } from "./useClusterCompute";
 
@@ -296,6 +297,7 @@ function Overview({
       <DependenciesCard cluster={cluster} />
 
       <KubectlCard cluster={cluster} />
+      <SystemNodesCard cluster={cluster} refreshKey={operations[0] ? `${operations[0].id}/${operations[0].status}` : undefined} />
 
       <section className="card">
         <h2>Network</h2>

@@ -292,3 +292,36 @@ export const RevokeClusterAccessMutation = graphql(`
     }
   }
 `);
+
+export const ClusterSystemNodesQuery = graphql(`
+  query ClusterSystemNodes($id: ID!) {
+    cluster(id: $id) {
+      id
+      systemNodes {
+        name
+        arn
+        status
+        instanceType
+        desiredCount
+        readyCount
+        issues
+      }
+    }
+  }
+`);
+
+export const ScaleSystemNodesMutation = graphql(`
+  mutation ScaleSystemNodes($clusterId: ID!, $count: Int!, $instanceType: String, $idempotencyKey: String) {
+    scaleSystemNodes(clusterId: $clusterId, count: $count, instanceType: $instanceType, idempotencyKey: $idempotencyKey) {
+      ...OperationSummary
+    }
+  }
+`);
+
+export const DeleteSystemNodesMutation = graphql(`
+  mutation DeleteSystemNodes($clusterId: ID!, $idempotencyKey: String) {
+    deleteSystemNodes(clusterId: $clusterId, idempotencyKey: $idempotencyKey) {
+      ...OperationSummary
+    }
+  }
+`);
