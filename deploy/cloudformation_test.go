@@ -35,6 +35,7 @@ var awsPorts = map[reflect.Type]string{
 	reflect.TypeFor[cloud.STS]():           "sts",
 	reflect.TypeFor[cloud.ServiceQuotas](): "servicequotas",
 	reflect.TypeFor[cloud.S3]():            "s3",
+	reflect.TypeFor[cloud.S3Presign]():     "s3",
 	reflect.TypeFor[cloud.FSx]():           "fsx",
 }
 
@@ -64,6 +65,14 @@ var renamedActions = map[string]string{
 	"s3:HeadObject":           "s3:GetObject",
 	"s3:DeleteObjects":        "s3:DeleteObject",
 	"s3:PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
+	// A multipart upload's calls are PutObject's, but for listing its
+	// parts; a presigned request needs the rights of what it signs.
+	"s3:CreateMultipartUpload":   "s3:PutObject",
+	"s3:UploadPart":              "s3:PutObject",
+	"s3:CompleteMultipartUpload": "s3:PutObject",
+	"s3:ListParts":               "s3:ListMultipartUploadParts",
+	"s3:PresignPutObject":        "s3:PutObject",
+	"s3:PresignUploadPart":       "s3:PutObject",
 }
 
 // unpermissionedOps are port methods that need no IAM permission on real

@@ -19,11 +19,13 @@ import (
 // account, as in S3: a bucket lives in one region and belongs to one
 // account, and a client reaches it only through its own region (elsewhere
 // S3 answers 301) and only when the bucket is its account's (elsewhere 403).
-// Objects keep their metadata and, up to s3KeptBody bytes, their content;
-// a larger object answers GetObject with filler of its size, so a
-// simulated model shard of gigabytes costs the world a few bytes.
+// Objects keep their metadata and, up to s3KeptBody bytes, their content
+// (while all the content kept stays under s3KeptTotal); a larger object
+// answers GetObject with filler of its size, so a simulated model shard of
+// gigabytes costs the world a few bytes. Multipart uploads are in
+// s3_multipart.go.
 //
-// Left out: versioning, multipart uploads, ACLs and bucket policies,
+// Left out: versioning, ACLs and bucket policies,
 // conditional requests, ranges, checksums, encryption settings and
 // storage class transitions.
 
@@ -49,6 +51,8 @@ type bucketRec struct {
 	// PublicAccessBlock holds the four settings, in S3's order, once set.
 	PublicAccessBlock []bool               `json:",omitempty"`
 	Objects           map[string]*s3ObjRec `json:",omitempty"` // by key
+	// Uploads are the multipart uploads in progress, by upload id.
+	Uploads map[string]*s3UploadRec `json:",omitempty"`
 }
 
 // s3ObjRec is one object.
