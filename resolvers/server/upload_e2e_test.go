@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -63,5 +64,16 @@ func TestUploadOverGraphQL(t *testing.T) {
 	mustDecode(t, res, &browse)
 	if e := browse.S3Objects.Edges; len(e) != 1 || e[0].Node.Key != "datasets/first/train.jsonl" || e[0].Node.Size != 13 {
 		t.Fatalf("s3Objects after the upload: %+v", e)
+	}
+
+	// The app's page may connect to where the URLs point: the simulator's
+	// S3 here, S3 itself on AWS; the playground to its own origin only.
+	u, _ := url.Parse(signed.CreateUploadUrls[0].URL)
+	csp := getPage(t, srv.URL()+"/").header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "connect-src 'self' ws: wss: https://*.amazonaws.com http://"+u.Host+";") {
+		t.Errorf("the app's Content-Security-Policy %q does not let it reach %s", csp, u.Host)
+	}
+	if csp := getPage(t, srv.URL()+"/playground").header.Get("Content-Security-Policy"); strings.Contains(csp, u.Host) {
+		t.Errorf("the playground's Content-Security-Policy %q reaches the simulator's S3", csp)
 	}
 }
