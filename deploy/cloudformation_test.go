@@ -65,6 +65,8 @@ var renamedActions = map[string]string{
 	"s3:HeadObject":           "s3:GetObject",
 	"s3:DeleteObjects":        "s3:DeleteObject",
 	"s3:PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
+	"s3:GetBucketCors":        "s3:GetBucketCORS",
+	"s3:PutBucketCors":        "s3:PutBucketCORS",
 	// A multipart upload's calls are PutObject's, but for listing its
 	// parts; a presigned request needs the rights of what it signs.
 	"s3:CreateMultipartUpload":   "s3:PutObject",

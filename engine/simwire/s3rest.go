@@ -22,7 +22,7 @@ import (
 // S3 over its REST-XML protocol, path-style (http://host/bucket/key), the
 // subset that presigned browser uploads, the SDK's multipart calls and the
 // aws CLI's s3 ls and s3 cp use: ListBuckets, ListObjectsV2,
-// GetBucketLocation, HeadBucket, PutObject, GetObject, HeadObject,
+// GetBucketLocation, HeadBucket, Get/PutBucketCors, PutObject, GetObject, HeadObject,
 // DeleteObject, and the multipart upload's Create, UploadPart, ListParts,
 // Complete and Abort. A presigned URL is accepted until its X-Amz-Expires
 // has passed; as everywhere here, its signature is not checked.
@@ -173,6 +173,8 @@ func serveS3Bucket(w http.ResponseWriter, r *http.Request, p cloud.S3, bucket st
 		w.Header().Set("X-Amz-Bucket-Region", aws.ToString(out.BucketRegion))
 		w.WriteHeader(http.StatusOK)
 		return nil
+	case q.Has("cors"):
+		return serveS3Cors(w, r, p, bucket)
 	case r.Method == http.MethodGet && q.Has("location"):
 		out, err := p.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: &bucket})
 		if err != nil {
@@ -184,6 +186,59 @@ func serveS3Bucket(w http.ResponseWriter, r *http.Request, p cloud.S3, bucket st
 		return s3ListObjects(w, r, p, bucket, q)
 	}
 	return apiErr("NotImplemented", "The simulator's S3 serves no %s on a bucket but HEAD and GET (ListObjectsV2, ?location).", r.Method)
+}
+
+// corsConfiguration is a bucket's CORS rules in S3's XML.
+type corsConfiguration struct {
+	XMLName xml.Name   `xml:"http://s3.amazonaws.com/doc/2006-03-01/ CORSConfiguration"`
+	Rules   []corsRule `xml:"CORSRule"`
+}
+
+type corsRule struct {
+	ID             string   `xml:"ID,omitempty"`
+	AllowedHeaders []string `xml:"AllowedHeader"`
+	AllowedMethods []string `xml:"AllowedMethod"`
+	AllowedOrigins []string `xml:"AllowedOrigin"`
+	ExposeHeaders  []string `xml:"ExposeHeader"`
+	MaxAgeSeconds  int32    `xml:"MaxAgeSeconds,omitempty"`
+}
+
+func serveS3Cors(w http.ResponseWriter, r *http.Request, p cloud.S3, bucket string) error {
+	switch r.Method {
+	case http.MethodGet:
+		out, err := p.GetBucketCors(r.Context(), &s3.GetBucketCorsInput{Bucket: &bucket})
+		if err != nil {
+			return err
+		}
+		var doc corsConfiguration
+		for _, c := range out.CORSRules {
+			doc.Rules = append(doc.Rules, corsRule{aws.ToString(c.ID), c.AllowedHeaders, c.AllowedMethods, c.AllowedOrigins, c.ExposeHeaders, aws.ToInt32(c.MaxAgeSeconds)})
+		}
+		writeS3XML(w, http.StatusOK, doc)
+		return nil
+	case http.MethodPut:
+		var doc corsConfiguration
+		if err := xml.NewDecoder(io.LimitReader(r.Body, maxCompleteBody)).Decode(&doc); err != nil {
+			return apiErr("MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema: %v", err)
+		}
+		in := &s3.PutBucketCorsInput{Bucket: &bucket, CORSConfiguration: &s3types.CORSConfiguration{}}
+		for _, c := range doc.Rules {
+			rule := s3types.CORSRule{AllowedHeaders: c.AllowedHeaders, AllowedMethods: c.AllowedMethods, AllowedOrigins: c.AllowedOrigins, ExposeHeaders: c.ExposeHeaders}
+			if c.ID != "" {
+				rule.ID = aws.String(c.ID)
+			}
+			if c.MaxAgeSeconds != 0 {
+				rule.MaxAgeSeconds = aws.Int32(c.MaxAgeSeconds)
+			}
+			in.CORSConfiguration.CORSRules = append(in.CORSConfiguration.CORSRules, rule)
+		}
+		if _, err := p.PutBucketCors(r.Context(), in); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	return apiErr("MethodNotAllowed", "The specified method is not allowed against this resource.")
 }
 
 type initiateResult struct {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -236,5 +237,27 @@ func TestMultipartUploadRefusesSmallPartsAndAborts(t *testing.T) {
 	}
 	if _, err := sw.client.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(sw.bucket), Key: key, UploadId: created.UploadId}); !errors.As(err, &api) || api.ErrorCode() != "NoSuchUpload" {
 		t.Fatalf("ListParts of an aborted upload: %v, want NoSuchUpload", err)
+	}
+}
+
+// TestBucketCorsThroughTheWire puts and reads a bucket's CORS rules with
+// the SDK, as addStorage does.
+func TestBucketCorsThroughTheWire(t *testing.T) {
+	ctx := context.Background()
+	sw := newS3Wire(t)
+	var api smithy.APIError
+	if _, err := sw.client.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String(sw.bucket)}); !errors.As(err, &api) || api.ErrorCode() != "NoSuchCORSConfiguration" {
+		t.Fatalf("GetBucketCors of a bucket without rules: %v", err)
+	}
+	rule := s3types.CORSRule{ID: aws.String("uploads"), AllowedMethods: []string{"PUT"}, AllowedOrigins: []string{"*"}, AllowedHeaders: []string{"*"}, ExposeHeaders: []string{"ETag"}, MaxAgeSeconds: aws.Int32(3000)}
+	if _, err := sw.client.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String(sw.bucket), CORSConfiguration: &s3types.CORSConfiguration{CORSRules: []s3types.CORSRule{rule}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := sw.client.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String(sw.bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.CORSRules) != 1 || aws.ToString(out.CORSRules[0].ID) != "uploads" || !reflect.DeepEqual(out.CORSRules[0].ExposeHeaders, []string{"ETag"}) || aws.ToInt32(out.CORSRules[0].MaxAgeSeconds) != 3000 {
+		t.Fatalf("GetBucketCors over the wire: %+v", out.CORSRules)
 	}
 }

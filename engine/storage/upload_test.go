@@ -6,11 +6,17 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
 	"github.com/instantstart/instantstart/engine/errs"
+	"github.com/instantstart/instantstart/engine/ops"
 	"github.com/instantstart/instantstart/engine/simtest"
 	"github.com/instantstart/instantstart/engine/simwire"
 	"github.com/instantstart/instantstart/engine/storage"
@@ -166,5 +172,37 @@ func TestUploadThroughSignedURLs(t *testing.T) {
 	}
 	if err := f.svc.AbortMultipartUpload(ctx, f.cluster.ID, "code/big.tar", id2); !errors.As(err, &e) || e.Code != errs.NotFound {
 		t.Fatalf("abort twice: %v", err)
+	}
+}
+
+// TestAddingTheBucketLetsBrowsersUpload: addStorage puts the uploads' CORS
+// rule on a bucket it uses, beside the rules the bucket had.
+func TestAddingTheBucketLetsBrowsersUpload(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.p.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("team-data"), CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: "us-west-2"}}); err != nil {
+		t.Fatal(err)
+	}
+	theirs := s3types.CORSRule{ID: aws.String("team-site"), AllowedMethods: []string{"GET"}, AllowedOrigins: []string{"https://team.example.com"}}
+	if _, err := f.p.S3.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String("team-data"), CORSConfiguration: &s3types.CORSConfiguration{CORSRules: []s3types.CORSRule{theirs}}}); err != nil {
+		t.Fatal(err)
+	}
+	op := simtest.Succeeded(t, f.runner, f.addBucket(t, "team-data", false))
+	if !slices.ContainsFunc(op.Phases, func(p *ops.Phase) bool { return p.Name == "uploads" && p.Status == ops.PhaseSucceeded }) {
+		t.Fatalf("no uploads phase succeeded: %+v", op.Phases)
+	}
+	out, err := f.p.S3.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String("team-data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range out.CORSRules {
+		ids = append(ids, aws.ToString(r.ID))
+		if aws.ToString(r.ID) == "instantstart-uploads" && (!slices.Equal(r.AllowedMethods, []string{"PUT"}) || !slices.Equal(r.ExposeHeaders, []string{"ETag"})) {
+			t.Errorf("the uploads' rule %+v does not allow PUT and expose ETag", r)
+		}
+	}
+	if !slices.Equal(ids, []string{"team-site", "instantstart-uploads"}) {
+		t.Fatalf("the bucket's CORS rules are %v, want the team's kept and the uploads' added", ids)
 	}
 }

@@ -668,6 +668,7 @@ type s3Port struct {
 	deleteBucket            func(context.Context, *s3.DeleteBucketInput, ...func(*s3.Options)) (*s3.DeleteBucketOutput, error)
 	deleteObject            func(context.Context, *s3.DeleteObjectInput, ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
 	deleteObjects           func(context.Context, *s3.DeleteObjectsInput, ...func(*s3.Options)) (*s3.DeleteObjectsOutput, error)
+	getBucketCors           func(context.Context, *s3.GetBucketCorsInput, ...func(*s3.Options)) (*s3.GetBucketCorsOutput, error)
 	getBucketLocation       func(context.Context, *s3.GetBucketLocationInput, ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error)
 	getBucketTagging        func(context.Context, *s3.GetBucketTaggingInput, ...func(*s3.Options)) (*s3.GetBucketTaggingOutput, error)
 	getObject               func(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error)
@@ -676,6 +677,7 @@ type s3Port struct {
 	listBuckets             func(context.Context, *s3.ListBucketsInput, ...func(*s3.Options)) (*s3.ListBucketsOutput, error)
 	listObjectsV2           func(context.Context, *s3.ListObjectsV2Input, ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
 	listParts               func(context.Context, *s3.ListPartsInput, ...func(*s3.Options)) (*s3.ListPartsOutput, error)
+	putBucketCors           func(context.Context, *s3.PutBucketCorsInput, ...func(*s3.Options)) (*s3.PutBucketCorsOutput, error)
 	putBucketTagging        func(context.Context, *s3.PutBucketTaggingInput, ...func(*s3.Options)) (*s3.PutBucketTaggingOutput, error)
 	putObject               func(context.Context, *s3.PutObjectInput, ...func(*s3.Options)) (*s3.PutObjectOutput, error)
 	putPublicAccessBlock    func(context.Context, *s3.PutPublicAccessBlockInput, ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error)
@@ -694,6 +696,7 @@ func newS3Port(c *s3.Client) *s3Port {
 		deleteBucket:            c.DeleteBucket,
 		deleteObject:            c.DeleteObject,
 		deleteObjects:           c.DeleteObjects,
+		getBucketCors:           c.GetBucketCors,
 		getBucketLocation:       c.GetBucketLocation,
 		getBucketTagging:        c.GetBucketTagging,
 		getObject:               c.GetObject,
@@ -702,6 +705,7 @@ func newS3Port(c *s3.Client) *s3Port {
 		listBuckets:             c.ListBuckets,
 		listObjectsV2:           c.ListObjectsV2,
 		listParts:               c.ListParts,
+		putBucketCors:           c.PutBucketCors,
 		putBucketTagging:        c.PutBucketTagging,
 		putObject:               c.PutObject,
 		putPublicAccessBlock:    c.PutPublicAccessBlock,
@@ -737,6 +741,10 @@ func (p *s3Port) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput, o
 	return p.deleteObjects(ctx, in, optFns...)
 }
 
+func (p *s3Port) GetBucketCors(ctx context.Context, in *s3.GetBucketCorsInput, optFns ...func(*s3.Options)) (*s3.GetBucketCorsOutput, error) {
+	return p.getBucketCors(ctx, in, optFns...)
+}
+
 func (p *s3Port) GetBucketLocation(ctx context.Context, in *s3.GetBucketLocationInput, optFns ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error) {
 	return p.getBucketLocation(ctx, in, optFns...)
 }
@@ -767,6 +775,10 @@ func (p *s3Port) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, o
 
 func (p *s3Port) ListParts(ctx context.Context, in *s3.ListPartsInput, optFns ...func(*s3.Options)) (*s3.ListPartsOutput, error) {
 	return p.listParts(ctx, in, optFns...)
+}
+
+func (p *s3Port) PutBucketCors(ctx context.Context, in *s3.PutBucketCorsInput, optFns ...func(*s3.Options)) (*s3.PutBucketCorsOutput, error) {
+	return p.putBucketCors(ctx, in, optFns...)
 }
 
 func (p *s3Port) PutBucketTagging(ctx context.Context, in *s3.PutBucketTaggingInput, optFns ...func(*s3.Options)) (*s3.PutBucketTaggingOutput, error) {
