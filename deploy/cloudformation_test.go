@@ -35,6 +35,7 @@ var awsPorts = map[reflect.Type]string{
 	reflect.TypeFor[cloud.STS]():           "sts",
 	reflect.TypeFor[cloud.ServiceQuotas](): "servicequotas",
 	reflect.TypeFor[cloud.S3]():            "s3",
+	reflect.TypeFor[cloud.S3Presign]():     "s3",
 	reflect.TypeFor[cloud.FSx]():           "fsx",
 	// Amazon Managed Service for Prometheus's query API (SigV4 for aps).
 	reflect.TypeFor[cloud.Prometheus](): "aps",
@@ -67,7 +68,17 @@ var renamedActions = map[string]string{
 	"s3:DeleteObjects":        "s3:DeleteObject",
 	"s3:PutPublicAccessBlock": "s3:PutBucketPublicAccessBlock",
 	// GET or POST /workspaces/<id>/api/v1/query_range.
-	"aps:QueryRange": "aps:QueryMetrics",
+	"aps:QueryRange":   "aps:QueryMetrics",
+	"s3:GetBucketCors": "s3:GetBucketCORS",
+	"s3:PutBucketCors": "s3:PutBucketCORS",
+	// A multipart upload's calls are PutObject's, but for listing its
+	// parts; a presigned request needs the rights of what it signs.
+	"s3:CreateMultipartUpload":   "s3:PutObject",
+	"s3:UploadPart":              "s3:PutObject",
+	"s3:CompleteMultipartUpload": "s3:PutObject",
+	"s3:ListParts":               "s3:ListMultipartUploadParts",
+	"s3:PresignPutObject":        "s3:PutObject",
+	"s3:PresignUploadPart":       "s3:PutObject",
 }
 
 // unpermissionedOps are port methods that need no IAM permission on real
@@ -1142,4 +1153,53 @@ func outputSub(t *testing.T, output string) string {
 		t.Fatalf("output %s is not a !Sub string", output)
 	}
 	return arg.Value
+}
+
+// TestHostMountsTheSharedBucket: the boot script installs Mountpoint for
+// Amazon S3 from its release bucket and mounts the stack's shared bucket
+// at /s3 as a systemd service, with the rights Mountpoint needs granted to
+// the instance role on that bucket.
+func TestHostMountsTheSharedBucket(t *testing.T) {
+	script := userData(t)
+	if got := shellVar(t, script, "BUCKET"); got != "${SharedBucket}" {
+		t.Errorf("BUCKET is %q, want the stack's shared bucket", got)
+	}
+	for _, want := range []string{
+		"https://s3.amazonaws.com/mountpoint-s3-release/latest/$mp_arch/mount-s3.rpm",
+		"dnf install -y /tmp/mount-s3.rpm",
+		"ExecStart=/usr/bin/mount-s3 --region $REGION --allow-other --allow-delete --allow-overwrite $BUCKET /s3",
+		"ExecStop=/usr/bin/fusermount -u /s3",
+		"Type=forking",
+		"systemctl enable --now instantstart-s3.service",
+	} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the boot script lacks %q", want)
+		}
+	}
+	// The mount comes before the container, so that a failed image pull
+	// leaves the data reachable.
+	if strings.Index(script, "instantstart-s3.service") > strings.Index(script, "docker pull") {
+		t.Error("the bucket is mounted after the image is pulled")
+	}
+	// What Mountpoint calls, on the bucket and on its objects.
+	tpl := loadTemplate(t)
+	need := map[string]string{"s3:ListBucket": "SharedBucket.Arn", "s3:GetObject": "${SharedBucket.Arn}/*", "s3:PutObject": "${SharedBucket.Arn}/*",
+		"s3:DeleteObject": "${SharedBucket.Arn}/*", "s3:AbortMultipartUpload": "${SharedBucket.Arn}/*"}
+	granted := map[string]bool{}
+	for _, st := range statements(t, resource(t, tpl, "EnginePolicy")) {
+		if str(get(st, "Effect")) != "Allow" {
+			continue
+		}
+		res := resourceStrings(get(st, "Resource"))
+		for _, a := range scalars(get(st, "Action")) {
+			if target, ok := need[a]; ok && slices.ContainsFunc(res, func(r string) bool { return strings.Contains(r, target) }) {
+				granted[a] = true
+			}
+		}
+	}
+	for a := range need {
+		if !granted[a] {
+			t.Errorf("the instance role is not allowed %s on the shared bucket, which Mountpoint needs", a)
+		}
+	}
 }

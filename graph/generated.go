@@ -614,13 +614,22 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	MultipartUpload struct {
+		Key      func(childComplexity int) int
+		UploadID func(childComplexity int) int
+	}
+
 	Mutation struct {
+		AbortMultipartUpload      func(childComplexity int, clusterID string, key string, uploadID string) int
 		AddInstanceGroup          func(childComplexity int, input model.AddInstanceGroupInput, idempotencyKey *string) int
 		AddStorage                func(childComplexity int, input model.AddStorageInput, idempotencyKey *string) int
 		AssignPoolWorker          func(childComplexity int, endpointID string, pod string, business string, idempotencyKey *string) int
 		CancelOperation           func(childComplexity int, id string) int
+		CompleteMultipartUpload   func(childComplexity int, clusterID string, key string, uploadID string, parts []*model.CompletedPartInput) int
 		CreateCluster             func(childComplexity int, input model.CreateClusterInput, idempotencyKey *string) int
+		CreateMultipartUpload     func(childComplexity int, clusterID string, key string) int
 		CreateToken               func(childComplexity int, input model.CreateTokenInput) int
+		CreateUploadUrls          func(childComplexity int, clusterID string, keys []string) int
 		DeleteCluster             func(childComplexity int, id string, cascade *bool, deleteBucket *bool, idempotencyKey *string) int
 		DeleteEndpoint            func(childComplexity int, id string, idempotencyKey *string) int
 		DeleteInstanceGroup       func(childComplexity int, id string, idempotencyKey *string) int
@@ -648,6 +657,7 @@ type ComplexityRoot struct {
 		UpdateClusterSoftware     func(childComplexity int, clusterID string, instanceGroups []string, rollingUpdate model.RollingUpdateInput, idempotencyKey *string) int
 		UpdateEndpoint            func(childComplexity int, id string, input model.UpdateEndpointInput, idempotencyKey *string) int
 		UpdateInstanceGroup       func(childComplexity int, id string, input model.UpdateInstanceGroupInput, idempotencyKey *string) int
+		UploadPartUrls            func(childComplexity int, clusterID string, key string, uploadID string, partNumbers []int) int
 	}
 
 	Node struct {
@@ -800,6 +810,7 @@ type ComplexityRoot struct {
 		Tokens                func(childComplexity int) int
 		TrainingPlans         func(childComplexity int, region *string) int
 		TrainingRecipes       func(childComplexity int) int
+		UploadedParts         func(childComplexity int, clusterID string, key string, uploadID string) int
 		Version               func(childComplexity int) int
 		WaitOperation         func(childComplexity int, id string, timeoutSeconds *int) int
 	}
@@ -983,6 +994,24 @@ type ComplexityRoot struct {
 		Settings   func(childComplexity int) int
 		Version    func(childComplexity int) int
 	}
+
+	UploadPartUrl struct {
+		ExpiresAt  func(childComplexity int) int
+		PartNumber func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
+	UploadUrl struct {
+		ExpiresAt func(childComplexity int) int
+		Key       func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
+	UploadedPart struct {
+		Etag       func(childComplexity int) int
+		PartNumber func(childComplexity int) int
+		Size       func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -1045,6 +1074,11 @@ type MutationResolver interface {
 	CancelOperation(ctx context.Context, id string) (*model.Operation, error)
 	AddStorage(ctx context.Context, input model.AddStorageInput, idempotencyKey *string) (*model.Operation, error)
 	RemoveStorage(ctx context.Context, id string, deleteBucket *bool, idempotencyKey *string) (*model.Operation, error)
+	CreateUploadUrls(ctx context.Context, clusterID string, keys []string) ([]*model.UploadURL, error)
+	CreateMultipartUpload(ctx context.Context, clusterID string, key string) (*model.MultipartUpload, error)
+	UploadPartUrls(ctx context.Context, clusterID string, key string, uploadID string, partNumbers []int) ([]*model.UploadPartURL, error)
+	CompleteMultipartUpload(ctx context.Context, clusterID string, key string, uploadID string, parts []*model.CompletedPartInput) (*model.S3Entry, error)
+	AbortMultipartUpload(ctx context.Context, clusterID string, key string, uploadID string) (bool, error)
 	SubmitTrainingJob(ctx context.Context, input model.SubmitTrainingJobInput, idempotencyKey *string) (*model.Operation, error)
 	DeleteJob(ctx context.Context, id string, idempotencyKey *string) (*model.Operation, error)
 }
@@ -1080,6 +1114,7 @@ type QueryResolver interface {
 	Storages(ctx context.Context, clusterID string, first *int, after *string) (*model.StorageConnection, error)
 	Storage(ctx context.Context, id string) (*model.Storage, error)
 	S3Objects(ctx context.Context, clusterID string, prefix *string, first *int, after *string) (*model.S3EntryConnection, error)
+	UploadedParts(ctx context.Context, clusterID string, key string, uploadID string) ([]*model.UploadedPart, error)
 	TrainingRecipes(ctx context.Context) ([]*model.TrainingRecipeInfo, error)
 	Jobs(ctx context.Context, clusterID string, status []model.JobStatus, first *int, after *string) (*model.JobConnection, error)
 	Job(ctx context.Context, id string) (*model.Job, error)
@@ -3570,6 +3605,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ModelEdge.Node(childComplexity), true
 
+	case "MultipartUpload.key":
+		if e.ComplexityRoot.MultipartUpload.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultipartUpload.Key(childComplexity), true
+	case "MultipartUpload.uploadId":
+		if e.ComplexityRoot.MultipartUpload.UploadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MultipartUpload.UploadID(childComplexity), true
+
+	case "Mutation.abortMultipartUpload":
+		if e.ComplexityRoot.Mutation.AbortMultipartUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_abortMultipartUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AbortMultipartUpload(childComplexity, args["clusterId"].(string), args["key"].(string), args["uploadId"].(string)), true
 	case "Mutation.addInstanceGroup":
 		if e.ComplexityRoot.Mutation.AddInstanceGroup == nil {
 			break
@@ -3614,6 +3673,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelOperation(childComplexity, args["id"].(string)), true
+	case "Mutation.completeMultipartUpload":
+		if e.ComplexityRoot.Mutation.CompleteMultipartUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeMultipartUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteMultipartUpload(childComplexity, args["clusterId"].(string), args["key"].(string), args["uploadId"].(string), args["parts"].([]*model.CompletedPartInput)), true
 	case "Mutation.createCluster":
 		if e.ComplexityRoot.Mutation.CreateCluster == nil {
 			break
@@ -3625,6 +3695,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCluster(childComplexity, args["input"].(model.CreateClusterInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.createMultipartUpload":
+		if e.ComplexityRoot.Mutation.CreateMultipartUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createMultipartUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateMultipartUpload(childComplexity, args["clusterId"].(string), args["key"].(string)), true
 	case "Mutation.createToken":
 		if e.ComplexityRoot.Mutation.CreateToken == nil {
 			break
@@ -3636,6 +3717,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateToken(childComplexity, args["input"].(model.CreateTokenInput)), true
+	case "Mutation.createUploadUrls":
+		if e.ComplexityRoot.Mutation.CreateUploadUrls == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createUploadUrls_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateUploadUrls(childComplexity, args["clusterId"].(string), args["keys"].([]string)), true
 	case "Mutation.deleteCluster":
 		if e.ComplexityRoot.Mutation.DeleteCluster == nil {
 			break
@@ -3933,6 +4025,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateInstanceGroup(childComplexity, args["id"].(string), args["input"].(model.UpdateInstanceGroupInput), args["idempotencyKey"].(*string)), true
+	case "Mutation.uploadPartUrls":
+		if e.ComplexityRoot.Mutation.UploadPartUrls == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadPartUrls_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadPartUrls(childComplexity, args["clusterId"].(string), args["key"].(string), args["uploadId"].(string), args["partNumbers"].([]int)), true
 
 	case "Node.capacityType":
 		if e.ComplexityRoot.Node.CapacityType == nil {
@@ -4758,6 +4861,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TrainingRecipes(childComplexity), true
+	case "Query.uploadedParts":
+		if e.ComplexityRoot.Query.UploadedParts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_uploadedParts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.UploadedParts(childComplexity, args["clusterId"].(string), args["key"].(string), args["uploadId"].(string)), true
 	case "Query.version":
 		if e.ComplexityRoot.Query.Version == nil {
 			break
@@ -5517,6 +5631,63 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TrainingRecipeInfo.Version(childComplexity), true
 
+	case "UploadPartUrl.expiresAt":
+		if e.ComplexityRoot.UploadPartUrl.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadPartUrl.ExpiresAt(childComplexity), true
+	case "UploadPartUrl.partNumber":
+		if e.ComplexityRoot.UploadPartUrl.PartNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadPartUrl.PartNumber(childComplexity), true
+	case "UploadPartUrl.url":
+		if e.ComplexityRoot.UploadPartUrl.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadPartUrl.URL(childComplexity), true
+
+	case "UploadUrl.expiresAt":
+		if e.ComplexityRoot.UploadUrl.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.ExpiresAt(childComplexity), true
+	case "UploadUrl.key":
+		if e.ComplexityRoot.UploadUrl.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.Key(childComplexity), true
+	case "UploadUrl.url":
+		if e.ComplexityRoot.UploadUrl.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadUrl.URL(childComplexity), true
+
+	case "UploadedPart.etag":
+		if e.ComplexityRoot.UploadedPart.Etag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadedPart.Etag(childComplexity), true
+	case "UploadedPart.partNumber":
+		if e.ComplexityRoot.UploadedPart.PartNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadedPart.PartNumber(childComplexity), true
+	case "UploadedPart.size":
+		if e.ComplexityRoot.UploadedPart.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UploadedPart.Size(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -5532,6 +5703,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ChatMessageInput", ec.unmarshalInputChatMessageInput),
 			graphql.NewInputUnmarshaler("ChatRequestInput", ec.unmarshalInputChatRequestInput),
 			graphql.NewInputUnmarshaler("ClusterFilter", ec.unmarshalInputClusterFilter),
+			graphql.NewInputUnmarshaler("CompletedPartInput", ec.unmarshalInputCompletedPartInput),
 			graphql.NewInputUnmarshaler("CreateClusterInput", ec.unmarshalInputCreateClusterInput),
 			graphql.NewInputUnmarshaler("CreateTokenInput", ec.unmarshalInputCreateTokenInput),
 			graphql.NewInputUnmarshaler("DeepHealthChecksInput", ec.unmarshalInputDeepHealthChecksInput),
@@ -8703,6 +8875,122 @@ extend type Mutation {
     idempotencyKey: String
   ): Operation! @statusQuery(field: "storage")
 }
+
+"""
+A signed PUT of one object into the shared bucket. Send the file's bytes as the body of an HTTP PUT to url before expiresAt; S3 answers with the object's ETag. No other header is needed.
+"""
+type UploadUrl {
+  "The object's key: datasets/<path> or code/<path>. Pods see it at /s3/<key>."
+  key: String!
+  "The presigned S3 URL (query-string signed) to PUT the bytes to."
+  url: String!
+  "When the URL stops working (15 minutes after signing): ask again for a fresh one."
+  expiresAt: Time!
+}
+
+"""
+A signed PUT of one part of a multipart upload. S3 answers the PUT with the part's ETag header: keep it for completeMultipartUpload.
+"""
+type UploadPartUrl {
+  "The part's number, 1-10000. Every part but the last is at least 5 MiB."
+  partNumber: Int!
+  "The presigned S3 URL to PUT the part's bytes to."
+  url: String!
+  "When the URL stops working (15 minutes after signing)."
+  expiresAt: Time!
+}
+
+"""
+A part S3 holds of a multipart upload in progress.
+"""
+type UploadedPart {
+  "The part's number."
+  partNumber: Int!
+  "The part's ETag, for completeMultipartUpload."
+  etag: String!
+  "The part's size in bytes."
+  size: Float!
+}
+
+"""
+A multipart upload, started.
+"""
+type MultipartUpload {
+  "The object's key."
+  key: String!
+  "The upload's id: keep it to sign its parts (uploadPartUrls), to resume (uploadedParts), and to complete or abort it."
+  uploadId: String!
+}
+
+"""
+A part to assemble into the object.
+"""
+input CompletedPartInput {
+  "The part's number, 1-10000."
+  partNumber: Int!
+  "The ETag header S3 answered to the part's PUT (or uploadedParts lists)."
+  etag: String!
+}
+
+extend type Query {
+  "The parts S3 holds of a multipart upload in progress, by number (S3's ListParts): to resume a broken upload, send only the parts missing here, then completeMultipartUpload. Nothing changes."
+  uploadedParts(
+    "The cluster's id."
+    clusterId: ID!
+    "The object's key."
+    key: String!
+    "The upload's id, from createMultipartUpload."
+    uploadId: String!
+  ): [UploadedPart!]!
+}
+
+extend type Mutation {
+  "Sign an S3 PUT URL (15 minutes) for each key, to upload files into the cluster's shared bucket straight from a browser or script: the bytes go to S3, never through the control plane. Keys are plain paths under datasets/ or code/ (no empty, . or .. segments, no backslash or control character, at most 1024 bytes); any other key is refused with VALIDATION naming it. Needs the shared bucket (addStorage, kind S3). It only signs, so it answers at once. For large files (the UI sends parts above 16 MiB) use createMultipartUpload, which resumes."
+  createUploadUrls(
+    "The cluster's id."
+    clusterId: ID!
+    "The keys to upload to, e.g. datasets/alpaca/train.jsonl or code/train.py. At most 1,000 items."
+    keys: [String!]!
+  ): [UploadUrl!]! @statusQuery(field: "s3Objects")
+  "Start a multipart upload of one large file into the shared bucket (S3's CreateMultipartUpload), under datasets/ or code/ as createUploadUrls. Then sign its parts with uploadPartUrls, PUT each (every part but the last at least 5 MiB, at most 10,000 parts), and completeMultipartUpload with the parts' ETags; a broken upload resumes with uploadedParts. Answers at once."
+  createMultipartUpload(
+    "The cluster's id."
+    clusterId: ID!
+    "The object's key."
+    key: String!
+  ): MultipartUpload! @statusQuery(field: "uploadedParts")
+  "Sign S3 PUT URLs (15 minutes) for parts of a multipart upload in progress. It only signs, so it answers at once."
+  uploadPartUrls(
+    "The cluster's id."
+    clusterId: ID!
+    "The object's key."
+    key: String!
+    "The upload's id, from createMultipartUpload."
+    uploadId: String!
+    "The part numbers to sign, 1-10000, each once. At most 1,000 items: ask again for more."
+    partNumbers: [Int!]!
+  ): [UploadPartUrl!]! @statusQuery(field: "uploadedParts")
+  "Assemble a multipart upload's parts, in ascending order of partNumber with the ETags their PUTs answered, into the object (S3's CompleteMultipartUpload). Returns the object as s3Objects lists it. A missing part or ETag that differs is a PRECONDITION: list the parts with uploadedParts and send the missing ones again."
+  completeMultipartUpload(
+    "The cluster's id."
+    clusterId: ID!
+    "The object's key."
+    key: String!
+    "The upload's id."
+    uploadId: String!
+    "The parts, in ascending order of partNumber. At most 1,000 items: a larger file takes larger parts."
+    parts: [CompletedPartInput!]!
+  ): S3Entry! @statusQuery(field: "s3Objects")
+  "Abort a multipart upload: S3 drops the parts it holds (S3's AbortMultipartUpload). An upload already completed or aborted is NOT_FOUND."
+  abortMultipartUpload(
+    "The cluster's id."
+    clusterId: ID!
+    "The object's key."
+    key: String!
+    "The upload's id."
+    uploadId: String!
+  ): Boolean! @statusQuery(field: "uploadedParts")
+}
 `, BuiltIn: false},
 	{Name: "../schema/training.graphqls", Input: `"""
 A training recipe: what runs, in which image, and which of its settings the user may choose. Images and versions are pinned; trainingRecipes lists them with their settings.
@@ -10441,6 +10729,16 @@ func (ec *executionContext) childFields_ModelEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type ModelEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_MultipartUpload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_MultipartUpload_key(ctx, field)
+	case "uploadId":
+		return ec.fieldContext_MultipartUpload_uploadId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MultipartUpload", field.Name)
+}
+
 func (ec *executionContext) childFields_Node(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -11011,6 +11309,42 @@ func (ec *executionContext) childFields_TrainingRecipeInfo(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type TrainingRecipeInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_UploadPartUrl(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "partNumber":
+		return ec.fieldContext_UploadPartUrl_partNumber(ctx, field)
+	case "url":
+		return ec.fieldContext_UploadPartUrl_url(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_UploadPartUrl_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadPartUrl", field.Name)
+}
+
+func (ec *executionContext) childFields_UploadUrl(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_UploadUrl_key(ctx, field)
+	case "url":
+		return ec.fieldContext_UploadUrl_url(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_UploadUrl_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadUrl", field.Name)
+}
+
+func (ec *executionContext) childFields_UploadedPart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "partNumber":
+		return ec.fieldContext_UploadedPart_partNumber(ctx, field)
+	case "etag":
+		return ec.fieldContext_UploadedPart_etag(ctx, field)
+	case "size":
+		return ec.fieldContext_UploadedPart_size(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UploadedPart", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -11171,6 +11505,36 @@ func (ec *executionContext) field_InstanceGroup_operations_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_abortMultipartUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "key",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["key"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploadId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["uploadId"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_addInstanceGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11267,6 +11631,44 @@ func (ec *executionContext) field_Mutation_cancelOperation_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_completeMultipartUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "key",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["key"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploadId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["uploadId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "parts",
+		func(ctx context.Context, v any) ([]*model.CompletedPartInput, error) {
+			return ec.unmarshalNCompletedPartInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCompletedPartInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["parts"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCluster_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11289,6 +11691,28 @@ func (ec *executionContext) field_Mutation_createCluster_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createMultipartUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "key",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["key"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -11300,6 +11724,28 @@ func (ec *executionContext) field_Mutation_createToken_args(ctx context.Context,
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createUploadUrls_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "keys",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["keys"] = arg1
 	return args, nil
 }
 
@@ -12049,6 +12495,44 @@ func (ec *executionContext) field_Mutation_updateInstanceGroup_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_uploadPartUrls_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "key",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["key"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploadId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["uploadId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "partNumbers",
+		func(ctx context.Context, v any) ([]int, error) {
+			return ec.unmarshalNInt2ᚕintᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["partNumbers"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -12776,6 +13260,36 @@ func (ec *executionContext) field_Query_trainingPlans_args(ctx context.Context, 
 		return nil, err
 	}
 	args["region"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_uploadedParts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "clusterId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clusterId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "key",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["key"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "uploadId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["uploadId"] = arg2
 	return args, nil
 }
 
@@ -22870,6 +23384,52 @@ func (ec *executionContext) fieldContext_ModelEdge_node(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _MultipartUpload_key(ctx context.Context, field graphql.CollectedField, obj *model.MultipartUpload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultipartUpload_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultipartUpload_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultipartUpload", field, false, false, "String")
+}
+
+func (ec *executionContext) _MultipartUpload_uploadId(ctx context.Context, field graphql.CollectedField, obj *model.MultipartUpload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MultipartUpload_uploadId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MultipartUpload_uploadId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MultipartUpload", field, false, false, "String")
+}
+
 func (ec *executionContext) _Mutation_createToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24228,6 +24788,226 @@ func (ec *executionContext) fieldContext_Mutation_removeStorage(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_removeStorage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createUploadUrls(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createUploadUrls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateUploadUrls(ctx, fc.Args["clusterId"].(string), fc.Args["keys"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UploadURL) graphql.Marshaler {
+			return ec.marshalNUploadUrl2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadURLᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createUploadUrls(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadUrl(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createUploadUrls_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createMultipartUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createMultipartUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateMultipartUpload(ctx, fc.Args["clusterId"].(string), fc.Args["key"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MultipartUpload) graphql.Marshaler {
+			return ec.marshalNMultipartUpload2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMultipartUpload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createMultipartUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MultipartUpload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createMultipartUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_uploadPartUrls(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_uploadPartUrls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UploadPartUrls(ctx, fc.Args["clusterId"].(string), fc.Args["key"].(string), fc.Args["uploadId"].(string), fc.Args["partNumbers"].([]int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UploadPartURL) graphql.Marshaler {
+			return ec.marshalNUploadPartUrl2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadPartURLᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_uploadPartUrls(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadPartUrl(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_uploadPartUrls_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeMultipartUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeMultipartUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteMultipartUpload(ctx, fc.Args["clusterId"].(string), fc.Args["key"].(string), fc.Args["uploadId"].(string), fc.Args["parts"].([]*model.CompletedPartInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.S3Entry) graphql.Marshaler {
+			return ec.marshalNS3Entry2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐS3Entry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeMultipartUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_S3Entry(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeMultipartUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_abortMultipartUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_abortMultipartUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AbortMultipartUpload(ctx, fc.Args["clusterId"].(string), fc.Args["key"].(string), fc.Args["uploadId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_abortMultipartUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_abortMultipartUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27485,6 +28265,50 @@ func (ec *executionContext) fieldContext_Query_s3Objects(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_uploadedParts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_uploadedParts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().UploadedParts(ctx, fc.Args["clusterId"].(string), fc.Args["key"].(string), fc.Args["uploadId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UploadedPart) graphql.Marshaler {
+			return ec.marshalNUploadedPart2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadedPartᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_uploadedParts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UploadedPart(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_uploadedParts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_trainingRecipes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -30628,6 +31452,213 @@ func (ec *executionContext) fieldContext_TrainingRecipeInfo_settings(_ context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _UploadPartUrl_partNumber(ctx context.Context, field graphql.CollectedField, obj *model.UploadPartURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadPartUrl_partNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PartNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadPartUrl_partNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadPartUrl", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UploadPartUrl_url(ctx context.Context, field graphql.CollectedField, obj *model.UploadPartURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadPartUrl_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadPartUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadPartUrl", field, false, false, "String")
+}
+
+func (ec *executionContext) _UploadPartUrl_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.UploadPartURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadPartUrl_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadPartUrl_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadPartUrl", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UploadUrl_key(ctx context.Context, field graphql.CollectedField, obj *model.UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "String")
+}
+
+func (ec *executionContext) _UploadUrl_url(ctx context.Context, field graphql.CollectedField, obj *model.UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "String")
+}
+
+func (ec *executionContext) _UploadUrl_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.UploadURL) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadUrl_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadUrl_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadUrl", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UploadedPart_partNumber(ctx context.Context, field graphql.CollectedField, obj *model.UploadedPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadedPart_partNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PartNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadedPart_partNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadedPart", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UploadedPart_etag(ctx context.Context, field graphql.CollectedField, obj *model.UploadedPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadedPart_etag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Etag, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadedPart_etag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadedPart", field, false, false, "String")
+}
+
+func (ec *executionContext) _UploadedPart_size(ctx context.Context, field graphql.CollectedField, obj *model.UploadedPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UploadedPart_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UploadedPart_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UploadedPart", field, false, false, "Float")
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -32122,6 +33153,55 @@ func (ec *executionContext) unmarshalInputClusterFilter(ctx context.Context, obj
 func UnmarshalClusterFilter(ctx context.Context, raw any) (model.ClusterFilter, error) {
 	var out model.ClusterFilter
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ClusterFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCompletedPartInput(ctx context.Context, obj any) (model.CompletedPartInput, error) {
+	var it model.CompletedPartInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"partNumber", "etag"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "partNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("partNumber"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PartNumber = data
+		case "etag":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("etag"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Etag = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCompletedPartInput unmarshals raw into the CompletedPartInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCompletedPartInput(ctx context.Context, raw any) (model.CompletedPartInput, error) {
+	var out model.CompletedPartInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CompletedPartInput", raw, &out)
 	return out, err
 }
 
@@ -38157,6 +39237,44 @@ func (ec *executionContext) _ModelEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var multipartUploadImplementors = []string{"MultipartUpload"}
+
+func (ec *executionContext) _MultipartUpload(ctx context.Context, sel ast.SelectionSet, obj *model.MultipartUpload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, multipartUploadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MultipartUpload")
+		case "key":
+			out.Values[i] = ec._MultipartUpload_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadId":
+			out.Values[i] = ec._MultipartUpload_uploadId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -38389,6 +39507,41 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "removeStorage":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_removeStorage(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createUploadUrls":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createUploadUrls(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createMultipartUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createMultipartUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadPartUrls":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_uploadPartUrls(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeMultipartUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeMultipartUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "abortMultipartUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_abortMultipartUpload(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -39372,6 +40525,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_s3Objects(ctx, field)
+				})
+		case "uploadedParts":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_uploadedParts(ctx, field)
 				})
 		case "trainingRecipes":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -40589,6 +41748,135 @@ func (ec *executionContext) _TrainingRecipeInfo(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var uploadPartUrlImplementors = []string{"UploadPartUrl"}
+
+func (ec *executionContext) _UploadPartUrl(ctx context.Context, sel ast.SelectionSet, obj *model.UploadPartURL) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadPartUrlImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadPartUrl")
+		case "partNumber":
+			out.Values[i] = ec._UploadPartUrl_partNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._UploadPartUrl_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._UploadPartUrl_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var uploadUrlImplementors = []string{"UploadUrl"}
+
+func (ec *executionContext) _UploadUrl(ctx context.Context, sel ast.SelectionSet, obj *model.UploadURL) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadUrlImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadUrl")
+		case "key":
+			out.Values[i] = ec._UploadUrl_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._UploadUrl_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._UploadUrl_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var uploadedPartImplementors = []string{"UploadedPart"}
+
+func (ec *executionContext) _UploadedPart(ctx context.Context, sel ast.SelectionSet, obj *model.UploadedPart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, uploadedPartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UploadedPart")
+		case "partNumber":
+			out.Values[i] = ec._UploadedPart_partNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "etag":
+			out.Values[i] = ec._UploadedPart_etag(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "size":
+			out.Values[i] = ec._UploadedPart_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -41219,6 +42507,25 @@ func (ec *executionContext) marshalNClusterStatus2githubᚗcomᚋinstantstartᚋ
 	return v
 }
 
+func (ec *executionContext) unmarshalNCompletedPartInput2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCompletedPartInputᚄ(ctx context.Context, v any) ([]*model.CompletedPartInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CompletedPartInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCompletedPartInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCompletedPartInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNCompletedPartInput2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCompletedPartInput(ctx context.Context, v any) (*model.CompletedPartInput, error) {
+	res, err := ec.unmarshalInputCompletedPartInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateClusterInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐCreateClusterInput(ctx context.Context, v any) (model.CreateClusterInput, error) {
 	res, err := ec.unmarshalInputCreateClusterInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -41799,6 +43106,35 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNInt2ᚕintᚄ(ctx context.Context, v any) ([]int, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕintᚄ(ctx context.Context, sel ast.SelectionSet, v []int) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNInvocationResult2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐInvocationResult(ctx context.Context, sel ast.SelectionSet, v *model.InvocationResult) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "InvocationResult!")
@@ -42098,6 +43434,14 @@ func (ec *executionContext) unmarshalNModelStatus2githubᚗcomᚋinstantstartᚋ
 
 func (ec *executionContext) marshalNModelStatus2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐModelStatus(ctx context.Context, sel ast.SelectionSet, v model.ModelStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNMultipartUpload2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐMultipartUpload(ctx context.Context, sel ast.SelectionSet, v *model.MultipartUpload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MultipartUpload!")
+		return graphql.Null
+	}
+	return ec._MultipartUpload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNNetworkInterfaceMode2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐNetworkInterfaceMode(ctx context.Context, v any) (model.NetworkInterfaceMode, error) {
@@ -42812,6 +44156,78 @@ func (ec *executionContext) unmarshalNUpdateEndpointInput2githubᚗcomᚋinstant
 func (ec *executionContext) unmarshalNUpdateInstanceGroupInput2githubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUpdateInstanceGroupInput(ctx context.Context, v any) (model.UpdateInstanceGroupInput, error) {
 	res, err := ec.unmarshalInputUpdateInstanceGroupInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUploadPartUrl2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadPartURLᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UploadPartURL) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUploadPartUrl2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadPartURL(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUploadPartUrl2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadPartURL(ctx context.Context, sel ast.SelectionSet, v *model.UploadPartURL) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UploadPartUrl!")
+		return graphql.Null
+	}
+	return ec._UploadPartUrl(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUploadUrl2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadURLᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UploadURL) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUploadUrl2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadURL(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUploadUrl2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadURL(ctx context.Context, sel ast.SelectionSet, v *model.UploadURL) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UploadUrl!")
+		return graphql.Null
+	}
+	return ec._UploadUrl(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUploadedPart2ᚕᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadedPartᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UploadedPart) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUploadedPart2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadedPart(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUploadedPart2ᚖgithubᚗcomᚋinstantstartᚋinstantstartᚋgraphᚋmodelᚐUploadedPart(ctx context.Context, sel ast.SelectionSet, v *model.UploadedPart) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UploadedPart!")
+		return graphql.Null
+	}
+	return ec._UploadedPart(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {

@@ -26,15 +26,19 @@ func mapStorage(st *storage.Storage) *model.Storage {
 	return out
 }
 
+func mapEntry(e storage.Entry) *model.S3Entry {
+	n := &model.S3Entry{Key: e.Key, Folder: e.Folder}
+	if !e.Folder {
+		size := float64(e.Size)
+		n.Size, n.LastModified, n.Etag, n.StorageClass = &size, e.Modified, optional(e.ETag), optional(e.StorageClass)
+	}
+	return n
+}
+
 func mapObjectPage(p *storage.ObjectPage) *model.S3EntryConnection {
 	out := &model.S3EntryConnection{Bucket: p.Bucket, Prefix: p.Prefix, PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, Edges: make([]*model.S3EntryEdge, 0, len(p.Entries))}
 	for _, e := range p.Entries {
-		n := &model.S3Entry{Key: e.Key, Folder: e.Folder}
-		if !e.Folder {
-			size := float64(e.Size)
-			n.Size, n.LastModified, n.Etag, n.StorageClass = &size, e.Modified, optional(e.ETag), optional(e.StorageClass)
-		}
-		out.Edges = append(out.Edges, &model.S3EntryEdge{Cursor: e.Key, Node: n})
+		out.Edges = append(out.Edges, &model.S3EntryEdge{Cursor: e.Key, Node: mapEntry(e)})
 	}
 	if k := len(out.Edges); k > 0 {
 		end := out.Edges[k-1].Cursor

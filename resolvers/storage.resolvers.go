@@ -42,6 +42,62 @@ func (r *mutationResolver) RemoveStorage(ctx context.Context, id string, deleteB
 	return operationOf(r.Storage.Remove(ctx, auth.Caller(ctx), id, drop, deref(idempotencyKey)))
 }
 
+// CreateUploadUrls is the resolver for the createUploadUrls field.
+func (r *mutationResolver) CreateUploadUrls(ctx context.Context, clusterID string, keys []string) ([]*model.UploadURL, error) {
+	urls, err := r.Storage.UploadURLs(ctx, clusterID, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.UploadURL, 0, len(urls))
+	for _, u := range urls {
+		out = append(out, &model.UploadURL{Key: u.Key, URL: u.URL, ExpiresAt: u.ExpiresAt})
+	}
+	return out, nil
+}
+
+// CreateMultipartUpload is the resolver for the createMultipartUpload field.
+func (r *mutationResolver) CreateMultipartUpload(ctx context.Context, clusterID string, key string) (*model.MultipartUpload, error) {
+	id, err := r.Storage.StartMultipartUpload(ctx, clusterID, key)
+	if err != nil {
+		return nil, err
+	}
+	return &model.MultipartUpload{Key: key, UploadID: id}, nil
+}
+
+// UploadPartUrls is the resolver for the uploadPartUrls field.
+func (r *mutationResolver) UploadPartUrls(ctx context.Context, clusterID string, key string, uploadID string, partNumbers []int) ([]*model.UploadPartURL, error) {
+	urls, err := r.Storage.PartURLs(ctx, clusterID, key, uploadID, partNumbers)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.UploadPartURL, 0, len(urls))
+	for _, u := range urls {
+		out = append(out, &model.UploadPartURL{PartNumber: u.PartNumber, URL: u.URL, ExpiresAt: u.ExpiresAt})
+	}
+	return out, nil
+}
+
+// CompleteMultipartUpload is the resolver for the completeMultipartUpload field.
+func (r *mutationResolver) CompleteMultipartUpload(ctx context.Context, clusterID string, key string, uploadID string, parts []*model.CompletedPartInput) (*model.S3Entry, error) {
+	done := make([]storage.CompletedPart, 0, len(parts))
+	for _, p := range parts {
+		done = append(done, storage.CompletedPart{PartNumber: p.PartNumber, ETag: p.Etag})
+	}
+	e, err := r.Storage.CompleteMultipartUpload(ctx, clusterID, key, uploadID, done)
+	if err != nil {
+		return nil, err
+	}
+	return mapEntry(*e), nil
+}
+
+// AbortMultipartUpload is the resolver for the abortMultipartUpload field.
+func (r *mutationResolver) AbortMultipartUpload(ctx context.Context, clusterID string, key string, uploadID string) (bool, error) {
+	if err := r.Storage.AbortMultipartUpload(ctx, clusterID, key, uploadID); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // Storages is the resolver for the storages field.
 func (r *queryResolver) Storages(ctx context.Context, clusterID string, first *int, after *string) (*model.StorageConnection, error) {
 	if _, err := pageSize(first); err != nil {
@@ -86,4 +142,17 @@ func (r *queryResolver) S3Objects(ctx context.Context, clusterID string, prefix 
 		return nil, err
 	}
 	return mapObjectPage(page), nil
+}
+
+// UploadedParts is the resolver for the uploadedParts field.
+func (r *queryResolver) UploadedParts(ctx context.Context, clusterID string, key string, uploadID string) ([]*model.UploadedPart, error) {
+	parts, err := r.Resolver.Storage.UploadedParts(ctx, clusterID, key, uploadID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.UploadedPart, 0, len(parts))
+	for _, p := range parts {
+		out = append(out, &model.UploadedPart{PartNumber: p.PartNumber, Etag: p.ETag, Size: float64(p.Size)})
+	}
+	return out, nil
 }

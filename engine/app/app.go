@@ -261,6 +261,8 @@ func (a *App) buildSim() error {
 			return err
 		}
 		a.SimAWS = l
+		// Presigned S3 URLs (uploads from the browser) point there.
+		world.SetWireEndpoint("http://" + l.Addr().String())
 		log.Info("simulator's AWS endpoint listening", "endpoint", "http://"+l.Addr().String())
 	}
 	return nil

@@ -403,6 +403,18 @@ func (c retryingS3) GetObject(ctx context.Context, in *s3.GetObjectInput, opts .
 	})
 }
 
+func (c retryingS3) GetBucketCors(ctx context.Context, in *s3.GetBucketCorsInput, opts ...func(*s3.Options)) (*s3.GetBucketCorsOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.GetBucketCorsOutput, error) {
+		return c.S3.GetBucketCors(ctx, in, opts...)
+	})
+}
+
+func (c retryingS3) ListParts(ctx context.Context, in *s3.ListPartsInput, opts ...func(*s3.Options)) (*s3.ListPartsOutput, error) {
+	return read(ctx, c.retry, func(ctx context.Context) (*s3.ListPartsOutput, error) {
+		return c.S3.ListParts(ctx, in, opts...)
+	})
+}
+
 // retryingFSx retries the reads of FSx; its other calls pass through.
 type retryingFSx struct {
 	FSx

@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,3 +37,7 @@ func HasObjects(ctx context.Context, p *Provider, bucket, key string) (bool, err
 	}
 	return false, nil
 }
+
+// ErrNoPresignEndpoint is an S3Presign's answer when the URLs it would
+// sign have nowhere to point (a simulator whose S3 is not served).
+var ErrNoPresignEndpoint = errors.New("no S3 endpoint to presign for")

@@ -19,11 +19,13 @@ import (
 // account, as in S3: a bucket lives in one region and belongs to one
 // account, and a client reaches it only through its own region (elsewhere
 // S3 answers 301) and only when the bucket is its account's (elsewhere 403).
-// Objects keep their metadata and, up to s3KeptBody bytes, their content;
-// a larger object answers GetObject with filler of its size, so a
-// simulated model shard of gigabytes costs the world a few bytes.
+// Objects keep their metadata and, up to s3KeptBody bytes, their content
+// (while all the content kept stays under s3KeptTotal); a larger object
+// answers GetObject with filler of its size, so a simulated model shard of
+// gigabytes costs the world a few bytes. Multipart uploads are in
+// s3_multipart.go.
 //
-// Left out: versioning, multipart uploads, ACLs and bucket policies,
+// Left out: versioning, ACLs and bucket policies,
 // conditional requests, ranges, checksums, encryption settings and
 // storage class transitions.
 
@@ -49,6 +51,10 @@ type bucketRec struct {
 	// PublicAccessBlock holds the four settings, in S3's order, once set.
 	PublicAccessBlock []bool               `json:",omitempty"`
 	Objects           map[string]*s3ObjRec `json:",omitempty"` // by key
+	// CORS are the bucket's CORS rules, once set.
+	CORS []s3types.CORSRule `json:",omitempty"`
+	// Uploads are the multipart uploads in progress, by upload id.
+	Uploads map[string]*s3UploadRec `json:",omitempty"`
 }
 
 // s3ObjRec is one object.
@@ -331,4 +337,54 @@ func (w *World) BucketPublicAccessBlocked(name string) bool {
 	defer w.mu.Unlock()
 	b := w.st.Buckets[name]
 	return b != nil && len(b.PublicAccessBlock) == 4 && !slices.Contains(b.PublicAccessBlock, false)
+}
+
+// PutBucketCors replaces the bucket's CORS rules: 1 to 100, each with
+// methods S3 knows and at least one origin.
+func (a *s3API) PutBucketCors(ctx context.Context, in *s3.PutBucketCorsInput, _ ...func(*s3.Options)) (*s3.PutBucketCorsOutput, error) {
+	return call(ctx, a.w, svcS3, a.region, "PutBucketCors", func(t *txn) (*s3.PutBucketCorsOutput, error) {
+		in := orZero(in)
+		if err := need("PutBucketCorsInput", param{"Bucket", in.Bucket != nil}, param{"CORSConfiguration", in.CORSConfiguration != nil}); err != nil {
+			return nil, err
+		}
+		b, err := a.reach(t, aws.ToString(in.Bucket), s3NoSuchBucket)
+		if err != nil {
+			return nil, err
+		}
+		rules := in.CORSConfiguration.CORSRules
+		if len(rules) == 0 || len(rules) > 100 {
+			return nil, apiError("MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema: a CORS configuration has 1 to 100 rules.")
+		}
+		for _, r := range rules {
+			if len(r.AllowedOrigins) == 0 || len(r.AllowedMethods) == 0 {
+				return nil, apiError("MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema: a CORS rule names its origins and methods.")
+			}
+			for _, m := range r.AllowedMethods {
+				if !slices.Contains([]string{"GET", "PUT", "POST", "DELETE", "HEAD"}, m) {
+					return nil, apiError("InvalidRequest", "Found unsupported HTTP method in CORS config. Unsupported method is %s", m)
+				}
+			}
+		}
+		b.CORS = slices.Clone(rules)
+		return &s3.PutBucketCorsOutput{}, nil
+	})
+}
+
+// GetBucketCors returns the bucket's CORS rules; NoSuchCORSConfiguration
+// when it has none.
+func (a *s3API) GetBucketCors(ctx context.Context, in *s3.GetBucketCorsInput, _ ...func(*s3.Options)) (*s3.GetBucketCorsOutput, error) {
+	return call(ctx, a.w, svcS3, a.region, "GetBucketCors", func(t *txn) (*s3.GetBucketCorsOutput, error) {
+		in := orZero(in)
+		if err := need("GetBucketCorsInput", param{"Bucket", in.Bucket != nil}); err != nil {
+			return nil, err
+		}
+		b, err := a.reach(t, aws.ToString(in.Bucket), s3NoSuchBucket)
+		if err != nil {
+			return nil, err
+		}
+		if len(b.CORS) == 0 {
+			return nil, apiError("NoSuchCORSConfiguration", "The CORS configuration does not exist")
+		}
+		return &s3.GetBucketCorsOutput{CORSRules: slices.Clone(b.CORS)}, nil
+	})
 }

@@ -30,7 +30,8 @@ func checkKey(key *string) error {
 }
 
 // PutObject writes an object. The world keeps its content up to
-// s3KeptBody bytes and its size whatever it is.
+// s3KeptBody bytes (while s3KeptTotal has room) and its size whatever it
+// is.
 func (a *s3API) PutObject(ctx context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
 	in = orZero(in)
 	// The body is read before the call takes the world's lock: only its
@@ -57,7 +58,10 @@ func (a *s3API) PutObject(ctx context.Context, in *s3.PutObjectInput, _ ...func(
 			return nil, err
 		}
 		o := &s3ObjRec{Size: size, ETag: `"` + hex.EncodeToString(sum.Sum(nil)) + `"`, LastModified: t.now.UTC().Truncate(time.Second), ContentType: aws.ToString(in.ContentType)}
-		if size <= s3KeptBody {
+		if old := b.Objects[*in.Key]; old != nil {
+			old.Body = nil // its room is free for the new content
+		}
+		if t.keepBody(size) {
 			o.Body = bytes.Clone(kept.Bytes())
 		}
 		b.putObject(*in.Key, o)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -83,6 +84,10 @@ type World struct {
 	defaultRegion string
 	seed          uint64
 	kubeAPIServer *KubeAPIServer
+	// wireEndpoint is where the world's AWS services are served over
+	// their wire protocols ("" while nothing serves them): presigned S3
+	// URLs point there.
+	wireEndpoint atomic.Pointer[string]
 
 	st    *state
 	saved []byte // the last bytes Storage accepted, to roll back to
@@ -175,6 +180,7 @@ func (w *World) Provider(region string) (*cloud.Provider, error) {
 		STS:           &stsAPI{w: w},
 		ServiceQuotas: &quotasAPI{w: w, region: region},
 		S3:            &s3API{w: w, region: region},
+		S3Presign:     &s3PresignAPI{w: w, region: region},
 		Hub:           &hubAPI{w: w},
 		FSx:           &fsxAPI{w: w, region: region},
 		Kubernetes:    &kubeAPI{w: w, region: region},

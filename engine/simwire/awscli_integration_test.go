@@ -18,9 +18,10 @@ import (
 )
 
 // TestAWSCLIListsWhatGraphQLMade starts the real server with
-// --sim-aws-listen, creates a cluster through the GraphQL API, and reads
-// the simulated account back with the aws CLI: its EKS cluster and system
-// node group, network and roles.
+// --sim-aws-listen, creates a cluster and its shared bucket through the
+// GraphQL API, uploads to a URL it signs, and reads the simulated account
+// back with the aws CLI: its EKS cluster and system node group, network,
+// roles, registry login, and s3 ls and s3 cp, both ways.
 func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 	awsCLI, err := exec.LookPath("aws")
 	if err != nil {
@@ -68,7 +69,7 @@ func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 		t.Fatalf("the cluster lacks its network, EKS cluster or role: %+v", c)
 	}
 
-	cli := func(args ...string) map[string]any {
+	run := func(args ...string) []byte {
 		t.Helper()
 		full := append([]string{"--endpoint-url", "http://" + srv.simAWS, "--region", "us-east-1", "--output", "json"}, args...)
 		cmd := exec.CommandContext(ctx, awsCLI, full...)
@@ -83,6 +84,11 @@ func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("aws %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 		}
+		return stdout.Bytes()
+	}
+	cli := func(args ...string) map[string]any {
+		t.Helper()
+		stdout := bytes.NewBuffer(run(args...))
 		var out map[string]any
 		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 			t.Fatalf("aws %s answered no JSON object: %v\n%s", strings.Join(args, " "), err, stdout.String())
@@ -153,6 +159,62 @@ func TestAWSCLIListsWhatGraphQLMade(t *testing.T) {
 	if len(auth) != 1 || auth[0].(map[string]any)["proxyEndpoint"] != "https://123456789012.dkr.ecr.us-east-1.amazonaws.com" ||
 		auth[0].(map[string]any)["authorizationToken"] == nil {
 		t.Errorf("ecr get-authorization-token = %v, want one token for the simulated account's registry", auth)
+	}
+
+	// The shared bucket, a file put in it through a URL GraphQL signed,
+	// and the aws CLI's s3 commands on it.
+	var added struct {
+		AddStorage struct{ ID string } `json:"addStorage"`
+	}
+	srv.graphql(ctx, t, fmt.Sprintf(`mutation { addStorage(input: {clusterId: %q, kind: S3, s3: {bucket: "wirecli-data", create: true}}) { id } }`, c.ID), &added)
+	srv.waitEnd(ctx, t, added.AddStorage.ID)
+	var signed struct {
+		CreateUploadUrls []struct{ URL string } `json:"createUploadUrls"`
+	}
+	srv.graphql(ctx, t, fmt.Sprintf(`mutation { createUploadUrls(clusterId: %q, keys: ["datasets/made-by-graphql.jsonl"]) { url } }`, c.ID), &signed)
+	content := []byte(`{"text": "uploaded through a signed URL"}` + "\n")
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, signed.CreateUploadUrls[0].URL, bytes.NewReader(content))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT to the signed URL: %s", resp.Status)
+	}
+	if ls := string(run("s3", "ls", "s3://wirecli-data/datasets/")); !strings.Contains(ls, fmt.Sprintf("%d made-by-graphql.jsonl", len(content))) {
+		t.Errorf("aws s3 ls s3://wirecli-data/datasets/ = %q, want the file GraphQL signed for", ls)
+	}
+	if ls := string(run("s3", "ls")); !strings.Contains(ls, "wirecli-data") {
+		t.Errorf("aws s3 ls = %q, want the shared bucket", ls)
+	}
+	// Down, and up: a file over the CLI's 8 MiB threshold goes by parts.
+	down := filepath.Join(dir, "down.jsonl")
+	run("s3", "cp", "s3://wirecli-data/datasets/made-by-graphql.jsonl", down)
+	if got, err := os.ReadFile(down); err != nil || !bytes.Equal(got, content) {
+		t.Errorf("aws s3 cp down read %q, %v; want %q", got, err, content)
+	}
+	big := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("0123456789abcdef"), 10<<16), 0o600); err != nil { // 10 MiB
+		t.Fatal(err)
+	}
+	run("s3", "cp", big, "s3://wirecli-data/code/big.bin")
+	if ls := string(run("s3", "ls", "--recursive", "s3://wirecli-data/")); !strings.Contains(ls, fmt.Sprintf("%d code/big.bin", 10<<20)) {
+		t.Errorf("aws s3 ls --recursive = %q, want code/big.bin of 10 MiB", ls)
+	}
+	var browse struct {
+		S3Objects struct {
+			Edges []struct {
+				Node struct {
+					Key  string
+					Etag string
+				}
+			}
+		} `json:"s3Objects"`
+	}
+	srv.graphql(ctx, t, fmt.Sprintf(`{ s3Objects(clusterId: %q, prefix: "code/") { edges { node { key etag } } } }`, c.ID), &browse)
+	if e := browse.S3Objects.Edges; len(e) != 1 || e[0].Node.Key != "code/big.bin" || !strings.Contains(e[0].Node.Etag, "-") {
+		t.Errorf("s3Objects under code/ = %+v, want the CLI's multipart upload", e)
 	}
 }
 

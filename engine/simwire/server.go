@@ -82,13 +82,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusInternalServerError, "InternalFailure", fmt.Sprintf("simulator fault: %v", p))
 		}
 	}()
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	// STS tells a role session's calls from the account's by the key.
 	r = r.WithContext(cloud.WithAccessKeyID(r.Context(), accessKeyID(r)))
 	region, service := scope(r)
 	if region == "" {
 		region = h.DefaultRegion
 	}
+	if service == "" && isCORSPreflight(r) {
+		// A browser asks before it sends a presigned upload, unsigned.
+		service = "s3"
+	}
+	if service == "s3" {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxS3BodyBytes)
+		p, err := h.Providers(region)
+		if err != nil {
+			writeS3Error(w, r, http.StatusBadRequest, "InvalidRequest", err.Error())
+			return
+		}
+		serveS3(w, r, p.S3)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	target := r.Header.Get("X-Amz-Target")
 	if service == "" && target != "" {
 		service = serviceOfTarget(target)
@@ -148,7 +162,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSONError(w, http.StatusBadRequest, "UnknownOperationException", msg)
 }
 
-const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts, aps, ecr"
+const servedServices = "sagemaker, fsx, servicequotas, eks, ec2, iam, sts, aps, ecr, s3"
 
 // serveECR answers an ECR call, when the handler serves ECR.
 func (h *Handler) serveECR(w http.ResponseWriter, r *http.Request, region, target string) {

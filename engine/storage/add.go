@@ -98,9 +98,61 @@ func putRecord(tx *store.Tx, op *ops.Operation, in addInput, prior *Storage) err
 
 // Phase names of AddStorage.
 const (
-	phaseBucket = "bucket"
-	phaseVolume = "volume"
+	phaseBucket  = "bucket"
+	phaseUploads = "uploads"
+	phaseVolume  = "volume"
 )
+
+// uploadsCORSRuleID names the CORS rule that lets a browser send signed
+// uploads to the shared bucket.
+const uploadsCORSRuleID = "instantstart-uploads"
+
+// uploadsCORSRule lets any origin PUT to the bucket and read the ETag S3
+// answers (a multipart upload needs each part's). Any origin, because the
+// signed URL, not the page, decides what may be written; the bucket stays
+// private.
+func uploadsCORSRule() s3types.CORSRule {
+	return s3types.CORSRule{ID: aws.String(uploadsCORSRuleID), AllowedMethods: []string{"PUT"}, AllowedOrigins: []string{"*"},
+		AllowedHeaders: []string{"*"}, ExposeHeaders: []string{"ETag"}, MaxAgeSeconds: aws.Int32(3000)}
+}
+
+// uploadsStep puts the uploads' CORS rule on the bucket, beside the rules
+// it has.
+func uploadsStep(p *cloud.Provider, bucket string) ops.Step {
+	current := func(ctx context.Context) ([]s3types.CORSRule, error) {
+		out, err := p.S3.GetBucketCors(ctx, &s3.GetBucketCorsInput{Bucket: aws.String(bucket)})
+		if errs.IsAPICode(err, "NoSuchCORSConfiguration") {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, errs.FromUpstream(err, "read the CORS rules of bucket "+bucket)
+		}
+		return out.CORSRules, nil
+	}
+	return ops.Step{Name: phaseUploads, Title: "Browser uploads to " + bucket + " (CORS rule)", DependsOn: []string{phaseBucket},
+		Observe: func(ctx context.Context, run *ops.Run) (ops.Observation, error) {
+			rules, err := current(ctx)
+			if err != nil {
+				return ops.Observation{}, err
+			}
+			if slices.ContainsFunc(rules, func(r s3types.CORSRule) bool { return aws.ToString(r.ID) == uploadsCORSRuleID }) {
+				return ops.Observation{State: ops.Done}, nil
+			}
+			return ops.Observation{State: ops.Absent}, nil
+		},
+		Apply: func(ctx context.Context, run *ops.Run) (any, error) {
+			rules, err := current(ctx)
+			if err != nil {
+				return nil, err
+			}
+			rules = append(slices.Clone(rules), uploadsCORSRule())
+			if _, err := p.S3.PutBucketCors(ctx, &s3.PutBucketCorsInput{Bucket: aws.String(bucket), CORSConfiguration: &s3types.CORSConfiguration{CORSRules: rules}}); err != nil {
+				return nil, errs.FromUpstream(err, "put the uploads' CORS rule on bucket "+bucket)
+			}
+			return nil, nil
+		},
+	}
+}
 
 // checkBucketName refuses a name S3 would refuse, at field.
 func checkBucketName(field, name string) error {
@@ -263,7 +315,7 @@ func (s *Service) addSteps(op *ops.Operation) ([]ops.Step, error) {
 	// The phases are planned before Prepare stores the record: they
 	// take what they name from the request.
 	st := in.storage()
-	steps := []ops.Step{bucketStep(p, c, in)}
+	steps := []ops.Step{bucketStep(p, c, in), uploadsStep(p, in.Bucket)}
 	mount, err := s.mounts.MountSteps(c.ID, in.Buckets, phaseBucket)
 	if err != nil {
 		return nil, err

@@ -42,16 +42,24 @@ async function waitReady(base, proc, output) {
   throw new Error(`the server did not become ready:\n${output.join("")}`);
 }
 
-/** Builds the binary once per run and starts it on a fresh data directory. */
-export async function startServer({ speed = 300 } = {}) {
+/**
+ * Builds the binary once per run and starts it on a fresh data directory.
+ * With simAWS the simulator's AWS services are served on a port of their
+ * own too (--sim-aws-listen), where signed upload URLs point; its host:port
+ * is the server's simAWS.
+ */
+export async function startServer({ speed = 300, simAWS = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "instantstart-ui-"));
   const bin = join(dir, "instantstart");
   execFileSync("go", ["build", "-o", bin, "."], { cwd: repoRoot, stdio: "inherit" });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const simAWSHost = simAWS ? `127.0.0.1:${await freePort()}` : undefined;
   const output = [];
   const launch = async () => {
-    const p = spawn(bin, ["--listen", `127.0.0.1:${port}`, "--data-dir", join(dir, "data"), "--sim-speed", String(speed), "--region", "us-west-2"], {
+    const args = ["--listen", `127.0.0.1:${port}`, "--data-dir", join(dir, "data"), "--sim-speed", String(speed), "--region", "us-west-2"];
+    if (simAWSHost) args.push("--sim-aws-listen", simAWSHost);
+    const p = spawn(bin, args, {
       env: { ...process.env, INSTANTSTART_ADMIN_TOKEN: adminToken },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -63,6 +71,7 @@ export async function startServer({ speed = 300 } = {}) {
   let proc = await launch();
   return {
     base,
+    simAWS: simAWSHost,
     output,
     /** Calls the API as the admin. */
     async api(path, init = {}) {
@@ -85,8 +94,12 @@ export async function startServer({ speed = 300 } = {}) {
   };
 }
 
-/** Launches Chromium headless; every request to a host other than the server's fails, as with no internet. */
-export async function launchBrowser(base) {
+/**
+ * Launches Chromium headless; every request to a host other than the
+ * server's (and the hosts in alsoAllow, host:port) fails, as with no
+ * internet.
+ */
+export async function launchBrowser(base, alsoAllow = []) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
@@ -96,7 +109,7 @@ export async function launchBrowser(base) {
   const blocked = [];
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
-    if (url.host === allowed || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
+    if (url.host === allowed || alsoAllow.includes(url.host) || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
     blocked.push(url.href);
     return route.abort("internetdisconnected");
   });

@@ -270,6 +270,14 @@ type ClusterNetwork struct {
 	Owned bool `json:"owned"`
 }
 
+// A part to assemble into the object.
+type CompletedPartInput struct {
+	// The part's number, 1-10000.
+	PartNumber int `json:"partNumber"`
+	// The ETag header S3 answered to the part's PUT (or uploadedParts lists).
+	Etag string `json:"etag"`
+}
+
 // What a new cluster should be. Only decisions are asked for: the network (VPC, subnets, route tables, NAT gateway, security group) and IAM roles are planned and made by the control plane.
 type CreateClusterInput struct {
 	// The cluster's name: starts with a letter, letters, digits and hyphens, 1-40 characters, unique among live clusters.
@@ -1360,6 +1368,14 @@ type ModelEdge struct {
 	Node *Model `json:"node"`
 }
 
+// A multipart upload, started.
+type MultipartUpload struct {
+	// The object's key.
+	Key string `json:"key"`
+	// The upload's id: keep it to sign its parts (uploadPartUrls), to resume (uploadedParts), and to complete or abort it.
+	UploadID string `json:"uploadId"`
+}
+
 // Change the world. Every mutation that changes AWS or Kubernetes returns an Operation at once and runs it in the background.
 type Mutation struct {
 }
@@ -2104,6 +2120,36 @@ type UpdateInstanceGroupInput struct {
 	Zone *string `json:"zone,omitempty"`
 	// Fixed: sending a different list is refused with IMMUTABLE_FIELD. At most 1,000 items.
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
+}
+
+// A signed PUT of one part of a multipart upload. S3 answers the PUT with the part's ETag header: keep it for completeMultipartUpload.
+type UploadPartURL struct {
+	// The part's number, 1-10000. Every part but the last is at least 5 MiB.
+	PartNumber int `json:"partNumber"`
+	// The presigned S3 URL to PUT the part's bytes to.
+	URL string `json:"url"`
+	// When the URL stops working (15 minutes after signing).
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// A signed PUT of one object into the shared bucket. Send the file's bytes as the body of an HTTP PUT to url before expiresAt; S3 answers with the object's ETag. No other header is needed.
+type UploadURL struct {
+	// The object's key: datasets/<path> or code/<path>. Pods see it at /s3/<key>.
+	Key string `json:"key"`
+	// The presigned S3 URL (query-string signed) to PUT the bytes to.
+	URL string `json:"url"`
+	// When the URL stops working (15 minutes after signing): ask again for a fresh one.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// A part S3 holds of a multipart upload in progress.
+type UploadedPart struct {
+	// The part's number.
+	PartNumber int `json:"partNumber"`
+	// The part's ETag, for completeMultipartUpload.
+	Etag string `json:"etag"`
+	// The part's size in bytes.
+	Size float64 `json:"size"`
 }
 
 // Who made an access entry.

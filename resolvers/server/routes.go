@@ -42,7 +42,11 @@ func (s *Server) routes() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	ui, err := uiHandler()
+	uploadOrigin := ""
+	if s.app.SimAWS != nil {
+		uploadOrigin = "http://" + s.app.SimAWS.Addr().String()
+	}
+	ui, err := uiHandler(uploadOrigin)
 	if err != nil {
 		return nil, err
 	}

@@ -18,12 +18,29 @@ const uiCSP = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' d
 // (GraphiQL's and Monaco's icon font); nothing is fetched from elsewhere.
 const playgroundCSP = uiCSP + "; font-src 'self' data:"
 
+// s3Origins are where the app's uploads go: the signed URLs of S3, in
+// every region and for every bucket (S3's names are subdomains of
+// amazonaws.com). The signature, not the page, decides what may be sent.
+const s3Origins = "https://*.amazonaws.com"
+
+// appCSP is the app's policy: uiCSP, but its connections may also reach S3
+// and extra, the origins of a simulated S3 ("" for none).
+func appCSP(extra string) string {
+	connect := "connect-src 'self' ws: wss: " + s3Origins
+	if extra != "" {
+		connect += " " + extra
+	}
+	return strings.Replace(uiCSP, "connect-src 'self' ws: wss:", connect, 1)
+}
+
 // uiHandler serves the web UI embedded in the binary: the built files of
 // frontend/dist, the GraphiQL playground (playground.html) at /playground,
 // and index.html for every other path so the client-side routes
 // (/clusters/:id, /operations/:id...) survive a reload. The pages hold no
 // data: everything they show comes from /graphql after sign-in.
-func uiHandler() (http.Handler, error) {
+// uploadOrigin is the origin of the simulator's S3, where signed upload
+// URLs point, when it is served ("" otherwise).
+func uiHandler(uploadOrigin string) (http.Handler, error) {
 	dist, err := fs.Sub(frontend.Dist, "dist")
 	if err != nil {
 		return nil, err
@@ -44,7 +61,7 @@ func uiHandler() (http.Handler, error) {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Content-Security-Policy", uiCSP)
+		h.Set("Content-Security-Policy", appCSP(uploadOrigin))
 		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
 		if name == "" || name == "index.html" {
 			serveIndex(w, r, dist)

@@ -703,20 +703,27 @@ func (p *servicequotasPort) ListServiceQuotas(ctx context.Context, in *servicequ
 // s3Port serves cloud.S3 with the methods of a *s3.Client it was made from,
 // held as method values so that the client is never stored in an interface.
 type s3Port struct {
-	createBucket         func(context.Context, *s3.CreateBucketInput, ...func(*s3.Options)) (*s3.CreateBucketOutput, error)
-	deleteBucket         func(context.Context, *s3.DeleteBucketInput, ...func(*s3.Options)) (*s3.DeleteBucketOutput, error)
-	deleteObject         func(context.Context, *s3.DeleteObjectInput, ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
-	deleteObjects        func(context.Context, *s3.DeleteObjectsInput, ...func(*s3.Options)) (*s3.DeleteObjectsOutput, error)
-	getBucketLocation    func(context.Context, *s3.GetBucketLocationInput, ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error)
-	getBucketTagging     func(context.Context, *s3.GetBucketTaggingInput, ...func(*s3.Options)) (*s3.GetBucketTaggingOutput, error)
-	getObject            func(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error)
-	headBucket           func(context.Context, *s3.HeadBucketInput, ...func(*s3.Options)) (*s3.HeadBucketOutput, error)
-	headObject           func(context.Context, *s3.HeadObjectInput, ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
-	listBuckets          func(context.Context, *s3.ListBucketsInput, ...func(*s3.Options)) (*s3.ListBucketsOutput, error)
-	listObjectsV2        func(context.Context, *s3.ListObjectsV2Input, ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
-	putBucketTagging     func(context.Context, *s3.PutBucketTaggingInput, ...func(*s3.Options)) (*s3.PutBucketTaggingOutput, error)
-	putObject            func(context.Context, *s3.PutObjectInput, ...func(*s3.Options)) (*s3.PutObjectOutput, error)
-	putPublicAccessBlock func(context.Context, *s3.PutPublicAccessBlockInput, ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error)
+	abortMultipartUpload    func(context.Context, *s3.AbortMultipartUploadInput, ...func(*s3.Options)) (*s3.AbortMultipartUploadOutput, error)
+	completeMultipartUpload func(context.Context, *s3.CompleteMultipartUploadInput, ...func(*s3.Options)) (*s3.CompleteMultipartUploadOutput, error)
+	createBucket            func(context.Context, *s3.CreateBucketInput, ...func(*s3.Options)) (*s3.CreateBucketOutput, error)
+	createMultipartUpload   func(context.Context, *s3.CreateMultipartUploadInput, ...func(*s3.Options)) (*s3.CreateMultipartUploadOutput, error)
+	deleteBucket            func(context.Context, *s3.DeleteBucketInput, ...func(*s3.Options)) (*s3.DeleteBucketOutput, error)
+	deleteObject            func(context.Context, *s3.DeleteObjectInput, ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+	deleteObjects           func(context.Context, *s3.DeleteObjectsInput, ...func(*s3.Options)) (*s3.DeleteObjectsOutput, error)
+	getBucketCors           func(context.Context, *s3.GetBucketCorsInput, ...func(*s3.Options)) (*s3.GetBucketCorsOutput, error)
+	getBucketLocation       func(context.Context, *s3.GetBucketLocationInput, ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error)
+	getBucketTagging        func(context.Context, *s3.GetBucketTaggingInput, ...func(*s3.Options)) (*s3.GetBucketTaggingOutput, error)
+	getObject               func(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error)
+	headBucket              func(context.Context, *s3.HeadBucketInput, ...func(*s3.Options)) (*s3.HeadBucketOutput, error)
+	headObject              func(context.Context, *s3.HeadObjectInput, ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
+	listBuckets             func(context.Context, *s3.ListBucketsInput, ...func(*s3.Options)) (*s3.ListBucketsOutput, error)
+	listObjectsV2           func(context.Context, *s3.ListObjectsV2Input, ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
+	listParts               func(context.Context, *s3.ListPartsInput, ...func(*s3.Options)) (*s3.ListPartsOutput, error)
+	putBucketCors           func(context.Context, *s3.PutBucketCorsInput, ...func(*s3.Options)) (*s3.PutBucketCorsOutput, error)
+	putBucketTagging        func(context.Context, *s3.PutBucketTaggingInput, ...func(*s3.Options)) (*s3.PutBucketTaggingOutput, error)
+	putObject               func(context.Context, *s3.PutObjectInput, ...func(*s3.Options)) (*s3.PutObjectOutput, error)
+	putPublicAccessBlock    func(context.Context, *s3.PutPublicAccessBlockInput, ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error)
+	uploadPart              func(context.Context, *s3.UploadPartInput, ...func(*s3.Options)) (*s3.UploadPartOutput, error)
 }
 
 var _ cloud.S3 = (*s3Port)(nil)
@@ -724,25 +731,44 @@ var _ cloud.S3 = (*s3Port)(nil)
 // newS3Port returns the port served by c.
 func newS3Port(c *s3.Client) *s3Port {
 	return &s3Port{
-		createBucket:         c.CreateBucket,
-		deleteBucket:         c.DeleteBucket,
-		deleteObject:         c.DeleteObject,
-		deleteObjects:        c.DeleteObjects,
-		getBucketLocation:    c.GetBucketLocation,
-		getBucketTagging:     c.GetBucketTagging,
-		getObject:            c.GetObject,
-		headBucket:           c.HeadBucket,
-		headObject:           c.HeadObject,
-		listBuckets:          c.ListBuckets,
-		listObjectsV2:        c.ListObjectsV2,
-		putBucketTagging:     c.PutBucketTagging,
-		putObject:            c.PutObject,
-		putPublicAccessBlock: c.PutPublicAccessBlock,
+		abortMultipartUpload:    c.AbortMultipartUpload,
+		completeMultipartUpload: c.CompleteMultipartUpload,
+		createBucket:            c.CreateBucket,
+		createMultipartUpload:   c.CreateMultipartUpload,
+		deleteBucket:            c.DeleteBucket,
+		deleteObject:            c.DeleteObject,
+		deleteObjects:           c.DeleteObjects,
+		getBucketCors:           c.GetBucketCors,
+		getBucketLocation:       c.GetBucketLocation,
+		getBucketTagging:        c.GetBucketTagging,
+		getObject:               c.GetObject,
+		headBucket:              c.HeadBucket,
+		headObject:              c.HeadObject,
+		listBuckets:             c.ListBuckets,
+		listObjectsV2:           c.ListObjectsV2,
+		listParts:               c.ListParts,
+		putBucketCors:           c.PutBucketCors,
+		putBucketTagging:        c.PutBucketTagging,
+		putObject:               c.PutObject,
+		putPublicAccessBlock:    c.PutPublicAccessBlock,
+		uploadPart:              c.UploadPart,
 	}
+}
+
+func (p *s3Port) AbortMultipartUpload(ctx context.Context, in *s3.AbortMultipartUploadInput, optFns ...func(*s3.Options)) (*s3.AbortMultipartUploadOutput, error) {
+	return p.abortMultipartUpload(ctx, in, optFns...)
+}
+
+func (p *s3Port) CompleteMultipartUpload(ctx context.Context, in *s3.CompleteMultipartUploadInput, optFns ...func(*s3.Options)) (*s3.CompleteMultipartUploadOutput, error) {
+	return p.completeMultipartUpload(ctx, in, optFns...)
 }
 
 func (p *s3Port) CreateBucket(ctx context.Context, in *s3.CreateBucketInput, optFns ...func(*s3.Options)) (*s3.CreateBucketOutput, error) {
 	return p.createBucket(ctx, in, optFns...)
+}
+
+func (p *s3Port) CreateMultipartUpload(ctx context.Context, in *s3.CreateMultipartUploadInput, optFns ...func(*s3.Options)) (*s3.CreateMultipartUploadOutput, error) {
+	return p.createMultipartUpload(ctx, in, optFns...)
 }
 
 func (p *s3Port) DeleteBucket(ctx context.Context, in *s3.DeleteBucketInput, optFns ...func(*s3.Options)) (*s3.DeleteBucketOutput, error) {
@@ -755,6 +781,10 @@ func (p *s3Port) DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opt
 
 func (p *s3Port) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput, optFns ...func(*s3.Options)) (*s3.DeleteObjectsOutput, error) {
 	return p.deleteObjects(ctx, in, optFns...)
+}
+
+func (p *s3Port) GetBucketCors(ctx context.Context, in *s3.GetBucketCorsInput, optFns ...func(*s3.Options)) (*s3.GetBucketCorsOutput, error) {
+	return p.getBucketCors(ctx, in, optFns...)
 }
 
 func (p *s3Port) GetBucketLocation(ctx context.Context, in *s3.GetBucketLocationInput, optFns ...func(*s3.Options)) (*s3.GetBucketLocationOutput, error) {
@@ -785,6 +815,14 @@ func (p *s3Port) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, o
 	return p.listObjectsV2(ctx, in, optFns...)
 }
 
+func (p *s3Port) ListParts(ctx context.Context, in *s3.ListPartsInput, optFns ...func(*s3.Options)) (*s3.ListPartsOutput, error) {
+	return p.listParts(ctx, in, optFns...)
+}
+
+func (p *s3Port) PutBucketCors(ctx context.Context, in *s3.PutBucketCorsInput, optFns ...func(*s3.Options)) (*s3.PutBucketCorsOutput, error) {
+	return p.putBucketCors(ctx, in, optFns...)
+}
+
 func (p *s3Port) PutBucketTagging(ctx context.Context, in *s3.PutBucketTaggingInput, optFns ...func(*s3.Options)) (*s3.PutBucketTaggingOutput, error) {
 	return p.putBucketTagging(ctx, in, optFns...)
 }
@@ -795,6 +833,10 @@ func (p *s3Port) PutObject(ctx context.Context, in *s3.PutObjectInput, optFns ..
 
 func (p *s3Port) PutPublicAccessBlock(ctx context.Context, in *s3.PutPublicAccessBlockInput, optFns ...func(*s3.Options)) (*s3.PutPublicAccessBlockOutput, error) {
 	return p.putPublicAccessBlock(ctx, in, optFns...)
+}
+
+func (p *s3Port) UploadPart(ctx context.Context, in *s3.UploadPartInput, optFns ...func(*s3.Options)) (*s3.UploadPartOutput, error) {
+	return p.uploadPart(ctx, in, optFns...)
 }
 
 // fsxPort serves cloud.FSx with the methods of a *fsx.Client it was made from,

@@ -152,6 +152,9 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 	eksPort := newEKSPort(eks.NewFromConfig(cfg))
 	kube := newKubernetes(eksPort, stsClient, nil)
 	sageMaker := newSageMakerPort(sagemaker.NewFromConfig(cfg))
+	// An endpoint of one's own (an emulator, the simulator's wire
+	// endpoint) has no bucket subdomains: address buckets by path there.
+	s3Client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = cfg.BaseEndpoint != nil })
 	p := &cloud.Provider{
 		Name:          providerName,
 		Region:        region,
@@ -161,7 +164,8 @@ func (r *Regions) Provider(region string) (*cloud.Provider, error) {
 		IAM:           newIAMPort(iam.NewFromConfig(cfg)),
 		STS:           newSTSPort(stsClient),
 		ServiceQuotas: newServiceQuotasPort(servicequotas.NewFromConfig(cfg)),
-		S3:            newS3Port(s3.NewFromConfig(cfg)),
+		S3:            newS3Port(s3Client),
+		S3Presign:     newS3PresignPort(s3.NewPresignClient(s3Client)),
 		FSx:           newFSxPort(fsx.NewFromConfig(cfg)),
 		Hub:           &hfhub.Client{},
 		MLflow:        newMLflowTracking(sageMaker, cfg),

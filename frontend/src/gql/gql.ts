@@ -109,6 +109,11 @@ type Documents = {
     "\n  query S3Objects($clusterId: ID!, $prefix: String!, $first: Int!, $after: String) {\n    s3Objects(clusterId: $clusterId, prefix: $prefix, first: $first, after: $after) {\n      bucket\n      prefix\n      edges {\n        cursor\n        node {\n          key\n          folder\n          size\n          lastModified\n          storageClass\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.S3ObjectsDocument,
     "\n  mutation AddStorage($input: AddStorageInput!, $idempotencyKey: String) {\n    addStorage(input: $input, idempotencyKey: $idempotencyKey) {\n      ...OperationDetail\n    }\n  }\n": typeof types.AddStorageDocument,
     "\n  mutation RemoveStorage($id: ID!, $deleteBucket: Boolean, $idempotencyKey: String) {\n    removeStorage(id: $id, deleteBucket: $deleteBucket, idempotencyKey: $idempotencyKey) {\n      ...OperationDetail\n    }\n  }\n": typeof types.RemoveStorageDocument,
+    "\n  mutation CreateUploadUrls($clusterId: ID!, $keys: [String!]!) {\n    createUploadUrls(clusterId: $clusterId, keys: $keys) {\n      key\n      url\n      expiresAt\n    }\n  }\n": typeof types.CreateUploadUrlsDocument,
+    "\n  mutation CreateMultipartUpload($clusterId: ID!, $key: String!) {\n    createMultipartUpload(clusterId: $clusterId, key: $key) {\n      key\n      uploadId\n    }\n  }\n": typeof types.CreateMultipartUploadDocument,
+    "\n  mutation UploadPartUrls($clusterId: ID!, $key: String!, $uploadId: String!, $partNumbers: [Int!]!) {\n    uploadPartUrls(clusterId: $clusterId, key: $key, uploadId: $uploadId, partNumbers: $partNumbers) {\n      partNumber\n      url\n    }\n  }\n": typeof types.UploadPartUrlsDocument,
+    "\n  query UploadedParts($clusterId: ID!, $key: String!, $uploadId: String!) {\n    uploadedParts(clusterId: $clusterId, key: $key, uploadId: $uploadId) {\n      partNumber\n      etag\n      size\n    }\n  }\n": typeof types.UploadedPartsDocument,
+    "\n  mutation CompleteMultipartUpload($clusterId: ID!, $key: String!, $uploadId: String!, $parts: [CompletedPartInput!]!) {\n    completeMultipartUpload(clusterId: $clusterId, key: $key, uploadId: $uploadId, parts: $parts) {\n      key\n      size\n    }\n  }\n": typeof types.CompleteMultipartUploadDocument,
 };
 const documents: Documents = {
     "\n  query Me {\n    me {\n      name\n      role\n      tokenId\n      via\n    }\n  }\n": types.MeDocument,
@@ -206,6 +211,11 @@ const documents: Documents = {
     "\n  query S3Objects($clusterId: ID!, $prefix: String!, $first: Int!, $after: String) {\n    s3Objects(clusterId: $clusterId, prefix: $prefix, first: $first, after: $after) {\n      bucket\n      prefix\n      edges {\n        cursor\n        node {\n          key\n          folder\n          size\n          lastModified\n          storageClass\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.S3ObjectsDocument,
     "\n  mutation AddStorage($input: AddStorageInput!, $idempotencyKey: String) {\n    addStorage(input: $input, idempotencyKey: $idempotencyKey) {\n      ...OperationDetail\n    }\n  }\n": types.AddStorageDocument,
     "\n  mutation RemoveStorage($id: ID!, $deleteBucket: Boolean, $idempotencyKey: String) {\n    removeStorage(id: $id, deleteBucket: $deleteBucket, idempotencyKey: $idempotencyKey) {\n      ...OperationDetail\n    }\n  }\n": types.RemoveStorageDocument,
+    "\n  mutation CreateUploadUrls($clusterId: ID!, $keys: [String!]!) {\n    createUploadUrls(clusterId: $clusterId, keys: $keys) {\n      key\n      url\n      expiresAt\n    }\n  }\n": types.CreateUploadUrlsDocument,
+    "\n  mutation CreateMultipartUpload($clusterId: ID!, $key: String!) {\n    createMultipartUpload(clusterId: $clusterId, key: $key) {\n      key\n      uploadId\n    }\n  }\n": types.CreateMultipartUploadDocument,
+    "\n  mutation UploadPartUrls($clusterId: ID!, $key: String!, $uploadId: String!, $partNumbers: [Int!]!) {\n    uploadPartUrls(clusterId: $clusterId, key: $key, uploadId: $uploadId, partNumbers: $partNumbers) {\n      partNumber\n      url\n    }\n  }\n": types.UploadPartUrlsDocument,
+    "\n  query UploadedParts($clusterId: ID!, $key: String!, $uploadId: String!) {\n    uploadedParts(clusterId: $clusterId, key: $key, uploadId: $uploadId) {\n      partNumber\n      etag\n      size\n    }\n  }\n": types.UploadedPartsDocument,
+    "\n  mutation CompleteMultipartUpload($clusterId: ID!, $key: String!, $uploadId: String!, $parts: [CompletedPartInput!]!) {\n    completeMultipartUpload(clusterId: $clusterId, key: $key, uploadId: $uploadId, parts: $parts) {\n      key\n      size\n    }\n  }\n": types.CompleteMultipartUploadDocument,
 };
 
 /**
@@ -602,6 +612,26 @@ export function graphql(source: "\n  mutation AddStorage($input: AddStorageInput
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RemoveStorage($id: ID!, $deleteBucket: Boolean, $idempotencyKey: String) {\n    removeStorage(id: $id, deleteBucket: $deleteBucket, idempotencyKey: $idempotencyKey) {\n      ...OperationDetail\n    }\n  }\n"): (typeof documents)["\n  mutation RemoveStorage($id: ID!, $deleteBucket: Boolean, $idempotencyKey: String) {\n    removeStorage(id: $id, deleteBucket: $deleteBucket, idempotencyKey: $idempotencyKey) {\n      ...OperationDetail\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateUploadUrls($clusterId: ID!, $keys: [String!]!) {\n    createUploadUrls(clusterId: $clusterId, keys: $keys) {\n      key\n      url\n      expiresAt\n    }\n  }\n"): (typeof documents)["\n  mutation CreateUploadUrls($clusterId: ID!, $keys: [String!]!) {\n    createUploadUrls(clusterId: $clusterId, keys: $keys) {\n      key\n      url\n      expiresAt\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateMultipartUpload($clusterId: ID!, $key: String!) {\n    createMultipartUpload(clusterId: $clusterId, key: $key) {\n      key\n      uploadId\n    }\n  }\n"): (typeof documents)["\n  mutation CreateMultipartUpload($clusterId: ID!, $key: String!) {\n    createMultipartUpload(clusterId: $clusterId, key: $key) {\n      key\n      uploadId\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UploadPartUrls($clusterId: ID!, $key: String!, $uploadId: String!, $partNumbers: [Int!]!) {\n    uploadPartUrls(clusterId: $clusterId, key: $key, uploadId: $uploadId, partNumbers: $partNumbers) {\n      partNumber\n      url\n    }\n  }\n"): (typeof documents)["\n  mutation UploadPartUrls($clusterId: ID!, $key: String!, $uploadId: String!, $partNumbers: [Int!]!) {\n    uploadPartUrls(clusterId: $clusterId, key: $key, uploadId: $uploadId, partNumbers: $partNumbers) {\n      partNumber\n      url\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UploadedParts($clusterId: ID!, $key: String!, $uploadId: String!) {\n    uploadedParts(clusterId: $clusterId, key: $key, uploadId: $uploadId) {\n      partNumber\n      etag\n      size\n    }\n  }\n"): (typeof documents)["\n  query UploadedParts($clusterId: ID!, $key: String!, $uploadId: String!) {\n    uploadedParts(clusterId: $clusterId, key: $key, uploadId: $uploadId) {\n      partNumber\n      etag\n      size\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CompleteMultipartUpload($clusterId: ID!, $key: String!, $uploadId: String!, $parts: [CompletedPartInput!]!) {\n    completeMultipartUpload(clusterId: $clusterId, key: $key, uploadId: $uploadId, parts: $parts) {\n      key\n      size\n    }\n  }\n"): (typeof documents)["\n  mutation CompleteMultipartUpload($clusterId: ID!, $key: String!, $uploadId: String!, $parts: [CompletedPartInput!]!) {\n    completeMultipartUpload(clusterId: $clusterId, key: $key, uploadId: $uploadId, parts: $parts) {\n      key\n      size\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

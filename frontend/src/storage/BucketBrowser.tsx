@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useQuery } from "urql";
 import { Link } from "../app/router";
 import { CopyButton } from "../ui/CopyButton";
@@ -20,6 +20,8 @@ interface Props {
   prefix: string;
   /** The address of the page that lists a folder. */
   pathOf: (prefix: string) => string;
+  /** A count that changes when the bucket did (an upload): it is read again then. */
+  refresh?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ interface Props {
  * page at a time, in key order, each with the path pods see it at. It reads
  * S3 when opened and on Refresh: objects written by pods send no event.
  */
-export function BucketBrowser({ clusterId, bucket, mountPath, prefix, pathOf }: Props) {
+export function BucketBrowser({ clusterId, bucket, mountPath, prefix, pathOf, refresh = 0 }: Props) {
   // Where the page starts, for the folder it was asked in: another folder starts at its top.
   const [start, setStart] = useState<{ prefix: string; after: string | null; page: number }>({ prefix, after: null, page: 1 });
   const at = start.prefix === prefix ? start : { prefix, after: null, page: 1 };
@@ -37,6 +39,13 @@ export function BucketBrowser({ clusterId, bucket, mountPath, prefix, pathOf }: 
     requestPolicy: "cache-and-network",
   });
   const listing = data?.s3Objects;
+  const seen = useRef(refresh);
+  useEffect(() => {
+    if (seen.current !== refresh) {
+      seen.current = refresh;
+      reexecute({ requestPolicy: "network-only" });
+    }
+  }, [refresh, reexecute]);
   const crumbs = breadcrumbs(prefix);
 
   let body;

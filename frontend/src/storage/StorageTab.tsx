@@ -18,6 +18,7 @@ import { fileSystemAddDenied, fileSystemRemoveDenied } from "./fileSystems";
 import { RemoveFileSystemDialog } from "./RemoveFileSystemDialog";
 import { RemoveStorageDialog } from "./RemoveStorageDialog";
 import { SharedBucketCard } from "./SharedBucketCard";
+import { UploadCard } from "./UploadCard";
 import { browsable, storageBusy, storageChangeDenied } from "./sharedBucket";
 import type { ClusterStorage } from "./useClusterStorage";
 
@@ -48,6 +49,8 @@ export function StorageTab({ cluster, computeZones, storage, pathOf }: Props) {
   const [removingFileSystem, setRemovingFileSystem] = useState<StorageRowFragment | null>(null);
   const [started, setStarted] = useState<Started | null>(null);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
+  // Counts the files uploaded, so that the bucket browser reads S3 again.
+  const [uploaded, setUploaded] = useState(0);
   const shared = storage.shared;
   const roleDenied = deniedReason(me.role, "OPERATOR");
   const denied = roleDenied ?? storageChangeDenied(cluster.status, shared);
@@ -102,7 +105,21 @@ export function StorageTab({ cluster, computeZones, storage, pathOf }: Props) {
           />
         )}
         {browsable(shared.status) && shared.s3 && (
-          <BucketBrowser clusterId={cluster.id} bucket={shared.s3.name} mountPath={shared.mountPath} prefix={prefix} pathOf={pathOf} />
+          <UploadCard
+            clusterId={cluster.id}
+            denied={roleDenied ?? (shared.status === "AVAILABLE" ? undefined : "The bucket takes uploads once it is AVAILABLE.")}
+            onUploaded={() => setUploaded((n) => n + 1)}
+          />
+        )}
+        {browsable(shared.status) && shared.s3 && (
+          <BucketBrowser
+            clusterId={cluster.id}
+            bucket={shared.s3.name}
+            mountPath={shared.mountPath}
+            prefix={prefix}
+            pathOf={pathOf}
+            refresh={uploaded}
+          />
         )}
       </>
     );

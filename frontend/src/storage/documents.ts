@@ -105,3 +105,50 @@ export const RemoveStorageMutation = graphql(`
     }
   }
 `);
+
+export const CreateUploadUrlsMutation = graphql(`
+  mutation CreateUploadUrls($clusterId: ID!, $keys: [String!]!) {
+    createUploadUrls(clusterId: $clusterId, keys: $keys) {
+      key
+      url
+      expiresAt
+    }
+  }
+`);
+
+export const CreateMultipartUploadMutation = graphql(`
+  mutation CreateMultipartUpload($clusterId: ID!, $key: String!) {
+    createMultipartUpload(clusterId: $clusterId, key: $key) {
+      key
+      uploadId
+    }
+  }
+`);
+
+export const UploadPartUrlsMutation = graphql(`
+  mutation UploadPartUrls($clusterId: ID!, $key: String!, $uploadId: String!, $partNumbers: [Int!]!) {
+    uploadPartUrls(clusterId: $clusterId, key: $key, uploadId: $uploadId, partNumbers: $partNumbers) {
+      partNumber
+      url
+    }
+  }
+`);
+
+export const UploadedPartsQuery = graphql(`
+  query UploadedParts($clusterId: ID!, $key: String!, $uploadId: String!) {
+    uploadedParts(clusterId: $clusterId, key: $key, uploadId: $uploadId) {
+      partNumber
+      etag
+      size
+    }
+  }
+`);
+
+export const CompleteMultipartUploadMutation = graphql(`
+  mutation CompleteMultipartUpload($clusterId: ID!, $key: String!, $uploadId: String!, $parts: [CompletedPartInput!]!) {
+    completeMultipartUpload(clusterId: $clusterId, key: $key, uploadId: $uploadId, parts: $parts) {
+      key
+      size
+    }
+  }
+`);
