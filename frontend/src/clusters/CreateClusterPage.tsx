@@ -10,7 +10,17 @@ import { ErrorBanner, Loading, errorMessages } from "../ui/feedback";
 import { Field, FieldErrorList, FormErrors, inputId, useFocusFirstError } from "../ui/Field";
 import { clearField, generalKey, hasErrors, newIdempotencyKey, type FieldErrors } from "../ui/fieldErrors";
 import { GuardedButton } from "../ui/GuardedButton";
-import { defaultRegion, fieldPaths, serverFieldErrors, toInput, validateDraft, type ClusterDraft, type GroupDraft } from "./createClusterForm";
+import {
+  defaultRegion,
+  fieldPaths,
+  maxSystemNodes,
+  serverFieldErrors,
+  systemNodeDefaults,
+  toInput,
+  validateDraft,
+  type ClusterDraft,
+  type GroupDraft,
+} from "./createClusterForm";
 import { CreateClusterMutation, PreflightInstanceTypesQuery as InstanceTypesQuery, PreflightRegionsQuery, PreflightZonesQuery } from "./documents";
 
 let groupKeys = 0;
@@ -25,7 +35,14 @@ function newGroup(zone: string, index: number): GroupDraft {
  */
 export function CreateClusterPage() {
   const { me } = useSession();
-  const [draft, setDraft] = useState<ClusterDraft>({ name: "", region: "", zones: [], groups: [] });
+  const [draft, setDraft] = useState<ClusterDraft>({
+    name: "",
+    region: "",
+    zones: [],
+    groups: [],
+    systemNodeCount: systemNodeDefaults.count,
+    systemInstanceType: systemNodeDefaults.instanceType,
+  });
   const [errors, setErrors] = useState<FieldErrors>({});
   const [submitted, setSubmitted] = useState(0);
   const [{ fetching: creating }, createCluster] = useMutation(CreateClusterMutation);
@@ -215,6 +232,41 @@ export function CreateClusterPage() {
           >
             Add an instance group
           </button>
+        </section>
+
+        <section className="card form-section">
+          <h2>System nodes</h2>
+          <p className="hint">
+            An EKS managed node group in the private subnets for CoreDNS, the operators, KEDA, the load balancer controller and routers, so they
+            keep running when every instance group is scaled to zero. 0 makes none; you can add, scale or delete it later on the cluster's page.
+          </p>
+          <Field path={fieldPaths.systemNodeCount} label="Nodes" errors={errors} hint={`0 to ${maxSystemNodes}.`}>
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                min={0}
+                max={maxSystemNodes}
+                step={1}
+                value={draft.systemNodeCount}
+                onChange={(e) => change({ ...draft, systemNodeCount: e.target.value }, fieldPaths.systemNodeCount, fieldPaths.systemInstanceType)}
+              />
+            )}
+          </Field>
+          <Field path={fieldPaths.systemInstanceType} label="Instance type" errors={errors} hint="A small general-purpose EC2 type, without the ml. prefix.">
+            {(props) => (
+              <input
+                {...props}
+                type="text"
+                autoComplete="off"
+                spellCheck={false}
+                maxLength={40}
+                disabled={draft.systemNodeCount.trim() === "0"}
+                value={draft.systemInstanceType}
+                onChange={(e) => change({ ...draft, systemInstanceType: e.target.value }, fieldPaths.systemInstanceType)}
+              />
+            )}
+          </Field>
         </section>
 
         <details className="card form-section advanced">

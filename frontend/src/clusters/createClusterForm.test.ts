@@ -26,6 +26,8 @@ const draft = (patch: Partial<ClusterDraft> = {}): ClusterDraft => ({
   region: "us-east-1",
   zones: ["us-east-1a", "us-east-1b"],
   groups: [],
+  systemNodeCount: "2",
+  systemInstanceType: "m5.large",
   ...patch,
 });
 
@@ -95,7 +97,7 @@ describe("validateDraft", () => {
   });
 
   it("reports every problem at once", () => {
-    const errors = validateDraft({ name: "", region: "", zones: [], groups: [group({ count: "x" })] });
+    const errors = validateDraft(draft({ name: "", region: "", zones: [], groups: [group({ count: "x" })] }));
     expect(Object.keys(errors).sort()).toEqual([
       "input.instanceGroups[0].count",
       "input.instanceGroups[0].zone", // not one of the (no) chosen zones
@@ -117,6 +119,7 @@ describe("toInput", () => {
       instanceGroups: [
         { name: "gpu", zone: "us-east-1a", instanceType: "ml.g5.12xlarge", count: 3, capacityType: "SPOT", networkInterfaceMode: "STANDARD" },
       ],
+      systemNodes: { count: 2, instanceType: "m5.large" },
     });
   });
 
@@ -192,5 +195,29 @@ describe("defaultRegion", () => {
   it("falls back to the first region", () => {
     expect(defaultRegion(["eu-west-1", "us-east-1"], [])).toBe("eu-west-1");
     expect(defaultRegion([], [])).toBe("");
+  });
+});
+
+describe("system nodes", () => {
+  it("sends the count and type, 0 and no type for none", () => {
+    expect(toInput(draft()).systemNodes).toEqual({ count: 2, instanceType: "m5.large" });
+    expect(toInput(draft({ systemNodeCount: "0", systemInstanceType: "" })).systemNodes).toEqual({ count: 0 });
+    expect(validateDraft(draft({ systemNodeCount: "0", systemInstanceType: "" }))).toEqual({});
+  });
+
+  it.each([
+    ["11", "m5.large", "input.systemNodes.count"],
+    ["-1", "m5.large", "input.systemNodes.count"],
+    ["two", "m5.large", "input.systemNodes.count"],
+    ["2", "ml.m5.large", "input.systemNodes.instanceType"],
+    ["2", "", "input.systemNodes.instanceType"],
+    ["2", "M5.LARGE", "input.systemNodes.instanceType"],
+  ])("refuses %s nodes of %s at %s", (count, type, field) => {
+    expect(Object.keys(validateDraft(draft({ systemNodeCount: count, systemInstanceType: type })))).toEqual([field]);
+  });
+
+  it("puts the server's system node errors at their fields", () => {
+    expect(formFieldOf("input.systemNodes.count", 0)).toBe("input.systemNodes.count");
+    expect(formFieldOf("input.systemNodes.instanceType", 0)).toBe("input.systemNodes.instanceType");
   });
 });

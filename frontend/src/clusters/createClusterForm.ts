@@ -25,7 +25,20 @@ export interface ClusterDraft {
   region: string;
   zones: string[];
   groups: GroupDraft[];
+  /** The system node group's node count as typed: 0-10, 0 for none. */
+  systemNodeCount: string;
+  /** The system node group's EC2 instance type, without HyperPod's ml. prefix. */
+  systemInstanceType: string;
 }
+
+/** The system node group createCluster makes unless told otherwise. */
+export const systemNodeDefaults = { count: "2", instanceType: "m5.large" } as const;
+
+/** The most system nodes a cluster may ask for (engine/cluster.MaxSystemNodes). */
+export const maxSystemNodes = 10;
+
+// The server's shape of an EC2 instance type (engine/cluster/system_nodes.go).
+const ec2InstanceTypePattern = /^[a-z][a-z0-9-]{0,15}\.[a-z0-9]{1,16}$/;
 
 // The server's patterns (engine/cluster/validate.go).
 const clusterNamePattern = /^[a-zA-Z]([a-zA-Z0-9-]{0,38}[a-zA-Z0-9])?$/;
@@ -35,6 +48,8 @@ export const fieldPaths = {
   name: "input.name",
   region: "input.region",
   zones: "input.zones",
+  systemNodeCount: "input.systemNodes.count",
+  systemInstanceType: "input.systemNodes.instanceType",
   group: (i: number, field: "name" | "zone" | "instanceType" | "count" | "capacityType" | "networkInterfaceMode") => `input.instanceGroups[${i}].${field}`,
 };
 
@@ -82,6 +97,14 @@ export function validateDraft(draft: ClusterDraft): FieldErrors {
     if (count === null) add(errors, fieldPaths.group(i, "count"), "Enter a whole number from 0 to 1000.");
     else if (count < 0 || count > 1000) add(errors, fieldPaths.group(i, "count"), "Use 0 to 1000 instances.");
   });
+  const systemCount = parseCount(draft.systemNodeCount);
+  if (systemCount === null || systemCount < 0 || systemCount > maxSystemNodes) {
+    add(errors, fieldPaths.systemNodeCount, `Enter a whole number from 0 (no system node group) to ${maxSystemNodes}.`);
+  }
+  const systemType = draft.systemInstanceType.trim();
+  if (systemCount !== 0 && (systemType.startsWith("ml.") || !ec2InstanceTypePattern.test(systemType))) {
+    add(errors, fieldPaths.systemInstanceType, `Use an EC2 instance type such as ${systemNodeDefaults.instanceType}, without HyperPod's ml. prefix.`);
+  }
   return errors;
 }
 
@@ -94,6 +117,10 @@ export function toInput(draft: ClusterDraft): CreateClusterInput {
     name: draft.name.trim(),
     region: draft.region,
     zones: [...draft.zones],
+    systemNodes: {
+      count: parseCount(draft.systemNodeCount) ?? 0,
+      ...(draft.systemInstanceType.trim() !== "" && { instanceType: draft.systemInstanceType.trim() }),
+    },
   };
   if (draft.groups.length > 0) {
     input.instanceGroups = draft.groups.map((g) => ({
@@ -130,7 +157,9 @@ export function formFieldOf(field: string, groupCount: number): string {
     if (i < groupCount && formFields.has(name)) return `input.instanceGroups[${i}].${name}`;
     return generalKey;
   }
-  if (field === fieldPaths.name || field === fieldPaths.region) return field;
+  if (field === fieldPaths.name || field === fieldPaths.region || field === fieldPaths.systemNodeCount || field === fieldPaths.systemInstanceType) {
+    return field;
+  }
   return generalKey;
 }
 
