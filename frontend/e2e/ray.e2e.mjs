@@ -8,52 +8,31 @@
 // Run with: npm run e2e (needs Go and /usr/bin/chromium).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { adminToken, launchBrowser, screenshot, startServer } from "./harness.mjs";
+import { adminGraphQL, adminToken, launchBrowser, operationFields, screenshot, signIn, startServer } from "./harness.mjs";
 
 const bucket = "ui-ray-data";
 const jobName = "ui-ray";
 
 describe("a RAY job in the web UI", () => {
-  let server, browser, context, blocked, page, clusterId;
-
-  async function gql(query, variables = {}) {
-    const { data, errors } = await server.api("/graphql", { method: "POST", body: JSON.stringify({ query, variables }) });
-    if (errors?.length) throw new Error(`${query.split("(")[0]}: ${errors.map((e) => e.message).join("; ")}`);
-    return data;
-  }
-
-  async function succeeds(op, what) {
-    const deadline = Date.now() + 180_000;
-    let current = op;
-    while (!["SUCCEEDED", "FAILED", "CANCELLED"].includes(current.status)) {
-      if (Date.now() > deadline) throw new Error(`${what} is still ${current.status}`);
-      ({ waitOperation: current } = await gql("query($id: ID!) { waitOperation(id: $id, timeoutSeconds: 30) { id status error { code message } target { id } } }", { id: op.id }));
-    }
-    assert.equal(current.status, "SUCCEEDED", `${what}: ${JSON.stringify(current.error)}`);
-    return current;
-  }
-
-  const opFields = "id status error { code message } target { id }";
+  let server, browser, context, blocked, page, clusterId, gql, succeeds;
 
   before(async () => {
     server = await startServer();
+    ({ gql, succeeds } = adminGraphQL(server));
     ({ browser, context, blocked } = await launchBrowser(server.base));
     page = await context.newPage();
-    const { createCluster } = await gql(`mutation($in: CreateClusterInput!) { createCluster(input: $in) { ${opFields} } }`, {
+    const { createCluster } = await gql(`mutation($in: CreateClusterInput!) { createCluster(input: $in) { ${operationFields} } }`, {
       in: { name: "ui-ray", region: "us-west-2", zones: ["us-west-2a", "us-west-2b"], instanceGroups: [{ name: "gpus", instanceType: "ml.g5.12xlarge", count: 2, zone: "us-west-2a" }] },
     });
     clusterId = (await succeeds(createCluster, "createCluster")).target.id;
-    const { updateClusterFeatures } = await gql(`mutation($id: ID!) { updateClusterFeatures(clusterId: $id, input: { kubeRay: true }) { ${opFields} } }`, { id: clusterId });
+    const { updateClusterFeatures } = await gql(`mutation($id: ID!) { updateClusterFeatures(clusterId: $id, input: { kubeRay: true }) { ${operationFields} } }`, { id: clusterId });
     await succeeds(updateClusterFeatures, "the KUBERAY feature");
-    const { addStorage } = await gql(`mutation($in: AddStorageInput!) { addStorage(input: $in) { ${opFields} } }`, { in: { clusterId, kind: "S3", s3: { bucket, create: true } } });
+    const { addStorage } = await gql(`mutation($in: AddStorageInput!) { addStorage(input: $in) { ${operationFields} } }`, { in: { clusterId, kind: "S3", s3: { bucket, create: true } } });
     await succeeds(addStorage, "the shared bucket");
     for (const [key, body] of [["code/train.py", "import ray\nray.init()\n"], ["datasets/alpaca/train.json", "[]"]]) {
       await server.api(`/sim/objects/${bucket}/${key}`, { method: "PUT", headers: { "content-type": "application/octet-stream" }, body });
     }
-    await page.goto(server.base + "/");
-    await page.getByLabel("API token").fill(adminToken);
-    await page.getByRole("button", { name: /sign in/i }).click();
-    await page.locator(".whoami-name").filter({ hasText: "admin" }).waitFor();
+    await signIn(page, server.base, adminToken, "admin");
   });
 
   after(async () => {

@@ -10,42 +10,25 @@
 // Run with: npm run e2e (needs Go and /usr/bin/chromium).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { adminToken, launchBrowser, screenshot, startServer } from "./harness.mjs";
+import { adminGraphQL, adminToken, launchBrowser, operationFields, screenshot, signIn, startServer } from "./harness.mjs";
 
 const bucket = "ui-train-data";
 const datasetKey = "datasets/alpaca/train.json";
 const jobName = "ui-sft";
 
 describe("training jobs in the web UI", () => {
-  let server, browser, context, blocked, page, clusterId;
+  let server, browser, context, blocked, page, clusterId, gql, succeeds;
 
-  /** Calls the GraphQL API as the admin; a GraphQL error fails the test. */
-  async function gql(query, variables = {}) {
-    const { data, errors } = await server.api("/graphql", { method: "POST", body: JSON.stringify({ query, variables }) });
-    if (errors?.length) throw new Error(`${query.split("(")[0]}: ${errors.map((e) => e.message).join("; ")}`);
-    return data;
-  }
 
-  /** Follows an operation with waitOperation (the server holds each call until a change) until it ends; it must succeed. */
-  async function succeeds(op, what) {
-    const deadline = Date.now() + 180_000;
-    let current = op;
-    while (!["SUCCEEDED", "FAILED", "CANCELLED"].includes(current.status)) {
-      if (Date.now() > deadline) throw new Error(`${what} is still ${current.status}`);
-      ({ waitOperation: current } = await gql("query($id: ID!) { waitOperation(id: $id, timeoutSeconds: 30) { id status error { code message } target { id } } }", { id: op.id }));
-    }
-    assert.equal(current.status, "SUCCEEDED", `${what}: ${JSON.stringify(current.error)}`);
-    return current;
-  }
 
-  const opFields = "id status error { code message } target { id }";
 
   before(async () => {
     server = await startServer();
+    ({ gql, succeeds } = adminGraphQL(server));
     ({ browser, context, blocked } = await launchBrowser(server.base));
     page = await context.newPage();
 
-    const { createCluster } = await gql(`mutation($in: CreateClusterInput!) { createCluster(input: $in) { ${opFields} } }`, {
+    const { createCluster } = await gql(`mutation($in: CreateClusterInput!) { createCluster(input: $in) { ${operationFields} } }`, {
       in: {
         name: "ui-train",
         region: "us-west-2",
@@ -54,13 +37,13 @@ describe("training jobs in the web UI", () => {
       },
     });
     clusterId = (await succeeds(createCluster, "createCluster")).target.id;
-    const { updateClusterFeatures } = await gql(`mutation($id: ID!) { updateClusterFeatures(clusterId: $id, input: { trainingOperator: true }) { ${opFields} } }`, { id: clusterId });
+    const { updateClusterFeatures } = await gql(`mutation($id: ID!) { updateClusterFeatures(clusterId: $id, input: { trainingOperator: true }) { ${operationFields} } }`, { id: clusterId });
     await succeeds(updateClusterFeatures, "the TRAINING_OPERATOR feature");
-    const { addStorage } = await gql(`mutation($in: AddStorageInput!) { addStorage(input: $in) { ${opFields} } }`, {
+    const { addStorage } = await gql(`mutation($in: AddStorageInput!) { addStorage(input: $in) { ${operationFields} } }`, {
       in: { clusterId, kind: "S3", s3: { bucket, create: true } },
     });
     await succeeds(addStorage, "the shared bucket");
-    const { downloadModel } = await gql(`mutation($in: DownloadModelInput!) { downloadModel(input: $in) { ${opFields} } }`, {
+    const { downloadModel } = await gql(`mutation($in: DownloadModelInput!) { downloadModel(input: $in) { ${operationFields} } }`, {
       in: { clusterId, modelId: "Qwen/Qwen2.5-0.5B-Instruct" },
     });
     await succeeds(downloadModel, "downloadModel");
@@ -71,10 +54,7 @@ describe("training jobs in the web UI", () => {
       body: JSON.stringify([{ instruction: "Say hello.", input: "", output: "Hello." }]),
     });
 
-    await page.goto(server.base + "/");
-    await page.getByLabel("API token").fill(adminToken);
-    await page.getByRole("button", { name: /sign in/i }).click();
-    await page.locator(".whoami-name").filter({ hasText: "admin" }).waitFor();
+    await signIn(page, server.base, adminToken, "admin");
   });
 
   after(async () => {
